@@ -1,0 +1,256 @@
+# cython: language_level=3
+"""`HanabiBatch`: N games in one contiguous C array, stepped, masked and encoded in C.
+
+This is the API rollouts, data generation and vectorised training use: every method
+works on all games at once and writes into numpy arrays (optionally caller-provided), so
+no Python code runs per game or per move.
+"""
+
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int8_t, uint8_t, int64_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy
+
+from lbs_pz.engine._core cimport (
+    ERR_OK, ERR_TERMINAL, GameState, apply_move, config_init, legal_mask, play_random_to_end,
+    rng_next, state_reset, state_score, state_terminal,
+)
+from lbs_pz.engine._encode cimport encode_canonical
+from lbs_pz.engine.state cimport HanabiState
+from lbs_pz.engine.config import HanabiConfig
+from lbs_pz.engine.moves import move_name
+from lbs_pz.engine.state import seed_to_u64
+
+cnp.import_array()
+
+
+def _out_array(out, shape, dtype, name):
+    """Validate a caller-provided output array, or allocate one."""
+    if out is None:
+        return np.empty(shape, dtype=dtype)
+    if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype \
+            or not out.flags.c_contiguous:
+        raise ValueError(f"{name} must be a C-contiguous {np.dtype(dtype).name} array of "
+                         f"shape {shape}")
+    return out
+
+
+cdef class HanabiBatch:
+    """N independent games of one configuration.
+
+    Args:
+        config: the game variant (HanabiConfig).
+        num_games: N >= 1.
+        seeds: optional; passed to `reset`.
+
+    Shapes: actions (N,) int64; legal masks (N, num_moves) int8; encodings
+    (N, encoding_size) float32; scores, current players (N,) int32; terminals (N,) bool.
+    """
+
+    cdef GameState* games
+    cdef object _config
+    cdef readonly int num_games
+    cdef HanabiState _proto   # holds the GameConfig struct shared by all games
+
+    def __cinit__(self, config=None, int num_games=1, seeds=None):
+        if num_games < 1:
+            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        self.games = <GameState*>calloc(num_games, sizeof(GameState))
+        if self.games == NULL:
+            raise MemoryError(f"cannot allocate {num_games} games")
+        self.num_games = num_games
+
+    def __init__(self, config=None, int num_games=1, seeds=None):
+        if config is None:
+            config = HanabiConfig()
+        if not isinstance(config, HanabiConfig):
+            raise TypeError(f"config must be a HanabiConfig, got {type(config).__name__}")
+        self._config = config
+        self._proto = HanabiState(config, seed=0)
+        self.reset(0 if seeds is None else seeds)
+
+    def __dealloc__(self):
+        free(self.games)
+
+    @property
+    def config(self):
+        return self._config
+
+    def __len__(self):
+        return self.num_games
+
+    # --- resetting ----------------------------------------------------------------
+
+    def reset(self, seeds):
+        """Start new games. `seeds` is one integer (game i then gets a seed derived from
+        it and i) or a sequence of N integers, one per game."""
+        cdef uint64_t[::1] s = self._seed_array(seeds)
+        cdef int i
+        with nogil:
+            for i in range(self.num_games):
+                state_reset(&self._proto.cfg, &self.games[i], s[i])
+
+    def reset_game(self, int index, seed):
+        """Start a new game in slot `index` only."""
+        self._check_index(index)
+        state_reset(&self._proto.cfg, &self.games[index], seed_to_u64(seed))
+
+    def _seed_array(self, seeds):
+        cdef uint64_t base
+        cdef int i
+        if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+            base = seed_to_u64(int(seeds))
+            arr = np.empty(self.num_games, dtype=np.uint64)
+            for i in range(self.num_games):
+                # Spread consecutive games far apart in the splitmix64 sequence.
+                arr[i] = rng_next(&base)
+            return arr
+        values = [seed_to_u64(x) for x in seeds]
+        if len(values) != self.num_games:
+            raise ValueError(f"expected {self.num_games} seeds, got {len(values)}")
+        return np.asarray(values, dtype=np.uint64)
+
+    cdef int _check_index(self, index) except -1:
+        if not 0 <= index < self.num_games:
+            raise IndexError(f"game index {index} out of range [0, {self.num_games})")
+        return 0
+
+    # --- moving -----------------------------------------------------------------------
+
+    def step(self, actions, rewards=None):
+        """Apply actions[i] in every unfinished game i; entries for finished games must
+        be -1 (nothing happens there). Returns rewards (N,) float32: the change of score,
+        so losing the last life costs the whole score, as in HLE's rl_env.
+
+        Raises ValueError naming the first game whose action is illegal; games before it
+        in the batch have already moved."""
+        cdef cnp.ndarray[int64_t, ndim=1, mode="c"] act = np.ascontiguousarray(actions, dtype=np.int64)
+        if act.shape[0] != self.num_games:
+            raise ValueError(f"actions must have shape ({self.num_games},), got {np.shape(actions)}")
+        cdef float[::1] rew = _out_array(rewards, (self.num_games,), np.float32, "rewards")
+        cdef int i, before, err = ERR_OK, bad = -1
+        cdef int64_t a
+        cdef int num_moves = self._proto.cfg.num_moves
+        with nogil:
+            for i in range(self.num_games):
+                a = act[i]
+                rew[i] = 0
+                if state_terminal(&self._proto.cfg, &self.games[i]):
+                    if a == -1:
+                        continue
+                    err = ERR_TERMINAL
+                    bad = i
+                    break
+                before = state_score(&self._proto.cfg, &self.games[i])
+                if a < 0 or a >= num_moves:
+                    err = -1
+                else:
+                    err = apply_move(&self._proto.cfg, &self.games[i], <int>a)
+                if err != ERR_OK:
+                    bad = i
+                    break
+                rew[i] = state_score(&self._proto.cfg, &self.games[i]) - before
+        if bad >= 0:
+            if err == ERR_TERMINAL:
+                raise ValueError(f"game {bad} is over; its action must be -1, got {act[bad]}")
+            state = self.get_state(bad)
+            name = move_name(self._config, act[bad]) if 0 <= act[bad] < num_moves else "(out of range)"
+            raise ValueError(f"game {bad}: illegal move {act[bad]} {name}; legal moves: "
+                             f"{state.legal_moves()}")
+        return np.asarray(rew)
+
+    def play_random(self, int max_moves=-1):
+        """Random-legal self-play in every game, in C without the GIL: at most
+        `max_moves` moves per game (all, to the end, if negative). Each game draws from
+        its own RNG, so the result depends only on the seeds. Returns the total number
+        of moves made."""
+        cdef long total = 0
+        cdef int i
+        with nogil:
+            for i in range(self.num_games):
+                total += play_random_to_end(&self._proto.cfg, &self.games[i], max_moves)
+        return total
+
+    # --- observing ----------------------------------------------------------------------
+
+    def legal_masks(self, out=None):
+        """(N, num_moves) int8: the legal moves of each game's current player."""
+        cdef cnp.ndarray arr = _out_array(out, (self.num_games, self._proto.cfg.num_moves),
+                                          np.int8, "out")
+        cdef uint8_t* base = <uint8_t*>cnp.PyArray_DATA(arr)
+        cdef int i, n = self._proto.cfg.num_moves
+        with nogil:
+            for i in range(self.num_games):
+                legal_mask(&self._proto.cfg, &self.games[i], base + i * n)
+        return arr
+
+    def encode(self, out=None, players=None):
+        """(N, encoding_size) float32: HLE's canonical observation of game i seen by
+        players[i] (default: each game's current player)."""
+        cdef int E = self._proto.cfg.encoding_size, i, P = self._proto.cfg.players
+        cdef cnp.ndarray arr = _out_array(out, (self.num_games, E), np.float32, "out")
+        cdef float* base = <float*>cnp.PyArray_DATA(arr)
+        cdef int[::1] who
+        if players is None:
+            with nogil:
+                for i in range(self.num_games):
+                    encode_canonical(&self._proto.cfg, &self.games[i], self.games[i].cur_player,
+                                     base + <long>i * E)
+            return arr
+        who = np.ascontiguousarray(players, dtype=np.int32)
+        if who.shape[0] != self.num_games or np.any(np.asarray(who) < 0) or np.any(np.asarray(who) >= P):
+            raise ValueError(f"players must be {self.num_games} seat numbers in [0, {P})")
+        with nogil:
+            for i in range(self.num_games):
+                encode_canonical(&self._proto.cfg, &self.games[i], who[i], base + <long>i * E)
+        return arr
+
+    def scores(self, out=None):
+        cdef int[::1] o = _out_array(out, (self.num_games,), np.int32, "out")
+        cdef int i
+        for i in range(self.num_games):
+            o[i] = state_score(&self._proto.cfg, &self.games[i])
+        return np.asarray(o)
+
+    def terminals(self, out=None):
+        cdef cnp.ndarray arr = _out_array(out, (self.num_games,), np.bool_, "out")
+        cdef uint8_t* o = <uint8_t*>cnp.PyArray_DATA(arr)
+        cdef int i
+        for i in range(self.num_games):
+            o[i] = state_terminal(&self._proto.cfg, &self.games[i])
+        return arr
+
+    def current_players(self, out=None):
+        cdef int[::1] o = _out_array(out, (self.num_games,), np.int32, "out")
+        cdef int i
+        for i in range(self.num_games):
+            o[i] = self.games[i].cur_player
+        return np.asarray(o)
+
+    # --- moving games in and out ---------------------------------------------------------
+
+    def get_state(self, int index):
+        """A HanabiState copy of game `index`."""
+        self._check_index(index)
+        cdef HanabiState st = self._proto.clone()
+        memcpy(&st.s, &self.games[index], sizeof(GameState))
+        return st
+
+    def set_state(self, int index, HanabiState state):
+        """Copy `state` into slot `index` (it must have the same config)."""
+        self._check_index(index)
+        if state.config != self._config:
+            raise ValueError(f"state has config {state.config}, batch has {self._config}")
+        memcpy(&self.games[index], &state.s, sizeof(GameState))
+
+    @classmethod
+    def from_states(cls, states):
+        """A batch holding copies of the given states (all of one config)."""
+        states = list(states)
+        if not states:
+            raise ValueError("from_states needs at least one state")
+        cdef HanabiBatch batch = cls(states[0].config, len(states))
+        for i, st in enumerate(states):
+            batch.set_state(i, st)
+        return batch

@@ -1,0 +1,131 @@
+"""Game configuration: the same parameter names and meanings as HLE and PettingZoo's hanabi."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Union
+
+from lbs_pz.engine._core import derived_sizes
+
+OBSERVATION_TYPES = ("minimal", "card_knowledge", "seer")  # index = HLE's integer code
+COLOR_CHARS = "RYGWB"                                      # HLE's color letters
+
+_LIMITS = {
+    "players": (2, 5),
+    "colors": (1, 5),
+    "ranks": (1, 5),
+    "hand_size": (1, 8),
+    "max_information_tokens": (1, 16),
+    "max_life_tokens": (1, 8),
+}
+
+
+def _check_int(name: str, value) -> int:
+    lo, hi = _LIMITS[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class HanabiConfig:
+    """Rules of one Hanabi variant.
+
+    Args:
+        players: 2..5.
+        colors: 1..5 suits (HLE letters R, Y, G, W, B).
+        ranks: 1..5 ranks per suit; three copies of rank 1, one of the top rank, two of the rest.
+        hand_size: cards per hand, 1..8; None means the standard rule (5, or 4 with 4+ players).
+        max_information_tokens: hint tokens at the start and the cap (1..16).
+        max_life_tokens: mistakes allowed before the game is lost with score 0 (1..8).
+        random_start_player: draw the first player from the game's seed instead of seat 0.
+        observation_type: "minimal", "card_knowledge" or "seer" (or HLE's 0, 1, 2).
+
+    Derived: `num_moves` (20 for the standard 2-player game), `deck_size` (50),
+    `encoding_size` (658: HLE's canonical observation length).
+    """
+
+    players: int = 2
+    colors: int = 5
+    ranks: int = 5
+    hand_size: Union[int, None] = None
+    max_information_tokens: int = 8
+    max_life_tokens: int = 3
+    random_start_player: bool = False
+    observation_type: Union[str, int] = "card_knowledge"
+
+    def __post_init__(self):
+        for name in ("players", "colors", "ranks", "max_information_tokens", "max_life_tokens"):
+            _check_int(name, getattr(self, name))
+        if self.hand_size is None:
+            object.__setattr__(self, "hand_size", 5 if self.players < 4 else 4)
+        _check_int("hand_size", self.hand_size)
+        if not isinstance(self.random_start_player, bool):
+            raise ValueError(f"random_start_player must be a bool, got {self.random_start_player!r}")
+        obs = self.observation_type
+        if isinstance(obs, int) and not isinstance(obs, bool) and 0 <= obs < len(OBSERVATION_TYPES):
+            obs = OBSERVATION_TYPES[obs]
+        if obs not in OBSERVATION_TYPES:
+            raise ValueError(
+                f"observation_type must be one of {OBSERVATION_TYPES} (or 0, 1, 2), got {self.observation_type!r}"
+            )
+        object.__setattr__(self, "observation_type", obs)
+        num_moves, deck_size, encoding_size = derived_sizes(
+            self.players, self.colors, self.ranks, self.hand_size,
+            self.max_information_tokens, self.max_life_tokens, self.observation_type_id,
+        )
+        if self.players * self.hand_size > deck_size:
+            raise ValueError(
+                f"hand_size must be at most {deck_size // self.players} for {self.players} players "
+                f"with {self.colors} colors and {self.ranks} ranks (a {deck_size}-card deck), "
+                f"got {self.hand_size}"
+            )
+        object.__setattr__(self, "_sizes", (num_moves, deck_size, encoding_size))
+
+    @property
+    def observation_type_id(self) -> int:
+        """HLE's integer code for the observation type (0 minimal, 1 card knowledge, 2 seer)."""
+        return OBSERVATION_TYPES.index(self.observation_type)
+
+    @property
+    def num_moves(self) -> int:
+        """Number of distinct move ids: discards, plays, color hints, rank hints."""
+        return self._sizes[0]
+
+    @property
+    def deck_size(self) -> int:
+        return self._sizes[1]
+
+    @property
+    def encoding_size(self) -> int:
+        """Length of HLE's canonical observation vector."""
+        return self._sizes[2]
+
+    @property
+    def num_card_types(self) -> int:
+        return self.colors * self.ranks
+
+    def card_count(self, card: int) -> int:
+        """Copies of a card type (id color * ranks + rank) in the deck."""
+        rank = card % self.ranks
+        return 3 if rank == 0 else (1 if rank == self.ranks - 1 else 2)
+
+    def card_name(self, card: int) -> str:
+        """HLE's name of a card id, e.g. 'R1' for the red 1 (id 0)."""
+        if not 0 <= card < self.num_card_types:
+            return "XX"
+        return f"{COLOR_CHARS[card // self.ranks]}{card % self.ranks + 1}"
+
+    def hle_params(self, seed: int = -1) -> dict:
+        """The equivalent parameter dict for HLE's `HanabiGame`/`rl_env`."""
+        return {
+            "players": self.players,
+            "colors": self.colors,
+            "ranks": self.ranks,
+            "hand_size": self.hand_size,
+            "max_information_tokens": self.max_information_tokens,
+            "max_life_tokens": self.max_life_tokens,
+            "random_start_player": "true" if self.random_start_player else "false",
+            "observation_type": self.observation_type_id,
+            "seed": seed,
+        }
