@@ -1,0 +1,1 @@
+"""Environments: the PettingZoo AEC game and the Gymnasium self-play env."""

@@ -1,0 +1,185 @@
+"""Hanabi as a PettingZoo AEC environment, on the lbs_pz engine.
+
+A drop-in replacement for PettingZoo's classic `hanabi_v5`: the same keyword arguments
+and the same observation layout (HLE's canonical vector plus an action mask), with the
+engine's extras (hand sizes up to 8).
+
+| | |
+|---|---|
+| agents | `player_0` ... `player_{players-1}` |
+| action space | `Discrete(num_moves)`: HLE move ids (discards, plays, color hints, rank hints); 20 for 2 players |
+| observation space | `Dict(observation=Box(0, 1, (encoding_size,), float32), action_mask=Box(0, 1, (num_moves,), int8))`; 658 floats for 2 players |
+| rewards | every agent receives the change of score after each move, as HLE's rl_env: +1 per card added to the fireworks, minus the whole score when the last life is lost (the score becomes 0) |
+| infos | `score` (current game score) and `legal_moves` (the move ids of the agent to act, empty for the others) |
+
+`raw_env` raises ValueError on an illegal action; `env()` adds PettingZoo's standard
+wrappers (an illegal action then ends the game with reward -1 for its author, as in
+hanabi_v5).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from lbs_pz.engine import HanabiConfig, HanabiState, move_name
+
+
+def env(**kwargs):
+    """The environment with PettingZoo's standard wrappers (as hanabi_v5's env())."""
+    environment = raw_env(**kwargs)
+    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    environment = wrappers.OrderEnforcingWrapper(environment)
+    return environment
+
+
+class raw_env(AECEnv, EzPickle):
+    """Hanabi for `players` agents; see the module docstring for spaces and rewards.
+
+    Args:
+        colors, ranks, players, hand_size, max_information_tokens, max_life_tokens,
+        observation_type, random_start_player: as `lbs_pz.engine.HanabiConfig`
+        (hand_size None = 5, or 4 with 4+ players).
+        render_mode: None, "ansi" (render() returns the table as text), "human" (prints
+        it) or "rgb_array" (returns an image array of shape (H, W, 3)).
+    """
+
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "hanabi_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        colors: int = 5,
+        ranks: int = 5,
+        players: int = 2,
+        hand_size: Optional[int] = None,
+        max_information_tokens: int = 8,
+        max_life_tokens: int = 3,
+        observation_type: str = "card_knowledge",
+        random_start_player: bool = False,
+        render_mode: Optional[str] = None,
+    ):
+        EzPickle.__init__(
+            self, colors=colors, ranks=ranks, players=players, hand_size=hand_size,
+            max_information_tokens=max_information_tokens, max_life_tokens=max_life_tokens,
+            observation_type=observation_type, random_start_player=random_start_player,
+            render_mode=render_mode,
+        )
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                             f"got {render_mode!r}")
+        self.config = HanabiConfig(
+            players=players, colors=colors, ranks=ranks, hand_size=hand_size,
+            max_information_tokens=max_information_tokens, max_life_tokens=max_life_tokens,
+            random_start_player=random_start_player, observation_type=observation_type,
+        )
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        n, e = self.config.num_moves, self.config.encoding_size
+        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(0.0, 1.0, (e,), np.float32),
+                "action_mask": spaces.Box(0, 1, (n,), np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self.state_: Optional[HanabiState] = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    @property
+    def game(self) -> HanabiState:
+        """The engine state of the current game (hidden information included)."""
+        if self.state_ is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state_
+
+    def seat(self, agent: str) -> int:
+        return self._seat[agent]
+
+    def reset(self, seed=None, options=None):
+        self.state_ = HanabiState(self.config, seed=seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.agent_selection = self.possible_agents[self.state_.current_player]
+        self._update_infos()
+
+    def _update_infos(self):
+        score, legal = self.state_.score, self.state_.legal_moves()
+        current = self.state_.current_player
+        self.infos = {
+            a: {"score": score, "legal_moves": legal if self._seat[a] == current else []}
+            for a in self.agents
+        }
+
+    def observe(self, agent):
+        game, seat = self.game, self._seat[agent]
+        if seat == game.current_player and not game.is_terminal:
+            mask = game.legal_mask()
+        else:
+            mask = np.zeros(self.config.num_moves, dtype=np.int8)
+        return {"observation": game.encode(seat), "action_mask": mask}
+
+    def step(self, action):
+        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+            return self._was_dead_step(action)
+        game = self.game
+        if isinstance(action, (np.ndarray, np.integer)) and np.ndim(action) == 0:
+            action = int(action)
+        if not game.is_legal(action):
+            in_range = isinstance(action, int) and 0 <= action < self.config.num_moves
+            name = f" {move_name(self.config, action)}" if in_range else ""
+            raise ValueError(f"illegal action {action!r}{name} for {self.agent_selection}; "
+                             f"legal actions: {game.legal_moves()}")
+        before = game.score
+        game.apply(action)
+        reward = float(game.score - before)
+        self._cumulative_rewards[self.agent_selection] = 0.0
+        self.rewards = {a: reward for a in self.agents}
+        if game.is_terminal:
+            self.terminations = {a: True for a in self.agents}
+        self._update_infos()
+        self.agent_selection = self.possible_agents[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode= "
+                                  "to the environment")
+            return None
+        if self.render_mode == "rgb_array":
+            from lbs_pz.engine.render import render_rgb
+
+            return render_rgb(self.game)
+        text = self.game.render()  # a spectator's view: every hand shown
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self):
+        pass

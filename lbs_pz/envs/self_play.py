@@ -1,0 +1,102 @@
+"""A single-agent Gymnasium view of Hanabi self-play, for single-agent RL libraries.
+
+One policy plays every seat: each step is the move of whoever is to act, and the
+observation is the canonical vector of the next player to act. `action_masks()` returns
+the legal moves, as sb3-contrib's MaskablePPO expects.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from lbs_pz.engine import HanabiConfig, HanabiState, move_name
+
+
+class HanabiSelfPlayEnv(gymnasium.Env):
+    """Hanabi self-play as a Gymnasium env.
+
+    Args: the game variant, as `lbs_pz.engine.HanabiConfig` (players, colors, ranks,
+    hand_size, max_information_tokens, max_life_tokens, observation_type,
+    random_start_player); render_mode (None, "ansi", "human"); illegal_action:
+    "terminate" (default: an illegal move ends the episode with reward `illegal_reward`
+    and `info["illegal_action"] = True`, as PettingZoo's TerminateIllegalWrapper does) or
+    "raise" (ValueError naming the move and the legal ones).
+
+    Spaces: observation Box(0, 1, (encoding_size,), float32), the canonical observation
+    of the player to act; action Discrete(num_moves). Reward: the change of score (the
+    whole score is lost with the last life). `info` carries `action_mask`, `score`,
+    `current_player` and `legal_moves`.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
+
+    def __init__(self, render_mode: Optional[str] = None, illegal_action: str = "terminate",
+                 illegal_reward: float = -1.0, **config_kwargs):
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                             f"got {render_mode!r}")
+        self.config = HanabiConfig(**config_kwargs)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, 1.0, (self.config.encoding_size,), np.float32)
+        self.action_space = spaces.Discrete(self.config.num_moves)
+        self.game: Optional[HanabiState] = None
+
+    def _info(self):
+        return {
+            "action_mask": self.game.legal_mask(),
+            "score": self.game.score,
+            "current_player": self.game.current_player,
+            "legal_moves": self.game.legal_moves(),
+        }
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        # The engine's deal comes from Gymnasium's seeded generator, so reset(seed=s)
+        # is reproducible and reset() without a seed continues the sequence.
+        self.game = HanabiState(self.config, seed=int(self.np_random.integers(2**63)))
+        self._over = False
+        return self.game.encode(), self._info()
+
+    def step(self, action):
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        if self._over:
+            raise ValueError("the game is over; call reset()")
+        if isinstance(action, (np.ndarray, np.integer)) and np.ndim(action) == 0:
+            action = int(action)
+        if not self.game.is_legal(action):
+            in_range = isinstance(action, int) and 0 <= action < self.config.num_moves
+            if self.illegal_action == "terminate" and in_range:
+                self._over = True
+                return self.game.encode(), self.illegal_reward, True, False, {
+                    **self._info(), "illegal_action": True}
+            name = f" {move_name(self.config, action)}" if in_range else ""
+            raise ValueError(f"illegal action {action!r}{name}; legal actions: {self.game.legal_moves()}")
+        before = self.game.score
+        self.game.apply(action)
+        reward = float(self.game.score - before)
+        self._over = self.game.is_terminal
+        if self.render_mode == "human":
+            self.render()
+        return self.game.encode(), reward, self.game.is_terminal, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of legal moves, shape (num_moves,) (sb3-contrib's MaskablePPO)."""
+        return self.game.legal_mask().astype(bool)
+
+    def render(self):
+        if self.render_mode is None or self.game is None:
+            return None
+        text = self.game.render()
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
