@@ -60,10 +60,10 @@ def cmd_demo(args) -> int:
     return 0
 
 
-def cmd_bench_engine(args) -> int:
-    from lbs_pz.bench import engine_throughput
-
-    return engine_throughput.main(args.rest)
+# Subcommands whose options are parsed by their own module (their --help is theirs).
+PASS_THROUGH = {
+    "bench-engine": "lbs_pz.bench.engine_throughput",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,15 +83,17 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--show-moves", type=int, default=12, help="moves of the game to print")
     demo.set_defaults(func=cmd_demo)
 
-    bench = sub.add_parser("bench-engine", help="engine throughput against HLE "
-                                                "(same as benchmarks/engine_throughput.py)",
-                           add_help=False)
-    bench.add_argument("rest", nargs=argparse.REMAINDER)
-    bench.set_defaults(func=cmd_bench_engine)
+    sub.add_parser("bench-engine", help="engine throughput against HLE, side by side "
+                                        "(same as benchmarks/engine_throughput.py)")
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in PASS_THROUGH:
+        import importlib
+
+        return importlib.import_module(PASS_THROUGH[argv[0]]).main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -177,6 +177,11 @@ cdef class HanabiState:
         self._check_player(player)
         return [self.s.hand[player][i] for i in range(self.s.hand_len[player])]
 
+    def hand_deck_indices(self, int player):
+        """For each card of `player`'s hand, its position in the dealing order (`deck`)."""
+        self._check_player(player)
+        return [self.s.hand_deck_index[player][i] for i in range(self.s.hand_len[player])]
+
     @property
     def deck(self):
         """The full dealing order: dealt cards first, then the cards still to be drawn."""
@@ -184,7 +189,9 @@ cdef class HanabiState:
 
     @property
     def start_player(self):
-        return (self.s.cur_player - self.s.num_history) % self.cfg.players
+        """Seat of the first mover (every move passes the turn to the next seat)."""
+        cdef int seat = (self.s.cur_player - self.s.num_history) % self.cfg.players
+        return seat + self.cfg.players if seat < 0 else seat  # C modulo can be negative
 
     @property
     def num_moves_played(self):

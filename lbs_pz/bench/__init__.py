@@ -1,0 +1,1 @@
+"""Benchmarks of lbs_pz (throughput measurements; run them via the scripts in benchmarks/)."""
