@@ -63,6 +63,7 @@ def cmd_demo(args) -> int:
 # Subcommands whose options are parsed by their own module (their --help is theirs).
 PASS_THROUGH = {
     "bench-engine": "lbs_pz.bench.engine_throughput",
+    "bench-env": "lbs_pz.bench.env_throughput",
 }
 
 
@@ -85,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("bench-engine", help="engine throughput against HLE, side by side "
                                         "(same as benchmarks/engine_throughput.py)")
+    sub.add_parser("bench-env", help="PettingZoo AEC env vs hanabi_v5, VecEnv and MaskablePPO "
+                                     "throughput (same as benchmarks/env_throughput.py)")
     return parser
 
 

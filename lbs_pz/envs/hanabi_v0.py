@@ -30,12 +30,42 @@ from pettingzoo.utils import wrappers
 from lbs_pz.engine import HanabiConfig, HanabiState, move_name
 
 
+# Attributes every AEC step reads. PettingZoo's wrappers forward them through
+# BaseWrapper.__getattr__ at each layer, which costs more than a whole engine move; the
+# subclasses below read them straight from the raw env, which owns them. Behaviour is
+# otherwise the wrappers' own.
+_STEP_ATTRIBUTES = ("agent_selection", "rewards", "terminations", "truncations", "infos",
+                    "_cumulative_rewards", "agents")
+
+
+def _direct_access(wrapper_class, check_reset: bool = False):
+    def make(name):
+        def read(self):
+            if check_reset and not self._has_reset and name != "_cumulative_rewards":
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self._raw, name)
+        return property(read)
+
+    def __init__(self, environment, *args, **kwargs):
+        self._raw = environment.unwrapped
+        wrapper_class.__init__(self, environment, *args, **kwargs)
+
+    namespace = {name: make(name) for name in _STEP_ATTRIBUTES}
+    namespace["__init__"] = __init__
+    return type(wrapper_class.__name__, (wrapper_class,), namespace)
+
+
+TerminateIllegalWrapper = _direct_access(wrappers.TerminateIllegalWrapper)
+AssertOutOfBoundsWrapper = _direct_access(wrappers.AssertOutOfBoundsWrapper)
+OrderEnforcingWrapper = _direct_access(wrappers.OrderEnforcingWrapper, check_reset=True)
+
+
 def env(**kwargs):
     """The environment with PettingZoo's standard wrappers (as hanabi_v5's env())."""
     environment = raw_env(**kwargs)
-    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    environment = wrappers.OrderEnforcingWrapper(environment)
+    environment = TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = AssertOutOfBoundsWrapper(environment)
+    environment = OrderEnforcingWrapper(environment)
     return environment
 
 
