@@ -138,3 +138,44 @@ def test_maskable_ppo_trains_on_the_vec_env_and_plays_only_legal_moves():
         actions, _ = model.predict(obs, action_masks=masks, deterministic=False)
         assert masks[np.arange(len(actions)), actions].all()
         obs, _, _, _ = env.step(actions)
+
+
+class _FirstLegalMove:
+    """A deterministic partner: always the lowest legal move id."""
+
+    name = "first-legal"
+
+    def act(self, state, seat=None):
+        return state.legal_moves()[0]
+
+
+def test_self_play_env_with_a_partner_agent_plays_only_the_learners_seat():
+    env = gymnasium.make("lbs_pz/HanabiSelfPlay-v0", players=3, partner=_FirstLegalMove(),
+                         seat=2).unwrapped
+    check_env(env)
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        mirror = HanabiState(env.config, deck=env.game.deck, start_player=0)
+        learner_moves = 0
+        while True:
+            assert env.game.current_player == 2
+            np.testing.assert_array_equal(obs, env.game.encode(2))
+            move = int(rng.choice(info["legal_moves"]))
+            # Replay the same game by hand: the partner's moves, then the learner's.
+            while mirror.current_player != 2:
+                mirror.apply(mirror.legal_moves()[0])
+            before = mirror.score
+            mirror.apply(move)
+            while not mirror.is_terminal and mirror.current_player != 2:
+                mirror.apply(mirror.legal_moves()[0])
+            obs, reward, terminated, _, info = env.step(move)
+            learner_moves += 1
+            assert reward == mirror.score - before and terminated == mirror.is_terminal
+            if terminated:
+                break
+        assert learner_moves > 0 and env.game.move_history == mirror.move_history
+    with pytest.raises(ValueError, match="partner"):
+        gymnasium.make("lbs_pz/HanabiSelfPlay-v0", partner="bot")
+    with pytest.raises(ValueError, match="seat"):
+        gymnasium.make("lbs_pz/HanabiSelfPlay-v0", partner=_FirstLegalMove(), seat=2)

@@ -1,8 +1,10 @@
-"""A single-agent Gymnasium view of Hanabi self-play, for single-agent RL libraries.
+"""A single-agent Gymnasium view of Hanabi, for single-agent RL libraries.
 
-One policy plays every seat: each step is the move of whoever is to act, and the
-observation is the canonical vector of the next player to act. `action_masks()` returns
-the legal moves, as sb3-contrib's MaskablePPO expects.
+By default one policy plays every seat (self-play): each step is the move of whoever is to
+act, and the observation is the canonical vector of the next player to act. With a
+`partner` agent, the learner plays only `seat` and the partner plays the other seats
+between the learner's moves. `action_masks()` returns the legal moves, as sb3-contrib's
+MaskablePPO expects.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ class HanabiSelfPlayEnv(gymnasium.Env):
     random_start_player); render_mode (None, "ansi", "human"); illegal_action:
     "terminate" (default: an illegal move ends the episode with reward `illegal_reward`
     and `info["illegal_action"] = True`, as PettingZoo's TerminateIllegalWrapper does) or
-    "raise" (ValueError naming the move and the legal ones).
+    "raise" (ValueError naming the move and the legal ones); partner: an Agent
+    (`act(state, seat) -> move`, e.g. a rule bot) that plays every seat but `seat`, or
+    None for self-play.
 
     Spaces: observation Box(0, 1, (encoding_size,), float32), the canonical observation
     of the player to act; action Discrete(num_moves). Reward: the change of score (the
@@ -35,7 +39,8 @@ class HanabiSelfPlayEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
 
     def __init__(self, render_mode: Optional[str] = None, illegal_action: str = "terminate",
-                 illegal_reward: float = -1.0, **config_kwargs):
+                 illegal_reward: float = -1.0, partner=None, seat: int = 0,
+                 **config_kwargs):
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
         self.illegal_action = illegal_action
@@ -44,6 +49,11 @@ class HanabiSelfPlayEnv(gymnasium.Env):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
                              f"got {render_mode!r}")
         self.config = HanabiConfig(**config_kwargs)
+        if partner is not None and not callable(getattr(partner, "act", None)):
+            raise ValueError(f"partner must be an Agent with act(state, seat), got {partner!r}")
+        if not isinstance(seat, int) or not 0 <= seat < self.config.players:
+            raise ValueError(f"seat must be an integer in [0, {self.config.players}), got {seat!r}")
+        self.partner, self.seat = partner, seat
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (self.config.encoding_size,), np.float32)
         self.action_space = spaces.Discrete(self.config.num_moves)
@@ -63,6 +73,7 @@ class HanabiSelfPlayEnv(gymnasium.Env):
         # is reproducible and reset() without a seed continues the sequence.
         self.game = HanabiState(self.config, seed=int(self.np_random.integers(2**63)))
         self._over = False
+        self._partner_moves()
         return self.game.encode(), self._info()
 
     def step(self, action):
@@ -82,11 +93,19 @@ class HanabiSelfPlayEnv(gymnasium.Env):
             raise ValueError(f"illegal action {action!r}{name}; legal actions: {self.game.legal_moves()}")
         before = self.game.score
         self.game.apply(action)
+        self._partner_moves()
         reward = float(self.game.score - before)
         self._over = self.game.is_terminal
         if self.render_mode == "human":
             self.render()
         return self.game.encode(), reward, self.game.is_terminal, False, self._info()
+
+    def _partner_moves(self) -> None:
+        """Let the partner play until it is the learner's seat again (or the game ends)."""
+        if self.partner is None:
+            return
+        while not self.game.is_terminal and self.game.current_player != self.seat:
+            self.game.apply(self.partner.act(self.game, self.game.current_player))
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of legal moves, shape (num_moves,) (sb3-contrib's MaskablePPO)."""
