@@ -308,7 +308,8 @@ cdef int set_hand(const GameConfig* cfg, GameState* s, int player, const int8_t*
     """Give `player` the hand `cards` (hand_len[player] card ids), keep every card
     knowledge and every other card in view unchanged, and re-shuffle the undrawn deck from
     what remains. The new cards are also written into the deck order at the positions the
-    old ones were dealt from, so the record of the game stays a valid deal.
+    old ones were dealt from (and into the history's draws), so the record of the game
+    stays a valid deal.
 
     Fails, changing nothing, if a card contradicts its slot's knowledge or more copies
     are asked for than remain unseen by the player (deck + own hand)."""
@@ -334,6 +335,12 @@ cdef int set_hand(const GameConfig* cfg, GameState* s, int player, const int8_t*
     for i in range(s.hand_len[player]):
         s.hand[player][i] = cards[i]
         s.deck[s.hand_deck_index[player][i]] = cards[i]
+    # Draws consume the deck in order after the initial deal: re-read each recorded draw.
+    n = cfg.players * cfg.hand_size
+    for i in range(s.num_history):
+        if s.history[i].drawn >= 0:
+            s.history[i].drawn = s.deck[n]
+            n += 1
     n = s.deck_pos
     for card in range(cfg.card_types):
         for k in range(unseen[card]):

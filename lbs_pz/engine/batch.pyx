@@ -25,6 +25,15 @@ from lbs_pz.engine.state import seed_to_u64
 cnp.import_array()
 
 
+def _int_vector(values, n, name):
+    """values as an int64 array of shape (n,); ValueError naming `name` otherwise."""
+    arr = np.asarray(values)
+    if arr.shape != (n,) or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+        raise ValueError(f"{name} must be {n} integers (shape ({n},)), got an array of "
+                         f"shape {arr.shape} and dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
 def _out_array(out, shape, dtype, name):
     """Validate a caller-provided output array, or allocate one."""
     if out is None:
@@ -106,6 +115,9 @@ cdef class HanabiBatch:
                 # Spread consecutive games far apart in the splitmix64 sequence.
                 arr[i] = rng_next(&base)
             return arr
+        if isinstance(seeds, (str, bytes, float)) or not hasattr(seeds, "__len__"):
+            raise ValueError(f"seeds must be an integer or a sequence of {self.num_games} "
+                             f"integers, got {seeds!r}")
         values = [seed_to_u64(x) for x in seeds]
         if len(values) != self.num_games:
             raise ValueError(f"expected {self.num_games} seeds, got {len(values)}")
@@ -125,9 +137,7 @@ cdef class HanabiBatch:
 
         Raises ValueError naming the first game whose action is illegal; games before it
         in the batch have already moved."""
-        cdef cnp.ndarray[int64_t, ndim=1, mode="c"] act = np.ascontiguousarray(actions, dtype=np.int64)
-        if act.shape[0] != self.num_games:
-            raise ValueError(f"actions must have shape ({self.num_games},), got {np.shape(actions)}")
+        cdef cnp.ndarray[int64_t, ndim=1, mode="c"] act = _int_vector(actions, self.num_games, "actions")
         cdef float[::1] rew = _out_array(rewards, (self.num_games,), np.float32, "rewards")
         cdef int i, before, err = ERR_OK, bad = -1
         cdef int64_t a
@@ -198,9 +208,10 @@ cdef class HanabiBatch:
                     encode_canonical(&self._proto.cfg, &self.games[i], self.games[i].cur_player,
                                      base + <long>i * E)
             return arr
-        who = np.ascontiguousarray(players, dtype=np.int32)
-        if who.shape[0] != self.num_games or np.any(np.asarray(who) < 0) or np.any(np.asarray(who) >= P):
+        seats = _int_vector(players, self.num_games, "players")
+        if np.any(seats < 0) or np.any(seats >= P):
             raise ValueError(f"players must be {self.num_games} seat numbers in [0, {P})")
+        who = seats.astype(np.int32)
         with nogil:
             for i in range(self.num_games):
                 encode_canonical(&self._proto.cfg, &self.games[i], who[i], base + <long>i * E)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+import numpy as np
+
 from lbs_pz.engine.config import COLOR_CHARS, HanabiConfig
 
 MOVE_KINDS = ("discard", "play", "reveal_color", "reveal_rank")
@@ -24,7 +26,8 @@ class Move(NamedTuple):
 
 def decode_move(config: HanabiConfig, move_id: int) -> Move:
     """The structured move behind a move id (ValueError if out of range)."""
-    if isinstance(move_id, bool) or not 0 <= int(move_id) < config.num_moves:
+    if isinstance(move_id, bool) or not isinstance(move_id, (int, np.integer)) \
+            or not 0 <= move_id < config.num_moves:
         raise ValueError(f"move id must be in [0, {config.num_moves}), got {move_id!r}")
     m = int(move_id)
     hs, P, C, R = config.hand_size, config.players, config.colors, config.ranks

@@ -23,6 +23,13 @@ cnp.import_array()
 _U64 = (1 << 64) - 1
 
 
+def _card_id(card):
+    """An integer card id (numpy integers included); TypeError for anything else."""
+    if isinstance(card, bool) or not isinstance(card, (int, np.integer)):
+        raise TypeError(f"{card!r} is not an integer")
+    return int(card)
+
+
 def seed_to_u64(seed):
     """Map any Python int seed (or None: fresh entropy) to the engine's 64-bit seed."""
     if seed is None:
@@ -60,14 +67,15 @@ cdef class HanabiState:
         init_config_struct(&self.cfg, config)
         cdef uint64_t useed = seed_to_u64(seed)
         cdef int start
-        if start_player is not None and not (
-                isinstance(start_player, int) and 0 <= start_player < config.players):
+        if start_player is not None and (
+                isinstance(start_player, bool) or not isinstance(start_player, (int, np.integer))
+                or not 0 <= start_player < config.players):
             raise ValueError(f"start_player must be an integer in [0, {config.players}), "
                              f"got {start_player!r}")
         if deck is None:
             state_reset(&self.cfg, &self.s, useed)
             if start_player is not None:
-                self.s.cur_player = start_player
+                self.s.cur_player = int(start_player)
             return
         self._load_deck(deck)
         self.s.rng = useed
@@ -75,11 +83,14 @@ cdef class HanabiState:
         if config.random_start_player:
             start = rng_below(&self.s.rng, config.players)
         if start_player is not None:
-            start = start_player
+            start = int(start_player)
         state_deal(&self.cfg, &self.s, start)
 
     cdef _load_deck(self, deck):
-        cards = [int(c) for c in deck]
+        try:
+            cards = [_card_id(c) for c in deck]
+        except TypeError as err:
+            raise ValueError(f"deck must hold integer card ids: {err}") from None
         if len(cards) != self.cfg.deck_size:
             raise ValueError(f"deck must hold {self.cfg.deck_size} cards, got {len(cards)}")
         counts = [0] * self.cfg.card_types
@@ -172,15 +183,15 @@ cdef class HanabiState:
         return [[self.s.hand[p][i] for i in range(self.s.hand_len[p])]
                 for p in range(self.cfg.players)]
 
-    def hand(self, int player):
+    def hand(self, player):
         """Player's cards, oldest first (hidden information: not for agents)."""
-        self._check_player(player)
-        return [self.s.hand[player][i] for i in range(self.s.hand_len[player])]
+        cdef int p = self._check_player(player)
+        return [self.s.hand[p][i] for i in range(self.s.hand_len[p])]
 
-    def hand_deck_indices(self, int player):
+    def hand_deck_indices(self, player):
         """For each card of `player`'s hand, its position in the dealing order (`deck`)."""
-        self._check_player(player)
-        return [self.s.hand_deck_index[player][i] for i in range(self.s.hand_len[player])]
+        cdef int p = self._check_player(player)
+        return [self.s.hand_deck_index[p][i] for i in range(self.s.hand_len[p])]
 
     @property
     def deck(self):
@@ -208,17 +219,17 @@ cdef class HanabiState:
         scored, info_token (gained), drawn (card drawn after it, -1 if none)."""
         return [dict(self.s.history[i]) for i in range(self.s.num_history)]
 
-    def card_knowledge(self, int player):
+    def card_knowledge(self, player):
         """What `player` knows (from hints) about each of its cards: a list of
         (plausible_colors, plausible_ranks, hinted_color, hinted_rank), with the plausible
         sets as tuples of indices and -1 for a color/rank not directly hinted."""
-        self._check_player(player)
+        cdef int p = self._check_player(player)
         out = []
-        for i in range(self.s.hand_len[player]):
-            cm, rm = self.s.color_plausible[player][i], self.s.rank_plausible[player][i]
+        for i in range(self.s.hand_len[p]):
+            cm, rm = self.s.color_plausible[p][i], self.s.rank_plausible[p][i]
             out.append((tuple(c for c in range(self.cfg.colors) if (cm >> c) & 1),
                         tuple(r for r in range(self.cfg.ranks) if (rm >> r) & 1),
-                        self.s.color_hinted[player][i], self.s.rank_hinted[player][i]))
+                        self.s.color_hinted[p][i], self.s.rank_hinted[p][i]))
         return out
 
     def legal_moves(self):
@@ -272,15 +283,18 @@ cdef class HanabiState:
         raise ValueError(f"illegal move {move} {name} for player {self.s.cur_player}; "
                          f"legal moves: {self.legal_moves()}")
 
-    def set_hand(self, int player, cards):
+    def set_hand(self, player, cards):
         """Replace `player`'s hidden hand by `cards`, consistently with what that player
         knows: each card must fit its slot's card knowledge, and the cards must be among
         those the player cannot see (deck + own hand). The undrawn deck is re-dealt from
         what remains (shuffled with this state's RNG); every other card, every card
         knowledge and the history are unchanged. Raises ValueError otherwise."""
-        self._check_player(player)
-        cards = [int(c) for c in cards]
-        cdef int n = self.s.hand_len[player], bad = -1, i, err
+        cdef int seat = self._check_player(player)
+        try:
+            cards = [_card_id(c) for c in cards]
+        except TypeError as not_int:
+            raise ValueError(f"cards must be integer card ids: {not_int}") from None
+        cdef int n = self.s.hand_len[seat], bad = -1, i, err
         if len(cards) != n:
             raise ValueError(f"player {player} holds {n} cards, got a hand of {len(cards)}")
         cdef int8_t buf[8]
@@ -288,7 +302,7 @@ cdef class HanabiState:
             if not 0 <= cards[i] < self.cfg.card_types:
                 raise ValueError(f"card id {cards[i]} at slot {i} is not in [0, {self.cfg.card_types})")
             buf[i] = cards[i]
-        err = set_hand(&self.cfg, &self.s, player, buf, &bad)
+        err = set_hand(&self.cfg, &self.s, seat, buf, &bad)
         if err == ERR_OK:
             return
         name = self.config.card_name(cards[bad])
@@ -306,14 +320,17 @@ cdef class HanabiState:
 
     # --- presentation -------------------------------------------------------------------
 
-    def view(self, int player):
+    def view(self, player):
         """What `player` may see, as a `PlayerView` (no hidden information)."""
         from lbs_pz.engine.view import player_view
+        self._check_player(player)
         return player_view(self, player)
 
     def render(self, viewer=None):
         """Human-readable text; with a viewer seat, that seat's own cards are hidden."""
         from lbs_pz.engine.render import render_state
+        if viewer is not None:
+            self._check_player(viewer)
         return render_state(self, viewer)
 
     def __str__(self):
