@@ -3,7 +3,7 @@ import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-ENGINE_MODULES = ["_core", "_encode", "state", "batch"]
+ENGINE_MODULES = ["_core", "_encode", "state", "batch", "bots"]
 
 extensions = [
     Extension(

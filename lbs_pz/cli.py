@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
                                         "(same as benchmarks/engine_throughput.py)")
     sub.add_parser("bench-env", help="PettingZoo AEC env vs hanabi_v5, VecEnv and MaskablePPO "
                                      "throughput (same as benchmarks/env_throughput.py)")
+
+    from lbs_pz.bench.evaluate import add_eval_command
+    add_eval_command(sub)
     return parser
 
 

@@ -1,0 +1,99 @@
+"""`RuleBot`: the C rule bots of `lbs_pz.engine.bots` as Blueprints.
+
+Every bot acts at C speed, never reads the acting seat's own cards or the deck, and
+keeps no memory outside the game's public history, so it can be cloned into sampled
+worlds and rolled out in batches (without the GIL). See `lbs_pz.engine.bots` for each
+bot's conventions, and `RuleBot.conventions(name)`.
+
+>>> from lbs_pz.engine import HanabiConfig, HanabiState
+>>> bot = RuleBot("strong")
+>>> state = HanabiState(HanabiConfig(players=2), seed=3)
+>>> bot.act(state) in state.legal_moves()
+True
+>>> worlds = [state.clone() for _ in range(4)]
+>>> moves = bot.rollout(worlds)              # every world played to the end, in C
+>>> all(w.is_terminal for w in worlds)
+True
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import numpy as np
+
+from lbs_pz.agents.base import States
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.engine import bots as _bots
+
+BOT_NAMES = _bots.BOT_NAMES
+STRONGEST = "strong"
+
+
+class RuleBot:
+    """A C rule bot (one of BOT_NAMES: random, simple, weak, medium, strong).
+
+    Blueprint attributes: deterministic, no private memory (every decision is a function
+    of the public history and the other players' cards), no value estimate.
+    """
+
+    deterministic = True
+    has_private_memory = False
+    has_value = False
+
+    def __init__(self, name: str = STRONGEST):
+        self.kind = _bots.bot_kind(name)
+        self.name = BOT_NAMES[self.kind]
+
+    @staticmethod
+    def conventions(name: str) -> str:
+        """The documented conventions of bot `name` (from lbs_pz.engine.bots)."""
+        kind = _bots.bot_kind(name)
+        name = BOT_NAMES[kind]
+        doc = _bots.__doc__ or ""
+        pattern = rf"^{name}\s.*?(?=^\S|\Z)"
+        found = re.search(pattern, doc, flags=re.M | re.S)
+        return found.group(0).rstrip() if found else doc
+
+    # --- Agent --------------------------------------------------------------------------
+
+    def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
+        """Move id for `seat` (default: the player to move); -1 if the game is over."""
+        return _bots.act(self.kind, state, seat)
+
+    # --- Blueprint ----------------------------------------------------------------------
+
+    def act_batch(self, states: States) -> np.ndarray:
+        """Move of each world's player to move (int64 (N,), -1 where the game is over)."""
+        if isinstance(states, HanabiBatch):
+            return _bots.act_batch(self.kind, states)
+        return _bots.act_states(self.kind, states)
+
+    def rollout(self, states: States, max_moves: int = -1) -> np.ndarray:
+        """Self-play every world in place, k = max_moves moves or to the end (negative).
+        Returns the moves made per world, int32 (N,)."""
+        if isinstance(states, HanabiBatch):
+            return _bots.play_batch(self.kind, states, max_moves)
+        return _bots.play_states(self.kind, states, max_moves)
+
+    def rollout_scores(self, states: States, max_moves: int = -1) -> np.ndarray:
+        """`rollout`, then the score of every world, int32 (N,)."""
+        self.rollout(states, max_moves)
+        if isinstance(states, HanabiBatch):
+            return states.scores()
+        return np.array([st.score for st in states], dtype=np.int32)
+
+    def value(self, states: States) -> Optional[np.ndarray]:
+        return None
+
+    # --- evaluation -----------------------------------------------------------------------
+
+    def selfplay(self, config: HanabiConfig, num_games: int, seed: int = 0,
+                 first_game: int = 0) -> dict:
+        """Play games `first_game ..` of the deals `HanabiBatch(config, n, seeds=seed)`
+        uses, to the end, in C. Returns arrays (num_games,): score, moves, lives."""
+        return _bots.selfplay(self.kind, config, num_games, seed=seed, first_game=first_game)
+
+    def __repr__(self) -> str:
+        return f"RuleBot({self.name!r})"
