@@ -57,11 +57,6 @@ cdef class HanabiBatch:
     (N, encoding_size) float32; scores, current players (N,) int32; terminals (N,) bool.
     """
 
-    cdef GameState* games
-    cdef object _config
-    cdef readonly int num_games
-    cdef HanabiState _proto   # holds the GameConfig struct shared by all games
-
     def __cinit__(self, config=None, int num_games=1, seeds=None):
         if num_games < 1:
             raise ValueError(f"num_games must be >= 1, got {num_games}")

@@ -69,6 +69,7 @@ from lbs_pz.engine._core cimport (
     ERR_OK, MAX_MOVES, apply_move, legal_moves, rng_below, rng_next,
     state_reset, state_score, state_terminal,
 )
+from lbs_pz.engine.batch cimport HanabiBatch
 from lbs_pz.engine.state cimport HanabiState
 
 cnp.import_array()
@@ -863,20 +864,35 @@ def play_states(bot, states, int max_moves=-1):
     return out
 
 
-def act_batch(bot, batch):
+def act_batch(bot, HanabiBatch batch):
     """Moves of each game's player to move in a HanabiBatch: int64 (N,), -1 if over."""
-    states = [batch.get_state(i) for i in range(len(batch))]
-    return act_states(bot, states)
+    cdef int kind = bot_kind(bot)
+    cdef int n = batch.num_games, i
+    cdef GameConfig* cfg = &batch._proto.cfg
+    cdef cnp.ndarray[int64_t, ndim=1] out = np.empty(n, dtype=np.int64)
+    cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    with nogil:
+        for i in range(n):
+            o[i] = bot_act(kind, cfg, &batch.games[i], batch.games[i].cur_player)
+    return out
 
 
-def play_batch(bot, batch, int max_moves=-1):
+def play_batch(bot, HanabiBatch batch, int max_moves=-1):
     """Self-play every game of a HanabiBatch in place (see play_states); returns the moves
     made per game, int32 (N,)."""
-    states = [batch.get_state(i) for i in range(len(batch))]
-    moves = play_states(bot, states, max_moves)
-    for i, st in enumerate(states):
-        batch.set_state(i, st)
-    return moves
+    cdef int kind = bot_kind(bot)
+    cdef int n = batch.num_games, i, bad = -1
+    cdef GameConfig* cfg = &batch._proto.cfg
+    cdef cnp.ndarray[int32_t, ndim=1] out = np.empty(n, dtype=np.int32)
+    cdef int32_t* o = <int32_t*>cnp.PyArray_DATA(out)
+    with nogil:
+        for i in range(n):
+            o[i] = bot_play(kind, cfg, &batch.games[i], max_moves)
+            if o[i] < 0 and bad < 0:
+                bad = i
+    if bad >= 0:
+        raise RuntimeError(f"bot {BOT_NAMES[kind]} chose an illegal move in game {bad}")
+    return out
 
 
 def selfplay(bot, config, int num_games, seed=0, int first_game=0):
