@@ -29,34 +29,37 @@ def _config_from(args):
 
 
 def cmd_demo(args) -> int:
-    """Show one game move by move, then random self-play of many games in C."""
-    import numpy as np
+    """A short tour on the default game: one game of the strongest rule blueprint shown
+    move by move, then every blueprint's self-play score over many games, in C."""
+    from lbs_pz.agents import RuleBot
+    from lbs_pz.bench.evaluate import evaluate
+    from lbs_pz.engine import HanabiState, move_name
+    from lbs_pz.engine.bots import BOT_NAMES
 
-    from lbs_pz.engine import HanabiBatch, HanabiState, move_name
-
+    start = time.perf_counter()
     config = _config_from(args)
     print(f"lbs_pz demo: {config.players} players, {config.colors} colors, {config.ranks} ranks, "
           f"hand size {config.hand_size}; {config.num_moves} move ids, "
           f"{config.encoding_size}-float canonical observation\n")
 
+    bot = RuleBot("strong")
     state = HanabiState(config, seed=args.seed)
-    rng = np.random.default_rng(args.seed)
     print(state.render(viewer=state.current_player), "\n")
     while not state.is_terminal:
-        player, move = state.current_player, int(rng.choice(state.legal_moves()))
+        player, move = state.current_player, bot.act(state)
         state.apply(move)
         if state.num_moves_played <= args.show_moves:
             print(f"P{player} {move_name(config, move)}")
     print(f"... {state.num_moves_played} moves, final position:\n{state.render()}\n")
 
-    batch = HanabiBatch(config, args.games, seeds=args.seed)
-    start = time.perf_counter()
-    moves = batch.play_random()
-    elapsed = time.perf_counter() - start
-    scores = batch.scores()
-    print(f"Random-legal self-play of {args.games:,} games in C: {moves:,} moves in "
-          f"{elapsed * 1e3:.1f} ms ({moves / elapsed:,.0f} moves/s), "
-          f"mean score {scores.mean():.3f}, bomb-outs {np.mean(scores == 0):.1%}")
+    print(f"Self-play over {args.games:,} games per blueprint (same deals for all):")
+    print(f"| blueprint | mean +- s.e.m. | perfect | bomb-outs | games/s |")
+    print(f"|---|---:|---:|---:|---:|")
+    for name in BOT_NAMES:
+        r = evaluate(RuleBot(name), config, games=args.games, seed=args.seed, progress=False)
+        print(f"| {name} | {r.mean:.2f} +- {r.sem:.2f} | {100 * r.perfect_rate:.1f}% | "
+              f"{100 * r.bomb_rate:.1f}% | {r.games_per_s:,.0f} |")
+    print(f"\ndone in {time.perf_counter() - start:.1f} s")
     return 0
 
 
@@ -75,12 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="a short tour: one game shown move by move, then "
-                                       "fast random self-play",
+    demo = sub.add_parser("demo", help="a short tour: one game of the strongest blueprint "
+                                       "move by move, then every blueprint's score",
                           description=cmd_demo.__doc__)
     _config_args(demo)
     demo.add_argument("--seed", type=int, default=0, help="seed of the shown game and the batch")
-    demo.add_argument("--games", type=int, default=10_000, help="games of random self-play")
+    demo.add_argument("--games", type=int, default=10_000, help="self-play games per blueprint")
     demo.add_argument("--show-moves", type=int, default=12, help="moves of the game to print")
     demo.set_defaults(func=cmd_demo)
 
