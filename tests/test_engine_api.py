@@ -365,3 +365,29 @@ def test_set_state_and_from_states_copy():
     batch.set_state(0, got)
     assert batch.get_state(0).move_history == got.move_history
     assert len(batch) == batch.num_games == 1 and batch.config == config
+
+
+def test_set_hand_with_a_seed_depends_only_on_what_the_player_sees():
+    """Two games that look the same to seat 0 but differ in hidden deck order (and RNG)
+    give identical worlds after set_hand(..., seed=s): search can re-deal without peeking."""
+    rng = random.Random(0)
+    for game in range(30):
+        state = HanabiState(HanabiConfig(), seed=game)
+        for _ in range(rng.randrange(0, 30)):
+            if state.is_terminal:
+                break
+            state.apply(rng.choice(state.legal_moves()))
+        if state.is_terminal:
+            continue
+        other = state.clone()
+        other.shuffle_deck(seed=game + 1000)
+        hand = state.hand(0)
+        a, b = state.clone(), other.clone()
+        a.set_hand(0, hand, seed=7)
+        b.set_hand(0, hand, seed=7)
+        assert a.deck == b.deck
+        np.testing.assert_array_equal(a.encode(1), b.encode(1))
+        if state.deck_size >= 5:  # another seed, another shuffle of the undrawn cards
+            c = state.clone()
+            c.set_hand(0, hand, seed=8)
+            assert c.deck != a.deck

@@ -283,13 +283,16 @@ cdef class HanabiState:
         raise ValueError(f"illegal move {move} {name} for player {self.s.cur_player}; "
                          f"legal moves: {self.legal_moves()}")
 
-    def set_hand(self, player, cards):
+    def set_hand(self, player, cards, seed=None):
         """Replace `player`'s hidden hand by `cards`, consistently with what that player
         knows: each card must fit its slot's card knowledge, and the cards must be among
         those the player cannot see (deck + own hand). The undrawn deck is re-dealt from
-        what remains (shuffled with this state's RNG); every other card, every card
+        what remains, shuffled with this state's RNG, or, given `seed`, with an RNG reset
+        to `seed` (then the new deck depends only on what `player` sees, the cards and
+        the seed: what a search that must not peek needs). Every other card, every card
         knowledge and the history are unchanged. Raises ValueError otherwise."""
         cdef int seat = self._check_player(player)
+        cdef uint64_t new_rng = 0 if seed is None else seed_to_u64(seed)
         try:
             cards = [_card_id(c) for c in cards]
         except TypeError as not_int:
@@ -302,7 +305,12 @@ cdef class HanabiState:
             if not 0 <= cards[i] < self.cfg.card_types:
                 raise ValueError(f"card id {cards[i]} at slot {i} is not in [0, {self.cfg.card_types})")
             buf[i] = cards[i]
+        cdef uint64_t old_rng = self.s.rng
+        if seed is not None:
+            self.s.rng = new_rng
         err = set_hand(&self.cfg, &self.s, seat, buf, &bad)
+        if err != ERR_OK:
+            self.s.rng = old_rng
         if err == ERR_OK:
             return
         name = self.config.card_name(cards[bad])
