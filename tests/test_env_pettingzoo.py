@@ -1,9 +1,12 @@
-"""The AEC environment against PettingZoo's own test suite, the engine and bad input."""
+"""The AEC environment against PettingZoo's own test suite, the engine and bad input.
+
+PettingZoo's max_cycles_test does not apply: Hanabi games are bounded by the rules and
+the environment takes no max_cycles argument (as hanabi_v5)."""
 
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, max_cycles_test, render_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 import lbs_pz  # noqa: F401  (registers the environments)
 from lbs_pz.engine import HanabiConfig, HanabiState
@@ -120,3 +123,13 @@ def test_stepping_a_finished_game():
         assert env.agent_selection in env.agents
         env.step(None)
     assert env.agents == []
+
+
+def test_performance_benchmark_runs_fast(capsys):
+    """PettingZoo's own performance_benchmark (5 s of random play through env())."""
+    from pettingzoo.test import performance_benchmark
+
+    performance_benchmark(hanabi_v0.env())
+    out = capsys.readouterr().out
+    turns_per_second = float(next(line for line in out.splitlines() if "turns per second" in line).split()[0])
+    assert turns_per_second > 2_000  # hanabi_v5 manages ~1,800-4,800 here
