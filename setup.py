@@ -3,17 +3,24 @@ import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-ENGINE_MODULES = ["_core", "_encode", "state", "batch", "bots"]
+CYTHON_MODULES = [
+    "lbs_pz.engine._core",
+    "lbs_pz.engine._encode",
+    "lbs_pz.engine.state",
+    "lbs_pz.engine.batch",
+    "lbs_pz.engine.bots",
+    "lbs_pz.search.beliefs._exact",
+]
 
 extensions = [
     Extension(
-        f"lbs_pz.engine.{name}",
-        [f"lbs_pz/engine/{name}.pyx"],
+        name,
+        [name.replace(".", "/") + ".pyx"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
     )
-    for name in ENGINE_MODULES
+    for name in CYTHON_MODULES
 ]
 
 setup(

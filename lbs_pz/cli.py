@@ -94,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from lbs_pz.bench.evaluate import add_eval_command
     add_eval_command(sub)
+    from lbs_pz.bench.compare import add_compare_command
+    add_compare_command(sub)
+    from lbs_pz.train.belief import add_train_belief_command
+    add_train_belief_command(sub)
+    from lbs_pz.bench.beliefs import add_belief_quality_command
+    add_belief_quality_command(sub)
     return parser
 
 

@@ -1,0 +1,204 @@
+"""The learned belief: a trained `BeliefNet` run on the seat's observation sequence.
+
+The encoder LSTM is advanced by one step per move (the seat's canonical observation
+after the move), so `observe` costs one small LSTM step. Sampling draws card by card
+from the auto-regressive decoder, whose logits include the grounded prior when the model
+was trained with it (the unseen copies each slot's hints allow, after the cards already
+drawn for the earlier slots). By default each slot's distribution is restricted to the
+types its card knowledge allows and that still have an unseen copy (`mask=True`); hands
+that then need more copies of a type than remain unseen are rejected. `sample` returns
+the legal hands only (m <= n rows) and records `last_proposed` / `last_legal`;
+`too_few_legal(min_fraction)` tells a search to fall back to its blueprint.
+
+`log_prob` is the decoder's log-probability of the hand under the same (masked,
+renormalised) distribution; `card_probabilities` are per-slot marginals estimated from
+`marginal_samples` samples with a fixed seed.
+
+The shipped model (`default_checkpoint()`): 2 players, 5 cards, trained on the "strong"
+rule bot; see lbs_pz/models/README.md for how it was made.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import numpy as np
+
+from lbs_pz.search.beliefs.base import Belief, as_rng, check_hand
+
+_MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "models")
+DEFAULT_CHECKPOINT = "belief_strong_2p.pt"
+
+
+def default_checkpoint() -> str:
+    """Path of the belief that ships with the package (2p, 5 cards, strong bot)."""
+    return os.path.join(_MODELS_DIR, DEFAULT_CHECKPOINT)
+
+
+class LearnedBelief(Belief):
+    """Args:
+        checkpoint: path of a `lbs-pz train-belief` checkpoint (default: the shipped one),
+            or None together with `model=` and `config=`.
+        mask: restrict each card to types allowed by knowledge and unseen counts.
+        threads: torch intra-op threads while this belief computes (restored afterwards;
+            None: torch's setting). One thread is fastest for these small ops, and avoids
+            torch's pathological slow-down on a machine whose cores are busy.
+    """
+
+    name = "learned"
+
+    def __init__(self, checkpoint: Optional[str] = None, model=None, config=None,
+                 mask: bool = True, marginal_samples: int = 4000, threads: Optional[int] = 1):
+        super().__init__()
+        import torch
+
+        if model is None:
+            from lbs_pz.train.belief import load_checkpoint
+            model, config, _ = load_checkpoint(checkpoint or default_checkpoint())
+        self.model = model.eval()
+        self.model_config = config
+        self.mask = mask
+        self.marginal_samples = marginal_samples
+        self.threads = threads
+        self._torch = torch
+
+    def _threads(self):
+        return _Threads(self._torch, self.threads)
+
+    # --- updates -------------------------------------------------------------------------------
+
+    def _reset(self, start) -> None:
+        mc = self.model_config
+        if mc is not None and (start.config.players, start.config.colors, start.config.ranks,
+                               start.config.hand_size) != (mc.players, mc.colors, mc.ranks,
+                                                           mc.hand_size):
+            raise ValueError(f"the belief model was trained for {mc}, the game is {start.config}")
+        self._hc = None
+        self._pending = [start.encode(self.seat)]
+        self._ctx = None
+
+    def _update(self, before, after, rec) -> None:
+        self._pending.append(after.encode(self.seat))
+
+    def _after_updates(self) -> None:
+        torch = self._torch
+        if not self._pending:
+            return
+        obs = torch.as_tensor(np.stack(self._pending))[None]
+        with torch.no_grad(), self._threads():
+            h, self._hc = self.model.encode(obs, self._hc)
+            self._ctx = self.model.context(h[0, -1])          # (H, D)
+        self._pending = []
+
+    # --- decoding -----------------------------------------------------------------------------
+
+    def _allowed(self, info) -> np.ndarray:
+        allowed = info.plaus & (info.unseen > 0)[None, :]
+        return allowed
+
+    def _slot_logits(self, i, cards):
+        m = self.model
+        return m.slot_logits(self._ctx[i].expand(cards.shape[0], -1), i, cards[:, :i])
+
+    def _logits(self, i, prefix_cards, info_t):
+        """Slot i's logits for rows of prefix cards (m, >= i), with the grounded prior
+        (if the model has one) and the knowledge/unseen mask (if self.mask)."""
+        torch = self._torch
+        logits = self._slot_logits(i, prefix_cards)
+        unseen, plaus, allowed = info_t
+        if self.model.cfg.prior:
+            K = self.config.num_card_types
+            used = torch.zeros((prefix_cards.shape[0], K))
+            if i > 0:
+                used.scatter_add_(1, prefix_cards[:, :i], torch.ones((prefix_cards.shape[0], i)))
+            logits = logits + self.model.log_prior(plaus[i], unseen - used)
+        if self.mask:
+            logits = logits.masked_fill(~allowed[i], float("-inf"))
+        return logits
+
+    def _info_tensors(self, info):
+        torch = self._torch
+        return (torch.as_tensor(info.unseen, dtype=torch.float32),
+                torch.as_tensor(info.plaus, dtype=torch.float32),
+                torch.as_tensor(self._allowed(info)))
+
+    def _draw(self, n, rng, info):
+        torch = self._torch
+        n_slots = info.hand_len
+        cards = torch.zeros((n, n_slots), dtype=torch.long)
+        info_t = self._info_tensors(info)
+        u = torch.as_tensor(rng.random((n_slots, n)), dtype=torch.float32)
+        K = self.config.num_card_types
+        keys = torch.zeros(n, dtype=torch.long)
+        with torch.no_grad():
+            for i in range(n_slots):
+                # Samples sharing a prefix c_<i share slot i's distribution: decode each
+                # distinct prefix once (few early on, never more than n).
+                uniq, inverse = torch.unique(keys, return_inverse=True)
+                first = torch.zeros(len(uniq), dtype=torch.long).scatter_(
+                    0, inverse, torch.arange(n))
+                logits = self._logits(i, cards[first], info_t)
+                cw = torch.cumsum(torch.softmax(logits, dim=-1), dim=-1)[inverse]
+                c = torch.searchsorted(cw, (u[i] * cw[:, -1]).unsqueeze(-1), right=True)
+                cards[:, i] = c.squeeze(-1).clamp(max=K - 1)
+                keys = keys * K + cards[:, i]
+        return cards.numpy()
+
+    def sample(self, n: int, rng) -> np.ndarray:
+        rng = as_rng(rng)
+        info = self.seat_info()
+        if info.hand_len == 0:
+            return np.zeros((n, 0), dtype=np.int64)
+        with self._threads():
+            cards = self._draw(n, rng, info)
+        legal = info.consistent(cards)
+        self.last_proposed, self.last_legal = n, int(legal.sum())
+        return cards[legal].astype(np.int64)
+
+    def log_prob(self, hand) -> float:
+        torch = self._torch
+        info = self.seat_info()
+        hand = check_hand(hand, info.hand_len)
+        allowed = self._allowed(info)
+        if self.mask and not allowed[np.arange(len(hand)), hand].all():
+            return -np.inf
+        cards = torch.as_tensor(hand[None])
+        info_t = self._info_tensors(info)
+        total = 0.0
+        with torch.no_grad(), self._threads():
+            for i in range(len(hand)):
+                logits = self._logits(i, cards, info_t)[0]
+                total += float(torch.log_softmax(logits, dim=-1)[hand[i]])
+        return total
+
+    def card_probabilities(self) -> np.ndarray:
+        info = self.seat_info()
+        T = self.config.num_card_types
+        rng = np.random.default_rng(12345)
+        with self._threads():
+            cards = self._draw(self.marginal_samples, rng, info)
+        out = np.zeros((info.hand_len, T))
+        for i in range(info.hand_len):
+            out[i] = np.bincount(cards[:, i], minlength=T)[:T] / len(cards)
+        return out
+
+
+class _Threads:
+    """Context manager: torch intra-op threads set to `n` inside, restored after."""
+
+    def __init__(self, torch, n):
+        self.torch, self.n, self.old = torch, n, None
+
+    def __enter__(self):
+        if self.n is not None:
+            self.old = self.torch.get_num_threads()
+            if self.old != self.n:
+                self.torch.set_num_threads(self.n)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None and self.old != self.n:
+            self.torch.set_num_threads(self.old)
+        return False

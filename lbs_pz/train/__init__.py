@@ -1,0 +1,1 @@
+"""Training code (torch): the learned belief (`lbs_pz.train.belief`)."""

@@ -1,0 +1,396 @@
+"""Beliefs over a seat's own hand: exact (SPARTA), grounded and learned."""
+
+import itertools
+import math
+import os
+
+import numpy as np
+import pytest
+
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine import bots
+from lbs_pz.search.beliefs import (BeliefMemoryError, ExactBelief, GroundedBelief, SeatInfo,
+                                   make_belief)
+
+SMALL = HanabiConfig(players=2, colors=3, ranks=5, hand_size=4)
+TINY = HanabiConfig(players=2, colors=3, ranks=3, hand_size=3)
+
+
+def _play(config, seed, bot="strong"):
+    """Yield the state after every move of a self-play game of `bot`."""
+    state = HanabiState(config, seed=seed)
+    yield state
+    while not state.is_terminal:
+        state.apply(bots.act(bot, state))
+        yield state
+
+
+# --- exact belief --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_contains_true_hand_every_step(seed):
+    rng = np.random.default_rng(seed)
+    states = _play(SMALL, seed)
+    state = next(states)
+    beliefs = [ExactBelief("strong").reset(state, seat) for seat in range(2)]
+    for state in states:
+        for seat, belief in enumerate(beliefs):
+            belief.observe(state)
+            assert np.isfinite(belief.log_prob(state.hand(seat))), state.num_moves_played
+            samples = belief.sample(200, rng)
+            assert samples.shape == (200, len(state.hand(seat)))
+            assert belief.seat_info().consistent(samples).all()
+    for belief in beliefs:
+        assert belief.inconsistent_moves == 0
+        assert len(belief.update_seconds) == state.num_moves_played + 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed,seat", [(3, 1), (4, 0), (5, 1)])
+def test_exact_contains_true_hand_standard_game(seed, seat):
+    states = _play(HanabiConfig(players=2), seed)
+    state = next(states)
+    belief = ExactBelief("strong").reset(state, seat)
+    for state in states:
+        belief.observe(state)
+        assert np.isfinite(belief.log_prob(state.hand(seat)))
+    assert belief.inconsistent_moves == 0
+
+
+def test_exact_memory_cap_is_a_clear_error():
+    state = HanabiState(HanabiConfig(players=2), seed=0)
+    with pytest.raises(BeliefMemoryError, match="memory cap"):
+        ExactBelief("strong", memory_cap=1 << 20).reset(state, 0)
+
+
+def test_exact_without_blueprint_is_a_superset():
+    for state in _play(SMALL, 11):
+        if state.num_moves_played == 12:
+            break
+    with_cf = ExactBelief("strong").reset(state, 0)
+    without = ExactBelief(None).reset(state, 0)
+    a = {tuple(h) for h in with_cf.hands.tolist()}
+    b = {tuple(h) for h in without.hands.tolist()}
+    assert a <= b and tuple(state.hand(0)) in a
+
+
+def test_exact_generic_blueprint_matches_c_path():
+    from lbs_pz.agents import RuleBot
+
+    class Wrapped:  # a Blueprint that is not recognised as a C rule bot
+        def __init__(self):
+            self.bot = RuleBot("strong")
+
+        def act_batch(self, states):
+            return self.bot.act_batch(states)
+
+    for state in _play(TINY, 5):
+        if state.num_moves_played == 8:
+            break
+    fast = ExactBelief("strong").reset(state, 0)
+    slow = ExactBelief(Wrapped()).reset(state, 0)
+    assert fast.hands.tolist() == slow.hands.tolist()
+
+
+def _brute_force(state, seat, bot="strong"):
+    """P(own hand) by enumerating every type assignment of the seat's current hand
+    positions in the deal, weighting by the arrangements of the undrawn cards and
+    replaying the whole game from the deal (hints, plays and the partner bot's moves
+    must all come out as they did)."""
+    config = state.config
+    T = config.num_card_types
+    deck = list(state.deck)
+    positions = state.hand_deck_indices(seat)
+    records = state.move_records()
+    n = len(positions)
+    pos = state.num_moves_played
+    undrawn_from = config.deck_size - state.deck_size
+    unseen = np.zeros(T, dtype=int)
+    for i in range(undrawn_from, config.deck_size):
+        unseen[deck[i]] += 1
+    for c in state.hand(seat):
+        unseen[c] += 1
+    probs = {}
+    for hand in itertools.product(range(T), repeat=n):
+        left = unseen.copy()
+        for c in hand:
+            left[c] -= 1
+        if (left < 0).any():
+            continue
+        rest = [t for t in range(T) for _ in range(left[t])]
+        trial = list(deck)
+        for p, c in zip(positions, hand):
+            trial[p] = c
+        trial[undrawn_from:] = rest
+        game = HanabiState(config, deck=trial, start_player=state.start_player)
+        ok = True
+        for k in range(pos):
+            rec = records[k]
+            if rec["player"] != seat and bots.act(bot, game) != rec["move"]:
+                ok = False
+                break
+            try:
+                game.apply(rec["move"])
+            except ValueError:
+                ok = False
+                break
+            got = game.move_records()[k]
+            if got["reveal"] != rec["reveal"] or got["card"] != rec["card"]:
+                ok = False
+                break
+        if not ok:
+            continue
+        weight = math.factorial(sum(left))
+        for t in range(T):
+            weight //= math.factorial(left[t])
+        probs[hand] = weight
+    total = sum(probs.values())
+    return {h: w / total for h, w in probs.items()}
+
+
+@pytest.mark.parametrize("seed,stop", [(0, 6), (1, 9), (2, 13), (3, 17)])
+def test_exact_matches_brute_force(seed, stop):
+    for state in _play(TINY, seed):
+        if state.num_moves_played == stop or state.is_terminal:
+            break
+    seat = state.num_moves_played % 2
+    truth = _brute_force(state, seat)
+    belief = ExactBelief("strong").reset(state, seat)
+    got = {tuple(h): None for h in belief.hands.tolist()}
+    assert set(got) == set(truth)
+    for hand, p in truth.items():
+        assert belief.log_prob(hand) == pytest.approx(math.log(p), abs=1e-9)
+    probs = np.zeros((len(state.hand(seat)), TINY.num_card_types))
+    for hand, p in truth.items():
+        for i, c in enumerate(hand):
+            probs[i, c] += p
+    np.testing.assert_allclose(belief.card_probabilities(), probs, atol=1e-12)
+
+
+# --- grounded belief -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(3))
+def test_grounded_matches_brute_force_count(seed):
+    config = HanabiConfig(players=2)
+    rng = np.random.default_rng(seed)
+    belief = None
+    for state in _play(config, seed):
+        if belief is None:
+            belief = GroundedBelief().reset(state, 0)
+            continue
+        belief.observe(state)
+        if state.num_moves_played % 7:
+            continue
+        # The physical cards the seat cannot see: its own hand and the undrawn deck.
+        hidden = state.hand(0) + state.deck[config.deck_size - state.deck_size:]
+        probs = belief.card_probabilities()
+        for i, (colors, ranks, _, _) in enumerate(state.card_knowledge(0)):
+            fits = [c for c in hidden if c // config.ranks in colors and c % config.ranks in ranks]
+            expect = np.bincount(fits, minlength=config.num_card_types) / len(fits)
+            np.testing.assert_allclose(probs[i], expect, atol=1e-12)
+        samples = belief.sample(500, rng)
+        assert belief.seat_info().consistent(samples).all()
+        assert np.isfinite(belief.log_prob(state.hand(0)))
+
+
+# --- learned belief --------------------------------------------------------------------------
+
+def _tiny_learned(config, seed=0, prior=False):
+    import torch
+
+    from lbs_pz.search.beliefs.learned import LearnedBelief
+    from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig
+
+    torch.manual_seed(seed)
+    net = BeliefNet(BeliefNetConfig(encoding_size=config.encoding_size,
+                                    hand_size=config.hand_size,
+                                    card_types=config.num_card_types,
+                                    embed=16, hidden=16, decoder=8, prior=prior), config)
+    return LearnedBelief(model=net, config=config)
+
+
+def test_learned_samples_are_legal_after_rejection():
+    config = HanabiConfig(players=2)
+    rng = np.random.default_rng(0)
+    for mask, prior in ((True, False), (False, False), (True, True), (False, True)):
+        belief = _tiny_learned(config, prior=prior)
+        belief.mask = mask
+        first = True
+        for state in _play(config, 4):
+            if first:
+                belief.reset(state, 1)
+                first = False
+            else:
+                belief.observe(state)
+            samples = belief.sample(300, rng)
+            assert samples.shape[1] == len(state.hand(1))
+            assert len(samples) == belief.last_legal <= belief.last_proposed == 300
+            assert belief.seat_info().consistent(samples).all()
+            assert belief.too_few_legal(1.01) or belief.last_legal == 300
+        assert np.isfinite(belief.log_prob(state.hand(1)))
+        probs = belief.card_probabilities()
+        np.testing.assert_allclose(probs.sum(axis=1), 1.0)
+
+
+def test_shipped_belief_loads_and_samples():
+    from lbs_pz.search.beliefs.learned import LearnedBelief, default_checkpoint
+
+    if not os.path.exists(default_checkpoint()):
+        pytest.skip("no shipped belief checkpoint")
+    state = HanabiState(HanabiConfig(players=2), seed=2)
+    belief = LearnedBelief().reset(state, 0)
+    samples = belief.sample(1000, np.random.default_rng(0))
+    assert len(samples) > 500 and belief.seat_info().consistent(samples).all()
+    with pytest.raises(ValueError, match="trained for"):
+        LearnedBelief().reset(HanabiState(HanabiConfig(players=2, hand_size=6), seed=0), 0)
+
+
+# --- only the seat's view -----------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["exact", "grounded", "learned"])
+def test_samples_do_not_depend_on_the_true_hand(kind):
+    config = HanabiConfig(players=2) if kind != "exact" else SMALL
+    for state in _play(config, 8):
+        if state.num_moves_played == 14:
+            break
+    seat = state.current_player
+    other = ExactBelief(None).reset(state, seat)
+    hands = other.sample(50, np.random.default_rng(1))
+    alt = next(h for h in hands if list(h) != state.hand(seat))
+    changed = state.clone()
+    changed.set_hand(seat, [int(c) for c in alt])
+    assert changed.hand(seat) != state.hand(seat)
+    make = (lambda: _tiny_learned(config)) if kind == "learned" else \
+        (lambda: make_belief(kind, blueprint="strong"))
+    a = make().reset(state, seat)
+    b = make().reset(changed, seat)
+    np.testing.assert_array_equal(a.sample(200, np.random.default_rng(3)),
+                                  b.sample(200, np.random.default_rng(3)))
+    np.testing.assert_allclose(a.card_probabilities(), b.card_probabilities())
+    assert a.log_prob(alt) == pytest.approx(b.log_prob(alt))
+
+
+def test_observe_catches_up_and_rejects_other_games():
+    config = HanabiConfig(players=2)
+    states = list(s.clone() for s in _play(config, 9))
+    step = GroundedBelief().reset(states[0], 0)
+    for s in states[1:20]:
+        step.observe(s)
+    jump = GroundedBelief().reset(states[0], 0)
+    jump.observe(states[19])
+    np.testing.assert_allclose(step.card_probabilities(), jump.card_probabilities())
+    with pytest.raises(ValueError, match="continuation"):
+        jump.observe(HanabiState(config, seed=123))
+
+
+def test_seat_info_reads_no_own_cards():
+    state = HanabiState(HanabiConfig(players=2), seed=1)
+    info = SeatInfo.from_state(state, 0)
+    assert info.unseen.sum() == 50 - 5
+    assert info.plaus.shape == (5, 25) and info.plaus.all()
+
+
+# --- training and checkpoints ----------------------------------------------------------------
+
+def test_training_loss_goes_down(tmp_path):
+    from lbs_pz.train.belief import TrainConfig, load_checkpoint, train
+
+    out = str(tmp_path / "b.pt")
+    tc = TrainConfig(blueprint="strong", games_per_step=4, steps=200, minutes=0, lr=1e-2,
+                     lr_final=3e-3, val_games=16, val_every=100, embed=32, hidden=32,
+                     decoder=16, prior=False, threads=1, out=out, progress=False)
+    model, history = train(tc, log=lambda *a: None)
+    assert history[0][0] == 0 and history[-1][0] == 200
+    assert history[-1][2] < history[0][2] - 0.15, history
+    loaded, config, ckpt = load_checkpoint(out)
+    assert config == HanabiConfig(players=2) and ckpt["info"]["steps"] == 200
+
+
+def test_checkpoint_errors(tmp_path):
+    import torch
+
+    from lbs_pz.train.belief import CheckpointError, load_checkpoint
+
+    bad = tmp_path / "corrupt.pt"
+    bad.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(CheckpointError, match="not a readable"):
+        load_checkpoint(str(bad))
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(3)}, foreign)
+    with pytest.raises(CheckpointError, match="not an lbs_pz belief"):
+        load_checkpoint(str(foreign))
+    code = tmp_path / "code.pt"
+    torch.save({"format": "lbs_pz.belief", "obj": GroundedBelief()}, code)
+    with pytest.raises(CheckpointError, match="weights_only"):
+        load_checkpoint(str(code))
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_checkpoint(str(tmp_path / "missing.pt"))
+
+
+def test_cli_parsers_registered():
+    from lbs_pz.cli import build_parser
+
+    parser = build_parser()
+    args = parser.parse_args(["train-belief", "--blueprint", "medium", "--steps", "5"])
+    assert args.blueprint == "medium" and args.steps == 5
+    args = parser.parse_args(["belief-quality", "--games", "3", "--beliefs", "grounded"])
+    assert args.games == 3
+
+
+def test_support_and_worlds():
+    for state in _play(SMALL, 6):
+        if state.num_moves_played == 10:
+            break
+    seat = state.current_player
+    belief = ExactBelief("strong").reset(state, seat)
+    hands, probs = belief.support()
+    assert probs.sum() == pytest.approx(1.0) and len(hands) == belief.num_hands
+    samples = belief.sample(20, np.random.default_rng(0))
+    worlds = belief.worlds(state, samples)
+    for world, hand in zip(worlds, samples):
+        assert world.hand(seat) == list(hand)
+        assert world.hand(1 - seat) == state.hand(1 - seat)
+        assert world.move_history == state.move_history
+    assert not belief.too_few_legal()
+
+
+def test_prior_layout_reads_unseen_counts_and_knowledge():
+    from lbs_pz.search.beliefs.model import prior_layout
+
+    for config in (HanabiConfig(players=2), HanabiConfig(players=3), TINY,
+                   HanabiConfig(players=2, hand_size=7, max_information_tokens=4)):
+        M, count, off, stride = prior_layout(config)
+        for state in _play(config, 1):
+            if state.num_moves_played % 5:
+                continue
+            for seat in range(config.players):
+                obs, info = state.encode(seat), SeatInfo.from_state(state, seat)
+                np.testing.assert_allclose(count - obs @ M, info.unseen)
+                for i in range(info.hand_len):
+                    got = obs[off + i * stride: off + i * stride + config.num_card_types]
+                    np.testing.assert_array_equal(got.astype(bool), info.plaus[i])
+
+
+def test_prior_alone_is_sequential_grounded():
+    """With the network's output zeroed, the learned belief is the grounded prior drawn
+    card by card without replacement."""
+    import torch
+
+    config = HanabiConfig(players=2)
+    belief = _tiny_learned(config, prior=True)
+    with torch.no_grad():
+        belief.model.out_w.zero_()
+        belief.model.out_b.zero_()
+    for state in _play(config, 2):
+        if state.num_moves_played == 25:
+            break
+    belief.reset(state, 0)
+    info = belief.seat_info()
+    hand = state.hand(0)
+    left = info.unseen.astype(float)
+    expect = 0.0
+    for i, c in enumerate(hand):
+        w = info.plaus[i] * np.maximum(left, 0)
+        expect += math.log(w[c] / w.sum())
+        left[c] -= 1
+    assert belief.log_prob(hand) == pytest.approx(expect, abs=1e-4)
