@@ -1,0 +1,292 @@
+"""Blueprint vs SPARTA vs LBS on the same deals: `lbs-pz compare`.
+
+Each method plays the same games (game i uses the i-th deal of `HanabiBatch(config, n,
+seeds=seed)`, as `lbs-pz eval` does); searching seats use the search agent, the others
+the blueprint. Reported per method: mean score +- s.e.m., the paired difference to the
+blueprint on the same deals with its standard error, perfect-game rate, seconds per game,
+rollouts per second, and the fallback and deviation rates; as a markdown table, JSON, and
+a plot of score against seconds per game (the LBS paper's Figure 3).
+
+Backends: "inline" (this process), "process" (a local process pool, default all cores)
+and "ray" (a Ray cluster, `--address`, or a local Ray). Games are independent and agents
+deterministic given their seed, so every backend gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import time
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+METHOD_HELP = ("blueprint | sparta | lbs-K (K moves then the bootstrap value, e.g. lbs-1, "
+               "lbs-16) | lbs-inf (rollouts to the end)")
+
+
+@dataclasses.dataclass(frozen=True)
+class MethodSpec:
+    """A method and everything needed to build it in any process."""
+
+    method: str                   # see METHOD_HELP
+    blueprint: str = "strong"
+    belief: str = "learned"       # for lbs-*: learned | grounded | exact
+    rollouts: int = 256
+    search_seats: tuple = (0,)
+    seed: int = 0
+
+    def label(self) -> str:
+        if self.method in ("blueprint", "sparta"):
+            return self.method
+        return f"{self.method} ({self.belief})"
+
+
+def parse_method(method: str) -> str:
+    m = method.lower()
+    if m in ("blueprint", "sparta", "lbs-inf"):
+        return m
+    if m.startswith("lbs-") and m[4:].isdigit() and int(m[4:]) > 0:
+        return m
+    raise ValueError(f"unknown method {method!r}; expected {METHOD_HELP}")
+
+
+_AGENTS: Dict[MethodSpec, object] = {}  # per process: built once, reused across games
+
+
+def build_agent(spec: MethodSpec):
+    """(blueprint, searcher or None) for a spec."""
+    from lbs_pz.agents import RuleBot
+
+    blueprint = RuleBot(spec.blueprint)
+    if spec.method == "blueprint":
+        return blueprint, None
+    from lbs_pz.search.agents import LBSAgent, SpartaAgent
+
+    if spec.method == "sparta":
+        return blueprint, SpartaAgent(blueprint, rollouts=spec.rollouts, seed=spec.seed)
+    from lbs_pz.search.beliefs import make_belief
+
+    depth = -1 if spec.method == "lbs-inf" else int(spec.method[4:])
+    belief = make_belief(spec.belief, blueprint=blueprint)
+    return blueprint, LBSAgent(blueprint, belief, rollouts=spec.rollouts, depth=depth,
+                               seed=spec.seed)
+
+
+def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
+    """Play deal `game` of the run seeded `seed` with `spec`; a JSON-ready summary."""
+    from lbs_pz.engine import HanabiConfig, HanabiState
+    from lbs_pz.engine.bots import game_seeds
+
+    config = HanabiConfig(**config_kwargs)
+    if spec not in _AGENTS:
+        _AGENTS[spec] = build_agent(spec)
+    blueprint, searcher = _AGENTS[spec]
+    state = HanabiState(config, seed=int(game_seeds(seed, game, 1)[0]))
+    seats = set(range(config.players)) if spec.search_seats == ("all",) else set(spec.search_seats)
+    before = 0
+    if searcher is not None:
+        before = len(searcher.history)
+    start = time.perf_counter()
+    while not state.is_terminal:
+        if searcher is not None and state.current_player in seats:
+            state.apply(searcher.act(state))
+        else:
+            state.apply(blueprint.act(state))
+    seconds = time.perf_counter() - start
+    results = searcher.history[before:] if searcher is not None else []
+    return {
+        "spec": spec, "game": game, "score": state.score, "seconds": seconds,
+        "decisions": len(results), "rollouts": sum(r.rollouts for r in results),
+        "fallbacks": sum(r.fallback for r in results),
+        "deviations": sum(r.deviated for r in results),
+    }
+
+
+# --- backends -------------------------------------------------------------------------------
+# Each yields one result per task, in completion order.
+
+def _inline(tasks, workers, address):
+    for task in tasks:
+        yield play_game(*task)
+
+
+def _process_pool(tasks, workers, address):
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
+        for future in as_completed([pool.submit(play_game, *t) for t in tasks]):
+            yield future.result()
+
+
+def _ray(tasks, workers, address):
+    try:
+        import ray
+    except ImportError as err:
+        raise RuntimeError("the ray backend needs Ray: pip install 'lbs_pz[distributed]'") from err
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, num_cpus=None if address else workers,
+                 log_to_driver=False, include_dashboard=False)
+    try:
+        remote_play = ray.remote(play_game)
+        pending = [remote_play.remote(*t) for t in tasks]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+BACKENDS = {"inline": _inline, "process": _process_pool, "ray": _ray}
+
+
+def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: int = 0,
+            backend: str = "process", workers: Optional[int] = None,
+            address: Optional[str] = None, show_progress: bool = True) -> Dict[str, List[dict]]:
+    """Every spec on games 0..games-1: {method label: per-game results, in game order}."""
+    from tqdm import tqdm
+
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
+    tasks = [(spec, config_kwargs, g, seed) for spec in specs for g in range(games)]
+    out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
+    labels = {spec: spec.label() for spec in specs}
+    with tqdm(total=len(tasks), desc="compare", unit="game", disable=not show_progress) as bar:
+        for result in BACKENDS[backend](tasks, workers, address):
+            out[labels[result.pop("spec")]].append(result)
+            bar.update(1)
+    for results in out.values():
+        results.sort(key=lambda r: r["game"])
+    return out
+
+
+# --- summaries ------------------------------------------------------------------------------
+
+def _mean_sem(x: np.ndarray):
+    n = len(x)
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+
+
+def summarize(results: Dict[str, List[dict]], max_score: int) -> List[dict]:
+    """One row per method; the paired difference is against "blueprint" when present."""
+    base = results.get("blueprint")
+    rows = []
+    for label, games in results.items():
+        scores = np.array([g["score"] for g in games], dtype=np.float64)
+        seconds = np.array([g["seconds"] for g in games])
+        mean, sem = _mean_sem(scores)
+        row = {
+            "method": label, "games": len(games), "mean": mean, "sem": sem,
+            "perfect_rate": float(np.mean(scores == max_score)),
+            "seconds_per_game": float(seconds.mean()),
+            "rollouts_per_second": float(sum(g["rollouts"] for g in games) / max(seconds.sum(), 1e-9)),
+            "decisions": int(sum(g["decisions"] for g in games)),
+            "fallback_rate": float(sum(g["fallbacks"] for g in games) / max(1, sum(g["decisions"] for g in games))),
+            "deviation_rate": float(sum(g["deviations"] for g in games) / max(1, sum(g["decisions"] for g in games))),
+        }
+        if base is not None and len(base) == len(games):
+            diff = scores - np.array([g["score"] for g in base], dtype=np.float64)
+            row["paired_diff"], row["paired_diff_se"] = _mean_sem(diff)
+        rows.append(row)
+    return rows
+
+
+def format_markdown(rows: List[dict]) -> str:
+    lines = ["| method | games | mean +- s.e.m. | vs blueprint (paired) | perfect | s/game | "
+             "rollouts/s | fallback | deviations |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        paired = (f"{r['paired_diff']:+.3f} +- {r['paired_diff_se']:.3f}"
+                  if "paired_diff" in r and r["method"] != "blueprint" else "")
+        lines.append(
+            f"| {r['method']} | {r['games']} | {r['mean']:.3f} +- {r['sem']:.3f} | {paired} | "
+            f"{100 * r['perfect_rate']:.1f}% | {r['seconds_per_game']:.2f} | "
+            f"{r['rollouts_per_second']:,.0f} | {100 * r['fallback_rate']:.1f}% | "
+            f"{100 * r['deviation_rate']:.1f}% |")
+    return "\n".join(lines)
+
+
+def plot(rows: List[dict], path: str) -> None:
+    """Score against seconds per game (log scale), one point per method."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for r in rows:
+        ax.errorbar(max(r["seconds_per_game"], 1e-4), r["mean"], yerr=r["sem"], fmt="o", capsize=3)
+        ax.annotate(r["method"], (max(r["seconds_per_game"], 1e-4), r["mean"]),
+                    textcoords="offset points", xytext=(5, 5), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds per game")
+    ax.set_ylabel("mean score")
+    ax.set_title("score vs search time")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# --- command line ---------------------------------------------------------------------------
+
+def cmd_compare(args) -> int:
+    """Blueprint vs SPARTA vs LBS-k on the same deals (markdown, JSON, plot)."""
+    from lbs_pz.cli import _config_from
+
+    config = _config_from(args)
+    seats = ("all",) if args.search_seats == "all" else tuple(int(s) for s in args.search_seats.split(","))
+    for seat in seats:
+        if seat != "all" and not 0 <= seat < config.players:
+            raise ValueError(f"--search-seats: seat {seat} is not in [0, {config.players})")
+    specs = [MethodSpec(parse_method(m), blueprint=args.blueprint, belief=args.belief,
+                        rollouts=args.rollouts, search_seats=seats, seed=args.seed)
+             for m in args.methods.split(",")]
+    if specs[0].method != "blueprint" and "blueprint" not in [s.method for s in specs]:
+        specs.insert(0, MethodSpec("blueprint", blueprint=args.blueprint, seed=args.seed))
+    config_kwargs = dataclasses.asdict(config)
+    results = collect(specs, config_kwargs, args.games, seed=args.seed, backend=args.backend,
+                      workers=args.workers, address=args.address,
+                      show_progress=not args.no_progress)
+    rows = summarize(results, config.colors * config.ranks)
+    print(format_markdown(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"config": config_kwargs, "games": args.games, "seed": args.seed,
+                       "backend": args.backend, "rows": rows, "per_game": results}, f, indent=1)
+    if args.plot:
+        plot(rows, args.plot)
+    return 0
+
+
+def add_compare_command(subparsers) -> argparse.ArgumentParser:
+    from lbs_pz.cli import _config_args
+
+    parser = subparsers.add_parser(
+        "compare", help="blueprint vs SPARTA vs LBS-k on the same deals", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--methods", default="blueprint,lbs-inf",
+                        help=f"comma-separated methods: {METHOD_HELP} (default blueprint,lbs-inf)")
+    parser.add_argument("--blueprint", default="strong", help="rule blueprint (default strong)")
+    parser.add_argument("--belief", default="learned", choices=["learned", "grounded", "exact"],
+                        help="belief used by LBS (default learned)")
+    parser.add_argument("--rollouts", type=int, default=256, help="sampled worlds per decision")
+    parser.add_argument("--search-seats", default="0",
+                        help="seats that search, comma-separated, or 'all' (default 0)")
+    parser.add_argument("--games", type=int, default=100, help="games per method (default 100)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and searches")
+    parser.add_argument("--backend", default="process", choices=sorted(BACKENDS),
+                        help="where games run (default: a local process pool)")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    parser.add_argument("--address", default=None, help="Ray cluster address (ray backend)")
+    parser.add_argument("--json", metavar="PATH", help="write rows and per-game results as JSON")
+    parser.add_argument("--plot", metavar="PNG", help="plot score vs seconds per game")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _config_args(parser)
+    parser.set_defaults(func=cmd_compare)
+    return parser
