@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from typing import List, Optional
@@ -30,7 +31,8 @@ def _config_from(args):
 
 def cmd_demo(args) -> int:
     """A short tour on the default game: one game of the strongest rule blueprint shown
-    move by move, then every blueprint's self-play score over many games, in C."""
+    move by move, every blueprint's self-play score over many games (in C), then a few
+    games with Learned Belief Search on top of the strongest blueprint."""
     from lbs_pz.agents import RuleBot
     from lbs_pz.bench.evaluate import evaluate
     from lbs_pz.engine import HanabiState, move_name
@@ -59,6 +61,17 @@ def cmd_demo(args) -> int:
         r = evaluate(RuleBot(name), config, games=args.games, seed=args.seed, progress=False)
         print(f"| {name} | {r.mean:.2f} +- {r.sem:.2f} | {100 * r.perfect_rate:.1f}% | "
               f"{100 * r.bomb_rate:.1f}% | {r.games_per_s:,.0f} |")
+    if args.search_games > 0:
+        from lbs_pz.bench.compare import MethodSpec, collect, format_markdown, summarize
+
+        print(f"\nLearned Belief Search on seat 0 (shipped learned belief, {args.rollouts} "
+              f"rollouts per move, to the end of the game) vs the strong blueprint, same "
+              f"{args.search_games} deals:")
+        specs = [MethodSpec("blueprint", seed=args.seed),
+                 MethodSpec("lbs-inf", belief="learned", rollouts=args.rollouts, seed=args.seed)]
+        results = collect(specs, dataclasses.asdict(config), args.search_games, seed=args.seed,
+                          backend="inline")
+        print(format_markdown(summarize(results, config.colors * config.ranks)))
     print(f"\ndone in {time.perf_counter() - start:.1f} s")
     return 0
 
@@ -85,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0, help="seed of the shown game and the batch")
     demo.add_argument("--games", type=int, default=10_000, help="self-play games per blueprint")
     demo.add_argument("--show-moves", type=int, default=12, help="moves of the game to print")
+    demo.add_argument("--search-games", type=int, default=5,
+                      help="games played with LBS on top of the blueprint (0: skip)")
+    demo.add_argument("--rollouts", type=int, default=64, help="LBS rollouts per move")
     demo.set_defaults(func=cmd_demo)
 
     sub.add_parser("bench-engine", help="engine throughput against HLE, side by side "
