@@ -55,8 +55,8 @@ def cmd_demo(args) -> int:
     print(f"... {state.num_moves_played} moves, final position:\n{state.render()}\n")
 
     print(f"Self-play over {args.games:,} games per blueprint (same deals for all):")
-    print(f"| blueprint | mean +- s.e.m. | perfect | bomb-outs | games/s |")
-    print(f"|---|---:|---:|---:|---:|")
+    print("| blueprint | mean +- s.e.m. | perfect | bomb-outs | games/s |")
+    print("|---|---:|---:|---:|---:|")
     for name in BOT_NAMES:
         r = evaluate(RuleBot(name), config, games=args.games, seed=args.seed, progress=False)
         print(f"| {name} | {r.mean:.2f} +- {r.sem:.2f} | {100 * r.perfect_rate:.1f}% | "

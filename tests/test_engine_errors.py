@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine_helpers import assert_cards_conserved, play_random, snapshot
+from engine_helpers import play_random, snapshot
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 STD = HanabiConfig(players=2)

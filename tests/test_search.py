@@ -28,7 +28,6 @@ def _positions(count, seed=0, every=7, last_move=200, config=HanabiConfig()):
 
 def _known_playable_slots(state, seat):
     """Slots whose every plausible identity is playable now."""
-    ranks = state.config.ranks
     return [i for i, (colors, rank_set, _, _) in enumerate(state.card_knowledge(seat))
             if all(state.fireworks[c] == r for c in colors for r in rank_set)]
 

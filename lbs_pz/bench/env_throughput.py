@@ -128,7 +128,7 @@ def format_table(results: dict) -> str:
         f"{TARGETS['aec_ratio']:.0f}x | {'n/a' if ratio is None else ('PASS' if ratio >= TARGETS['aec_ratio'] else 'FAIL')} |",
         f"| VecEnv, {vec['num_envs']} games, obs + masks (env steps/s) | {vec['rate']:,.0f} | | | "
         f">= {TARGETS['vec_env_steps']:,} | {'PASS' if vec['rate'] >= TARGETS['vec_env_steps'] else 'FAIL'} |",
-        f"| MaskablePPO training on the VecEnv (env steps/s, CPU) | "
+        "| MaskablePPO training on the VecEnv (env steps/s, CPU) | "
         + (f"{ppo['rate']:,.0f} |" if "rate" in ppo else f"unavailable ({ppo['error']}) |")
         + " | | | |",
     ]

@@ -16,7 +16,7 @@ import json
 import math
 import sys
 import time
-from typing import List, Optional, Union
+from typing import List
 
 import numpy as np
 

@@ -19,20 +19,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-import os
 import time
 from typing import Dict, Optional
 
 import numpy as np
 
+from lbs_pz.train.checkpoints import CheckpointError, load_plain, save_plain
+
 CHECKPOINT_FORMAT = "lbs_pz.belief"
 CHECKPOINT_VERSION = 1
 CONFIG_FIELDS = ("players", "colors", "ranks", "hand_size", "max_information_tokens",
                  "max_life_tokens", "random_start_player", "observation_type")
-
-
-class CheckpointError(ValueError):
-    """A file that is not a readable lbs_pz belief checkpoint."""
 
 
 # --- data --------------------------------------------------------------------------------
@@ -112,8 +109,6 @@ def config_to_dict(config) -> Dict:
 def save_checkpoint(path: str, model, config, blueprint: str, info: Optional[Dict] = None,
                     half: bool = False) -> None:
     """Write a checkpoint dict (plain types + tensors) atomically."""
-    import torch
-
     state = {k: (v.half() if half and v.is_floating_point() else v).detach().cpu().clone()
              for k, v in model.state_dict().items()}
     ckpt = {
@@ -125,9 +120,7 @@ def save_checkpoint(path: str, model, config, blueprint: str, info: Optional[Dic
         "state_dict": state,
         "info": dict(info or {}),
     }
-    tmp = f"{path}.tmp"
-    torch.save(ckpt, tmp)
-    os.replace(tmp, path)
+    save_plain(path, ckpt)
 
 
 def load_checkpoint(path: str, map_location="cpu"):
@@ -135,29 +128,10 @@ def load_checkpoint(path: str, map_location="cpu"):
 
     Uses `torch.load(weights_only=True)`: a file is never able to run code. Raises
     CheckpointError (a ValueError) for a missing, corrupt or foreign file."""
-    import torch
-
     from lbs_pz.engine import HanabiConfig
     from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig
 
-    if not os.path.isfile(path):
-        raise CheckpointError(f"belief checkpoint {path!r} does not exist")
-    try:
-        ckpt = torch.load(path, map_location=map_location, weights_only=True)
-    except Exception as err:  # pickle errors, zip errors, unsupported globals ...
-        text = str(err)
-        if "WeightsUnpickler error:" in text:     # skip torch's advice to load unsafely
-            text = text.split("WeightsUnpickler error:", 1)[1].split("Check the doc", 1)[0]
-        reason = " ".join(text.split())[:160]
-        raise CheckpointError(f"{path!r} is not a readable lbs_pz belief checkpoint: "
-                              f"{type(err).__name__} {reason[:200]!r} (loaded with "
-                              f"weights_only=True, which never runs code from a file)") from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{path!r} is not an lbs_pz belief checkpoint (no "
-                              f"format={CHECKPOINT_FORMAT!r} entry)")
-    if ckpt.get("version") != CHECKPOINT_VERSION:
-        raise CheckpointError(f"{path!r} has belief checkpoint version {ckpt.get('version')!r}; "
-                              f"this lbs_pz reads version {CHECKPOINT_VERSION}")
+    ckpt = load_plain(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "belief", map_location)
     try:
         config = HanabiConfig(**ckpt["game_config"])
         net_cfg = BeliefNetConfig(**ckpt["net_config"])
