@@ -116,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_train_belief_command(sub)
     from lbs_pz.bench.beliefs import add_belief_quality_command
     add_belief_quality_command(sub)
+    from lbs_pz.train.value import add_train_value_command
+    add_train_value_command(sub)
     return parser
 
 

@@ -24,8 +24,8 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-METHOD_HELP = ("blueprint | sparta | lbs-K (K moves then the bootstrap value, e.g. lbs-1, "
-               "lbs-16) | lbs-inf (rollouts to the end)")
+METHOD_HELP = ("blueprint | sparta | lbs-K (K blueprint moves, then the shipped centralized "
+               "value, e.g. lbs-1, lbs-16) | lbs-inf (rollouts to the end)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,8 +72,13 @@ def build_agent(spec: MethodSpec):
 
     depth = -1 if spec.method == "lbs-inf" else int(spec.method[4:])
     belief = make_belief(spec.belief, blueprint=blueprint)
-    return blueprint, LBSAgent(blueprint, belief, rollouts=spec.rollouts, depth=depth,
-                               seed=spec.seed)
+    value = None
+    if depth > 0:  # bootstrap with the shipped centralized value model
+        from lbs_pz.search.value import CentralValue
+
+        value = CentralValue()
+    return blueprint, LBSAgent(blueprint, belief, value=value, rollouts=spec.rollouts,
+                               depth=depth, seed=spec.seed)
 
 
 def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
