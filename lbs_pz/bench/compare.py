@@ -120,9 +120,12 @@ def _inline(tasks, workers, address):
 
 
 def _process_pool(tasks, workers, address):
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    with ProcessPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
+    # "spawn": forking a process that already runs torch's thread pool can deadlock.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context) as pool:
         for future in as_completed([pool.submit(play_game, *t) for t in tasks]):
             yield future.result()
 
