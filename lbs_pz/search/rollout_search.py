@@ -94,10 +94,8 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     hands = np.asarray(hands, dtype=np.int64).reshape(len(hands), -1) if len(hands) else hands
 
     def result(move, fallback, worlds_used):
-        means = np.divide(sums, np.maximum(counts, 1))
-        var = np.divide(sq_sums, np.maximum(counts, 1)) - means ** 2
-        sems = np.sqrt(np.maximum(var, 0) / np.maximum(counts - 1, 1))
-        gains, gain_sems = _paired(gain_sums, gain_sq_sums, counts)
+        means, sems = _mean_sem(sums, sq_sums, counts)
+        gains, gain_sems = _mean_sem(gain_sums, gain_sq_sums, counts)
         return SearchResult(
             move=int(move), blueprint_move=blueprint_move, deviated=int(move) != blueprint_move,
             fallback=fallback, moves=legal, means=means, sems=sems, counts=counts,
@@ -138,9 +136,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         gain_sq_sums[candidates] += ((per_move - bp_returns) ** 2).sum(axis=1)
         used = chunk.stop
         if pruning and counts[candidates].min() >= min_samples:
-            means = sums / np.maximum(counts, 1)
-            var = sq_sums / np.maximum(counts, 1) - means ** 2
-            se = np.sqrt(np.maximum(var, 0) / np.maximum(counts - 1, 1))
+            means, se = _mean_sem(sums, sq_sums, counts)
             best = candidates[np.argmax(means[candidates])]
             dropped = alive & (means + 2 * se < means[best] - 2 * se[best])
             dropped[bp_index] = False     # the blueprint's move is the reference
@@ -153,12 +149,12 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     means = sums / np.maximum(counts, 1)
     contenders = np.flatnonzero(alive)
     best = contenders[np.argmax(means[contenders])]
-    gains, gain_sems = _paired(gain_sums, gain_sq_sums, counts)
+    gains, gain_sems = _mean_sem(gain_sums, gain_sq_sums, counts)
     deviate = gains[best] > delta and gains[best] > confidence * gain_sems[best]
     return result(legal[best] if deviate else blueprint_move, fallback=False, worlds_used=used)
 
 
-def _paired(sums: np.ndarray, sq_sums: np.ndarray, counts: np.ndarray):
+def _mean_sem(sums: np.ndarray, sq_sums: np.ndarray, counts: np.ndarray):
     """Mean and standard error from running sums (0 where there is no sample)."""
     n = np.maximum(counts, 1)
     means = sums / n
