@@ -64,11 +64,12 @@ def cmd_demo(args) -> int:
     if args.search_games > 0:
         from lbs_pz.bench.compare import MethodSpec, collect, format_markdown, summarize
 
-        print(f"\nLearned Belief Search on seat 0 (shipped learned belief, {args.rollouts} "
-              f"rollouts per move, to the end of the game) vs the strong blueprint, same "
-              f"{args.search_games} deals:")
+        print(f"\nLearned Belief Search on seat 0 (shipped learned belief, filtered through "
+              f"the blueprint; {args.rollouts} rollouts per move, to the end of the game) vs "
+              f"the strong blueprint, same {args.search_games} deals:")
         specs = [MethodSpec("blueprint", seed=args.seed),
-                 MethodSpec("lbs-inf", belief="learned", rollouts=args.rollouts, seed=args.seed)]
+                 MethodSpec("lbs-inf", belief="learned+cf", rollouts=args.rollouts,
+                            seed=args.seed)]
         results = collect(specs, dataclasses.asdict(config), args.search_games, seed=args.seed,
                           backend="inline")
         print(format_markdown(summarize(results, config.colors * config.ranks)))

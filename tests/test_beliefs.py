@@ -92,6 +92,31 @@ def test_exact_generic_blueprint_matches_c_path():
     assert fast.hands.tolist() == slow.hands.tolist()
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_filtered_belief_agrees_with_the_exact_support(seed):
+    """Counterfactual filtering at sampling time keeps exactly the hands the exact belief
+    keeps as the game goes: the true hand always, every exact candidate, and no grounded
+    sample the exact belief has ruled out."""
+    rng = np.random.default_rng(seed)
+    states = _play(SMALL, seed)
+    state = next(states)
+    seat = seed % 2
+    exact = ExactBelief("strong").reset(state, seat)
+    filtered = make_belief("grounded+cf", blueprint="strong").reset(state, seat)
+    rejected = 0
+    for state in states:
+        exact.observe(state)
+        filtered.observe(state)
+        truth = np.array([state.hand(seat)])
+        assert filtered.consistent_with_partners(truth).all()
+        assert filtered.consistent_with_partners(exact.sample(100, rng)).all()
+        samples = filtered.sample(100, rng)
+        assert all(np.isfinite(exact.log_prob(h)) for h in samples)
+        proposals = filtered.base.sample(100, rng)
+        rejected += (~filtered.consistent_with_partners(proposals)).sum()
+    assert rejected > 0    # the filter did something
+
+
 def _brute_force(state, seat, bot="strong"):
     """P(own hand) by enumerating every type assignment of the seat's current hand
     positions in the deal, weighting by the arrangements of the undrawn cards and
@@ -247,7 +272,7 @@ def test_shipped_belief_loads_and_samples():
 
 # --- only the seat's view -----------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["exact", "grounded", "learned"])
+@pytest.mark.parametrize("kind", ["exact", "grounded", "learned", "grounded+cf"])
 def test_samples_do_not_depend_on_the_true_hand(kind):
     config = HanabiConfig(players=2) if kind != "exact" else SMALL
     for state in _play(config, 8):

@@ -41,6 +41,25 @@ def test_ray_backend_agrees_with_inline():
     assert _scores(inline) == _scores(remote)
 
 
+def test_jsonl_log_resumes_and_splits_runs(tmp_path):
+    """Games logged to the JSONL file are reused: a run split in two parts, then resumed
+    over the whole range, plays nothing again and equals one uninterrupted run."""
+    log = str(tmp_path / "games.jsonl")
+    whole = collect(SPECS, CONFIG, games=4, seed=2, backend="inline", show_progress=False)
+    collect(SPECS, CONFIG, games=2, seed=2, backend="inline", show_progress=False, jsonl=log)
+    collect(SPECS, CONFIG, games=2, first_game=2, seed=2, backend="inline",
+            show_progress=False, jsonl=log)
+    lines = open(log).read().splitlines()
+    assert len(lines) == 2 * 4
+    resumed = collect(SPECS, CONFIG, games=4, seed=2, backend="inline", show_progress=False,
+                      jsonl=log)
+    assert len(open(log).read().splitlines()) == 2 * 4          # nothing replayed
+    assert _scores(resumed) == _scores(whole)
+    # Another seed is another run: it is played, not read from the log.
+    collect(SPECS[:1], CONFIG, games=1, seed=3, backend="inline", show_progress=False, jsonl=log)
+    assert len(open(log).read().splitlines()) == 2 * 4 + 1
+
+
 def test_summary_pairs_games_with_the_blueprint():
     results = {
         "blueprint": [{"game": i, "score": s, "seconds": 0.1, "decisions": 0, "rollouts": 0,

@@ -51,6 +51,24 @@ def test_search_plays_legal_moves_and_deviates_only_beyond_delta():
     assert deviated > 0
 
 
+def test_verification_decides_deviations_on_fresh_worlds():
+    """With `verify`, a deviation needs its gain re-measured on the extra worlds to pass
+    delta and the confidence bound; without a proposal no verification rollouts run."""
+    agent = LBSAgent(BOT, GroundedBelief(), rollouts=32, verify=64, depth=-1, seed=4)
+    verified = 0
+    for state in _positions(12, seed=1):
+        result = agent.search(state)
+        assert result.move in state.legal_moves()
+        if np.isnan(result.verify_gain):
+            assert not result.deviated and result.rollouts == result.counts.sum()
+            continue
+        verified += 1
+        assert result.rollouts == result.counts.sum() + 2 * 64
+        passes = result.verify_gain > 0.05 and result.verify_gain > 2.0 * result.verify_sem
+        assert result.deviated == passes
+    assert verified > 0
+
+
 def test_pruning_never_drops_a_sure_point_on_the_last_turn():
     """On the game's last move, playing a card known (from hints) to be playable scores
     +1 in every world, the most any move can: with pruning on, such a play is never
@@ -119,6 +137,8 @@ def test_bad_parameters_are_clear_errors():
         LBSAgent(BOT, GroundedBelief(), depth=0)
     with pytest.raises(ValueError, match="rollouts"):
         LBSAgent(BOT, GroundedBelief(), rollouts=0)
+    with pytest.raises(ValueError, match="verify"):
+        LBSAgent(BOT, GroundedBelief(), verify=1)
     with pytest.raises(TypeError, match="Blueprint"):
         LBSAgent("strong", GroundedBelief())
     state = _positions(1)[0]

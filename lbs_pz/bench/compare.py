@@ -24,6 +24,8 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from lbs_pz.search.beliefs import BELIEF_KINDS
+
 METHOD_HELP = ("blueprint | sparta | lbs-K (K blueprint moves, then the shipped centralized "
                "value, e.g. lbs-1, lbs-16) | lbs-inf (rollouts to the end)")
 
@@ -34,10 +36,12 @@ class MethodSpec:
 
     method: str                   # see METHOD_HELP
     blueprint: str = "strong"
-    belief: str = "learned"       # for lbs-*: learned | grounded | exact
+    belief: str = "learned+cf"    # for lbs-*: one of lbs_pz.search.beliefs.BELIEF_KINDS
     rollouts: int = 256
     search_seats: tuple = (0,)
     seed: int = 0
+    verify: int = 0               # extra worlds re-measuring a proposed deviation
+    confidence: float = 2.0       # standard errors a deviation's gain must exceed
 
     def label(self) -> str:
         if self.method in ("blueprint", "sparta"):
@@ -67,7 +71,8 @@ def build_agent(spec: MethodSpec):
     from lbs_pz.search.agents import LBSAgent, SpartaAgent
 
     if spec.method == "sparta":
-        return blueprint, SpartaAgent(blueprint, rollouts=spec.rollouts, seed=spec.seed)
+        return blueprint, SpartaAgent(blueprint, rollouts=spec.rollouts, verify=spec.verify,
+                                      confidence=spec.confidence, seed=spec.seed)
     from lbs_pz.search.beliefs import make_belief
 
     depth = -1 if spec.method == "lbs-inf" else int(spec.method[4:])
@@ -78,7 +83,8 @@ def build_agent(spec: MethodSpec):
 
         value = CentralValue()
     return blueprint, LBSAgent(blueprint, belief, value=value, rollouts=spec.rollouts,
-                               depth=depth, seed=spec.seed)
+                               depth=depth, verify=spec.verify, confidence=spec.confidence,
+                               seed=spec.seed)
 
 
 def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
@@ -153,21 +159,61 @@ def _ray(tasks, workers, address):
 BACKENDS = {"inline": _inline, "process": _process_pool, "ray": _ray}
 
 
+def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int) -> str:
+    return json.dumps([dataclasses.asdict(spec), config_kwargs, seed], sort_keys=True)
+
+
+def _read_jsonl(path: str) -> List[dict]:
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: int = 0,
             backend: str = "process", workers: Optional[int] = None,
-            address: Optional[str] = None, show_progress: bool = True) -> Dict[str, List[dict]]:
-    """Every spec on games 0..games-1: {method label: per-game results, in game order}."""
+            address: Optional[str] = None, show_progress: bool = True,
+            first_game: int = 0, jsonl: Optional[str] = None) -> Dict[str, List[dict]]:
+    """Every spec on games first_game .. first_game + games - 1: {method label: per-game
+    results, in game order}.
+
+    jsonl: a file to which every finished game is appended as one JSON line; games of the
+    same spec, variant and seed already in it are not played again, so an interrupted run
+    resumes where it stopped and long runs can be split across calls or machines."""
     from tqdm import tqdm
 
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
-    tasks = [(spec, config_kwargs, g, seed) for spec in specs for g in range(games)]
-    out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
+    if games < 1 or first_game < 0:
+        raise ValueError(f"need games >= 1 and first_game >= 0, got {games} and {first_game}")
+    wanted = range(first_game, first_game + games)
     labels = {spec: spec.label() for spec in specs}
-    with tqdm(total=len(tasks), desc="compare", unit="game", disable=not show_progress) as bar:
-        for result in BACKENDS[backend](tasks, workers, address):
-            out[labels[result.pop("spec")]].append(result)
-            bar.update(1)
+    out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
+    keys = {_jsonl_key(spec, config_kwargs, seed): spec for spec in specs}
+    done = set()
+    for line in _read_jsonl(jsonl):
+        spec = keys.get(line.get("key"))
+        if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
+            done.add((spec, line["game"]))
+            out[labels[spec]].append(line["result"])
+    tasks = [(spec, config_kwargs, g, seed) for spec in specs for g in wanted
+             if (spec, g) not in done]
+    log = open(jsonl, "a") if jsonl else None
+    try:
+        with tqdm(total=len(tasks), desc="compare", unit="game",
+                  disable=not show_progress) as bar:
+            for result in BACKENDS[backend](tasks, workers, address):
+                spec = result.pop("spec")
+                out[labels[spec]].append(result)
+                if log is not None:
+                    log.write(json.dumps({"key": _jsonl_key(spec, config_kwargs, seed),
+                                          "method": labels[spec], "game": result["game"],
+                                          "result": result}) + "\n")
+                    log.flush()
+                bar.update(1)
+    finally:
+        if log is not None:
+            log.close()
     for results in out.values():
         results.sort(key=lambda r: r["game"])
     return out
@@ -197,8 +243,10 @@ def summarize(results: Dict[str, List[dict]], max_score: int) -> List[dict]:
             "fallback_rate": float(sum(g["fallbacks"] for g in games) / max(1, sum(g["decisions"] for g in games))),
             "deviation_rate": float(sum(g["deviations"] for g in games) / max(1, sum(g["decisions"] for g in games))),
         }
-        if base is not None and len(base) == len(games):
-            diff = scores - np.array([g["score"] for g in base], dtype=np.float64)
+        base_scores = {g["game"]: g["score"] for g in base or []}
+        shared = [g for g in games if g["game"] in base_scores]
+        if len(shared) > 1:   # paired on the deals both played
+            diff = np.array([g["score"] - base_scores[g["game"]] for g in shared], dtype=np.float64)
             row["paired_diff"], row["paired_diff_se"] = _mean_sem(diff)
         rows.append(row)
     return rows
@@ -253,14 +301,16 @@ def cmd_compare(args) -> int:
         if seat != "all" and not 0 <= seat < config.players:
             raise ValueError(f"--search-seats: seat {seat} is not in [0, {config.players})")
     specs = [MethodSpec(parse_method(m), blueprint=args.blueprint, belief=args.belief,
-                        rollouts=args.rollouts, search_seats=seats, seed=args.seed)
+                        rollouts=args.rollouts, search_seats=seats, seed=args.seed,
+                        verify=args.verify, confidence=args.confidence)
              for m in args.methods.split(",")]
     if specs[0].method != "blueprint" and "blueprint" not in [s.method for s in specs]:
         specs.insert(0, MethodSpec("blueprint", blueprint=args.blueprint, seed=args.seed))
     config_kwargs = dataclasses.asdict(config)
     results = collect(specs, config_kwargs, args.games, seed=args.seed, backend=args.backend,
                       workers=args.workers, address=args.address,
-                      show_progress=not args.no_progress)
+                      show_progress=not args.no_progress, first_game=args.first_game,
+                      jsonl=args.jsonl)
     rows = summarize(results, config.colors * config.ranks)
     print(format_markdown(rows))
     if args.json:
@@ -281,13 +331,25 @@ def add_compare_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--methods", default="blueprint,lbs-inf",
                         help=f"comma-separated methods: {METHOD_HELP} (default blueprint,lbs-inf)")
     parser.add_argument("--blueprint", default="strong", help="rule blueprint (default strong)")
-    parser.add_argument("--belief", default="learned", choices=["learned", "grounded", "exact"],
-                        help="belief used by LBS (default learned)")
+    parser.add_argument("--belief", default="learned+cf", choices=BELIEF_KINDS,
+                        help="belief used by LBS (default learned+cf: the learned belief's "
+                             "samples filtered counterfactually through the blueprint)")
     parser.add_argument("--rollouts", type=int, default=256, help="sampled worlds per decision")
+    parser.add_argument("--verify", type=int, default=0,
+                        help="extra worlds on which a proposed deviation is re-measured "
+                             "against the blueprint's move (default 0: off)")
+    parser.add_argument("--confidence", type=float, default=2.0,
+                        help="standard errors of the paired gain a deviation must exceed, "
+                             "besides delta = 0.05 (default 2; 0 is the paper's rule)")
     parser.add_argument("--search-seats", default="0",
                         help="seats that search, comma-separated, or 'all' (default 0)")
     parser.add_argument("--games", type=int, default=100, help="games per method (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and searches")
+    parser.add_argument("--first-game", type=int, default=0,
+                        help="index of the first deal (to split a run; default 0)")
+    parser.add_argument("--jsonl", metavar="PATH",
+                        help="append every finished game to PATH; games already there "
+                             "are reused, so an interrupted run resumes")
     parser.add_argument("--backend", default="process", choices=sorted(BACKENDS),
                         help="where games run (default: a local process pool)")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")

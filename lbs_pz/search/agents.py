@@ -37,6 +37,10 @@ class SearchAgent:
         delta: minimum gain over the blueprint's move to deviate (the paper's 0.05).
         confidence: the gain must also exceed this many standard errors (see
             `search_move`; 0 is the paper's rule, meant for ~10K rollouts).
+        verify: extra sampled worlds on which a proposed deviation is re-measured
+            against the blueprint's move before it is played (0: off, the paper's
+            single estimate). Only two moves are rolled out there, so it is cheap, and
+            the re-measured gain is free of the winner's curse.
         pruning: UCB-like pruning of clearly worse moves.
         min_legal_fraction: if fewer sampled hands than this fraction of `rollouts` are
             consistent, play the blueprint's move (counted in `fallbacks`).
@@ -48,7 +52,7 @@ class SearchAgent:
 
     def __init__(self, blueprint, belief, rollouts: int = 512, depth: int = -1,
                  value: Optional[ValueFn] = None, delta: float = 0.05,
-                 confidence: float = 2.0, pruning: bool = True,
+                 confidence: float = 2.0, verify: int = 0, pruning: bool = True,
                  min_legal_fraction: float = 0.1, time_budget: Optional[float] = None,
                  batch_size: int = 32, seed: int = 0):
         if not callable(getattr(blueprint, "act", None)) or not callable(getattr(blueprint, "rollout", None)):
@@ -59,9 +63,11 @@ class SearchAgent:
             raise ValueError(f"depth must be a positive number of moves or -1 (to the end), got {depth}")
         if delta < 0:
             raise ValueError(f"delta must be >= 0, got {delta}")
+        if verify < 0 or verify == 1:
+            raise ValueError(f"verify must be 0 (off) or >= 2 worlds, got {verify}")
         self.blueprint, self.belief = blueprint, belief
         self.rollouts, self.depth, self.delta, self.pruning = rollouts, depth, delta, pruning
-        self.confidence = confidence
+        self.confidence, self.verify = confidence, verify
         if value is None and getattr(blueprint, "has_value", False):
             value = blueprint.value
         self.value = value
@@ -101,11 +107,15 @@ class SearchAgent:
         # One seed per (agent seed, position): reproducible, independent across moves.
         key = [self.seed, seat, state.num_moves_played] + state.move_history
         rng = np.random.default_rng(np.random.SeedSequence(key))
-        hands = self.belief.sample(self.rollouts, rng)
+        hands = self.belief.sample(self.rollouts + self.verify, rng)
+        # A belief may return fewer (consistent) hands than asked: search gets the first
+        # `rollouts`, verification the rest.
+        search_hands, verify_hands = hands[:self.rollouts], hands[self.rollouts:]
         min_worlds = max(1, int(np.ceil(self.min_legal_fraction * self.rollouts)))
         result = search_move(
-            state, seat, self.blueprint, hands, depth=self.depth, value=self.value,
+            state, seat, self.blueprint, search_hands, depth=self.depth, value=self.value,
             delta=self.delta, confidence=self.confidence, pruning=self.pruning,
+            verify_hands=verify_hands if self.verify else None,
             batch_size=self.batch_size,
             min_worlds=min_worlds, time_budget=self.time_budget,
             seed=int(rng.integers(2**62)))
@@ -121,16 +131,19 @@ class SearchAgent:
 
 
 class LBSAgent(SearchAgent):
-    """Learned Belief Search: `belief` defaults to the shipped learned belief."""
+    """Learned Belief Search. `belief` defaults to the shipped learned belief with its
+    samples counterfactually filtered through the blueprint (`make_belief("learned+cf")`):
+    the unfiltered model puts much of its mass on hands the partner's moves rule out, and
+    its deviations then gain little (see the README's search figures)."""
 
     name = "lbs"
 
     def __init__(self, blueprint, belief=None, value: Optional[ValueFn] = None,
                  rollouts: int = 512, depth: int = 16, **kwargs):
         if belief is None:
-            from lbs_pz.search.beliefs import LearnedBelief
+            from lbs_pz.search.beliefs import make_belief
 
-            belief = LearnedBelief()
+            belief = make_belief("learned+cf", blueprint=blueprint)
         super().__init__(blueprint, belief, rollouts=rollouts, depth=depth, value=value, **kwargs)
         self.name = f"lbs-{'inf' if depth < 0 else depth}"
 

@@ -42,8 +42,10 @@ class SearchResult:
     gains: np.ndarray              # paired mean gain of each move over the blueprint's move
     gain_sems: np.ndarray          # and its standard error (same worlds: common random numbers)
     worlds: int                    # sampled worlds used
-    rollouts: int                  # (move, world) rollouts run
+    rollouts: int                  # (move, world) rollouts run, verification included
     seconds: float
+    verify_gain: float = float("nan")  # the best move's gain re-measured on fresh worlds
+    verify_sem: float = float("nan")   # (nan: no verification ran)
 
 
 def _world_returns(worlds: Sequence[HanabiState], blueprint, depth: int,
@@ -61,9 +63,30 @@ def _world_returns(worlds: Sequence[HanabiState], blueprint, depth: int,
     return scores
 
 
+def _move_returns(state: HanabiState, seat: int, moves: Sequence[int], hands: np.ndarray,
+                  world_seeds: np.ndarray, blueprint, depth: int,
+                  value: Optional[ValueFn]) -> np.ndarray:
+    """Return of every move in every world: float64 (len(moves), len(hands)). World j is
+    the real game with `seat` holding hands[j] and the deck re-dealt from world_seeds[j];
+    every move is played in the same worlds (common random numbers)."""
+    base_worlds = []
+    for hand, world_seed in zip(hands, world_seeds):
+        world = state.clone()
+        world.set_hand(seat, hand, seed=int(world_seed))
+        base_worlds.append(world)
+    worlds = []
+    for move in moves:
+        for base in base_worlds:
+            world = base.clone()
+            world.apply(int(move))
+            worlds.append(world)
+    returns = _world_returns(worlds, blueprint, depth, value)
+    return returns.reshape(len(moves), len(base_worlds))
+
+
 def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
                 depth: int = -1, value: Optional[ValueFn] = None, delta: float = 0.05,
-                confidence: float = 0.0,
+                confidence: float = 0.0, verify_hands: Optional[np.ndarray] = None,
                 pruning: bool = True, min_samples: int = 32, batch_size: int = 32,
                 min_worlds: int = 1, time_budget: Optional[float] = None,
                 seed: int = 0) -> SearchResult:
@@ -78,6 +101,11 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         paper's rule is confidence 0 (with 10K rollouts); with a few hundred rollouts
         the best of ~15 noisy estimates beats the blueprint by chance (the winner's
         curse), which confidence ~2 guards against.
+    verify_hands: optional second sample of own hands (v, hand_len). The best move is
+        then chosen on `hands` and its gain over the blueprint's move is measured again
+        on these fresh worlds, where it is unbiased; delta and confidence apply to that
+        second estimate (`verify_gain`, `verify_sem`). Only the two moves are rolled out,
+        so a large second sample is cheap.
     pruning: drop a move once mean + 2 s.e. < best mean - 2 s.e. (after min_samples).
     min_worlds: fewer sampled hands than this -> fall back to the blueprint's move.
     time_budget: seconds; the search stops after the batch that exceeds it.
@@ -92,6 +120,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     sums, sq_sums, counts = np.zeros(k), np.zeros(k), np.zeros(k, dtype=np.int64)
     gain_sums, gain_sq_sums = np.zeros(k), np.zeros(k)   # paired with the blueprint's move
     hands = np.asarray(hands, dtype=np.int64).reshape(len(hands), -1) if len(hands) else hands
+    verified = [np.nan, np.nan, 0]                        # gain, its s.e., rollouts
 
     def result(move, fallback, worlds_used):
         means, sems = _mean_sem(sums, sq_sums, counts)
@@ -99,41 +128,29 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         return SearchResult(
             move=int(move), blueprint_move=blueprint_move, deviated=int(move) != blueprint_move,
             fallback=fallback, moves=legal, means=means, sems=sems, counts=counts,
-            gains=gains, gain_sems=gain_sems, worlds=worlds_used, rollouts=int(counts.sum()),
-            seconds=time.perf_counter() - start)
+            gains=gains, gain_sems=gain_sems, worlds=worlds_used,
+            rollouts=int(counts.sum()) + verified[2], seconds=time.perf_counter() - start,
+            verify_gain=verified[0], verify_sem=verified[1])
 
     if len(hands) < max(min_worlds, 1) or k == 1:
         return result(blueprint_move, fallback=k > 1, worlds_used=0)
 
     bp_index = int(np.flatnonzero(legal == blueprint_move)[0])
     alive = np.ones(k, dtype=bool)
-    world_seeds = np.random.default_rng(seed).integers(0, 2**63, size=len(hands))
+    seeds = np.random.default_rng(seed)
+    world_seeds = seeds.integers(0, 2**63, size=len(hands))
     used = 0
     for lo in range(0, len(hands), batch_size):
-        chunk = range(lo, min(lo + batch_size, len(hands)))
-        base_worlds = []
-        for j in chunk:
-            world = state.clone()
-            world.set_hand(seat, hands[j], seed=int(world_seeds[j]))
-            base_worlds.append(world)
+        chunk = slice(lo, min(lo + batch_size, len(hands)))
         candidates = np.flatnonzero(alive)
-        worlds, owners = [], []
-        for idx in candidates:
-            for base in base_worlds:
-                world = base.clone()
-                world.apply(int(legal[idx]))
-                worlds.append(world)
-                owners.append(idx)
-        returns = _world_returns(worlds, blueprint, depth, value)
-        owners = np.asarray(owners)
-        np.add.at(sums, owners, returns)
-        np.add.at(sq_sums, owners, returns ** 2)
-        np.add.at(counts, owners, 1)
-        # Worlds are laid out move by move, in the same order for every move.
-        per_move = returns.reshape(len(candidates), len(base_worlds))
-        bp_returns = per_move[list(candidates).index(bp_index)]
-        gain_sums[candidates] += (per_move - bp_returns).sum(axis=1)
-        gain_sq_sums[candidates] += ((per_move - bp_returns) ** 2).sum(axis=1)
+        per_move = _move_returns(state, seat, legal[candidates], hands[chunk],
+                                 world_seeds[chunk], blueprint, depth, value)
+        sums[candidates] += per_move.sum(axis=1)
+        sq_sums[candidates] += (per_move ** 2).sum(axis=1)
+        counts[candidates] += per_move.shape[1]
+        paired = per_move - per_move[list(candidates).index(bp_index)]
+        gain_sums[candidates] += paired.sum(axis=1)
+        gain_sq_sums[candidates] += (paired ** 2).sum(axis=1)
         used = chunk.stop
         if pruning and counts[candidates].min() >= min_samples:
             means, se = _mean_sem(sums, sq_sums, counts)
@@ -150,7 +167,16 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     contenders = np.flatnonzero(alive)
     best = contenders[np.argmax(means[contenders])]
     gains, gain_sems = _mean_sem(gain_sums, gain_sq_sums, counts)
-    deviate = gains[best] > delta and gains[best] > confidence * gain_sems[best]
+    gain, gain_sem = gains[best], gain_sems[best]
+    if verify_hands is not None and len(verify_hands) > 1 and best != bp_index and gain > delta:
+        verify_hands = np.asarray(verify_hands, dtype=np.int64).reshape(len(verify_hands), -1)
+        pair = _move_returns(state, seat, [legal[best], blueprint_move], verify_hands,
+                             seeds.integers(0, 2**63, size=len(verify_hands)),
+                             blueprint, depth, value)
+        diff = pair[0] - pair[1]
+        gain, gain_sem = diff.mean(), diff.std(ddof=1) / np.sqrt(len(diff))
+        verified[:] = [gain, gain_sem, pair.size]
+    deviate = gain > delta and gain > confidence * gain_sem
     return result(legal[best] if deviate else blueprint_move, fallback=False, worlds_used=used)
 
 

@@ -5,6 +5,8 @@
     GroundedBelief()         per card, proportional to unseen copies allowed by the hints
     LearnedBelief(path)      encoder LSTM + auto-regressive decoder (torch); the default
                              checkpoint ships with the package (2p, 5 cards, strong bot)
+    FilteredBelief(base, bp) any belief's samples, counterfactually filtered through the
+                             blueprint ("learned+cf", "grounded+cf")
 
     >>> import numpy as np
     >>> from lbs_pz.engine import HanabiConfig, HanabiState
@@ -18,6 +20,7 @@ See `lbs_pz.search.beliefs.base` for what a belief may read.
 
 from lbs_pz.search.beliefs.base import Belief, SeatInfo
 from lbs_pz.search.beliefs.exact import BeliefMemoryError, ExactBelief
+from lbs_pz.search.beliefs.filtered import FilteredBelief
 from lbs_pz.search.beliefs.grounded import GroundedBelief
 
 
@@ -28,9 +31,18 @@ def __getattr__(name):  # torch is imported only when the learned belief is used
     raise AttributeError(name)
 
 
+BELIEF_KINDS = ("exact", "grounded", "learned", "grounded+cf", "learned+cf")
+
+
 def make_belief(kind: str, blueprint=None, checkpoint=None, **kwargs) -> Belief:
     """A belief by name: "exact" (needs the blueprint for counterfactual filtering),
-    "grounded" or "learned" (checkpoint: default the shipped one)."""
+    "grounded" or "learned" (checkpoint: default the shipped one); a "+cf" suffix
+    filters the samples counterfactually through the blueprint (`FilteredBelief`)."""
+    if kind.endswith("+cf"):
+        if blueprint is None:
+            raise ValueError(f"belief {kind!r} needs the blueprint the partners play")
+        base = make_belief(kind[:-3], blueprint, checkpoint, **kwargs)
+        return FilteredBelief(base, blueprint)
     if kind == "exact":
         return ExactBelief(blueprint, **kwargs)
     if kind == "grounded":
@@ -38,8 +50,8 @@ def make_belief(kind: str, blueprint=None, checkpoint=None, **kwargs) -> Belief:
     if kind == "learned":
         from lbs_pz.search.beliefs.learned import LearnedBelief
         return LearnedBelief(checkpoint, **kwargs)
-    raise ValueError(f"unknown belief {kind!r}; choose exact, grounded or learned")
+    raise ValueError(f"unknown belief {kind!r}; choose one of {', '.join(BELIEF_KINDS)}")
 
 
-__all__ = ["Belief", "SeatInfo", "ExactBelief", "GroundedBelief", "LearnedBelief",
+__all__ = ["Belief", "SeatInfo", "ExactBelief", "FilteredBelief", "GroundedBelief", "LearnedBelief", "BELIEF_KINDS",
            "BeliefMemoryError", "default_checkpoint", "make_belief"]

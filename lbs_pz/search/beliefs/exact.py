@@ -61,6 +61,25 @@ def _bot_kind(blueprint) -> Optional[int]:
     return None
 
 
+def counterfactual_keep(blueprint, kind: Optional[int], before: HanabiState, seat: int,
+                        move: int, hands: np.ndarray) -> np.ndarray:
+    """bool (N,): True where the blueprint, acting for the player to move in `before`,
+    makes `move` when `seat` holds hands[r] (int8 (N, n)). C rule bots (`kind`, from
+    `_bot_kind`) run in C; any other Blueprint acts on copies of the game in batches."""
+    if kind is not None:
+        return _exact.counterfactual_mask(kind, before, seat, move, hands).astype(bool)
+    keep = np.zeros(len(hands), dtype=bool)
+    chunk = 4096
+    for lo in range(0, len(hands), chunk):
+        worlds = []
+        for h in hands[lo:lo + chunk]:
+            w = before.clone()
+            w.set_hand(seat, [int(c) for c in h])
+            worlds.append(w)
+        keep[lo:lo + chunk] = np.asarray(blueprint.act_batch(worlds)) == move
+    return keep
+
+
 class ExactBelief(Belief):
     """Args:
         blueprint: the policy every other seat is assumed to play, for counterfactual
@@ -159,19 +178,7 @@ class ExactBelief(Belief):
         self.peak_memory_bytes = max(self.peak_memory_bytes, self.hands.nbytes)
 
     def _counterfactual(self, before: HanabiState, move: int, hands: np.ndarray) -> np.ndarray:
-        if self.kind is not None:
-            keep = _exact.counterfactual_mask(self.kind, before, self.seat, move, hands)
-            return keep.astype(bool)
-        keep = np.zeros(len(hands), dtype=bool)
-        chunk = 4096
-        for lo in range(0, len(hands), chunk):
-            worlds = []
-            for h in hands[lo:lo + chunk]:
-                w = before.clone()
-                w.set_hand(self.seat, [int(c) for c in h])
-                worlds.append(w)
-            keep[lo:lo + chunk] = np.asarray(self.blueprint.act_batch(worlds)) == move
-        return keep
+        return counterfactual_keep(self.blueprint, self.kind, before, self.seat, move, hands)
 
     # --- queries -------------------------------------------------------------------------------
 

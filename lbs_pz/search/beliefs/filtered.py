@@ -1,0 +1,139 @@
+"""Counterfactual filtering of any belief's samples through the blueprint.
+
+The other players see the searching seat's hand, and the blueprint they play is
+deterministic: a hand under which some partner would have made a different move than it
+did is impossible. The exact belief applies this filter to every candidate hand as the
+game goes (SPARTA); `FilteredBelief` applies it to the samples of another belief (the
+learned one, say) at sampling time: it oversamples, traces every sampled hand back
+through the seat's own plays and discards to each past partner decision, and keeps the
+hands under which the blueprint repeats every move the partners made.
+
+Sampling from q(h) and keeping the consistent hands draws from q(h | consistent), which
+is the true posterior when q is the prior the blueprint's play was conditioned on, and
+strictly closer to it than q in general: the filter removes exactly the mass that the
+partners' moves rule out. Its cost grows with the history (one C bot call per candidate
+and past partner move, about 1 us each for the rule bots) and not with the number of
+possible hands, so it works for 7-card hands where the exact belief cannot.
+
+    belief = FilteredBelief(LearnedBelief(), RuleBot("strong"))   # make_belief("learned+cf")
+"""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+import numpy as np
+
+from lbs_pz.engine import HanabiState
+from lbs_pz.search.beliefs.base import Belief, as_rng
+from lbs_pz.search.beliefs.exact import counterfactual_keep, _bot_kind
+
+
+class FilteredBelief(Belief):
+    """Args:
+        base: the belief proposing hands (its `sample` must return consistent hands).
+        blueprint: the policy the other seats play: a RuleBot (C speed) or any Blueprint
+            with `act_batch`.
+        oversample: hands drawn from `base` per hand asked for, per round; rounds repeat
+            until n hands survive or `max_oversample * n` were drawn. `sample(n)` returns
+            the first n survivors, fewer if too few survive (a search then falls back).
+
+    `card_probabilities` is estimated from filtered samples; `log_prob` is the base's
+    log-probability for a consistent hand (not renormalised over the filter) and -inf
+    for a hand the filter rules out.
+    """
+
+    def __init__(self, base: Belief, blueprint, oversample: int = 4, max_oversample: int = 32):
+        super().__init__()
+        if not isinstance(base, Belief):
+            raise TypeError(f"base must be a Belief, got {type(base).__name__}")
+        kind = _bot_kind(blueprint)
+        if kind is None and not callable(getattr(blueprint, "act_batch", None)):
+            raise TypeError("blueprint must be a RuleBot or a Blueprint with act_batch, got "
+                            f"{type(blueprint).__name__}")
+        if not 1 <= oversample <= max_oversample:
+            raise ValueError(f"need 1 <= oversample <= max_oversample, got {oversample} "
+                             f"and {max_oversample}")
+        self.base, self.blueprint, self.kind = base, blueprint, kind
+        self.oversample, self.max_oversample = int(oversample), int(max_oversample)
+        self.name = f"{base.name}+cf"
+
+    # The base tracks the game itself; this class records what the filter needs: every
+    # partner decision (the position before it and the move) and the seat's own plays
+    # and discards, in order.
+    def reset(self, state: HanabiState, seat: int) -> "FilteredBelief":
+        self.base.reset(state, seat)
+        return super().reset(state, seat)
+
+    def observe(self, state: HanabiState) -> None:
+        super().observe(state)
+        self.base.observe(state)
+
+    def _reset(self, start: HanabiState) -> None:
+        self._events: List[Tuple[str, object, int, int]] = []
+
+    def _update(self, before: HanabiState, after: HanabiState, rec: dict) -> None:
+        me, hs = self.seat, self.config.hand_size
+        if rec["player"] != me:
+            self._events.append(("partner", before, rec["move"], 0))
+        elif rec["move"] < 2 * hs:      # a play or discard: the hand changes
+            drew = len(after.card_knowledge(me)) == len(before.card_knowledge(me))
+            self._events.append(("own", rec["move"] % hs, rec["card"], int(drew)))
+
+    def consistent_with_partners(self, hands: np.ndarray,
+                                 skip_unexplained: bool = False) -> np.ndarray:
+        """bool (m,): hands (m, hand_len) of the seat now under which the blueprint
+        repeats every past partner move. Walks the history backwards, undoing the seat's
+        plays and discards to recover each hand as it was at each partner decision.
+
+        skip_unexplained: ignore a partner move that none of the hands still kept
+            explains (a partner that was not playing the blueprint, e.g. another
+            searching seat), as ExactBelief does; meant for large samples."""
+        past = np.ascontiguousarray(hands, dtype=np.int8)
+        keep = np.ones(len(past), dtype=bool)
+        for event in reversed(self._events):
+            if not keep.any():
+                break
+            if event[0] == "own":           # before it: the card back in its slot, no draw
+                _, slot, card, drew = event
+                kept = past[:, :past.shape[1] - drew]
+                past = np.ascontiguousarray(np.concatenate(
+                    [kept[:, :slot], np.full((len(past), 1), card, np.int8), kept[:, slot:]],
+                    axis=1))
+            else:
+                _, before, move, _ = event
+                rows = np.flatnonzero(keep)
+                agree = counterfactual_keep(self.blueprint, self.kind, before, self.seat,
+                                            move, np.ascontiguousarray(past[rows]))
+                # A move no remaining hand explains was not the blueprint's (a searching
+                # partner deviated): it carries no evidence, as in ExactBelief.
+                if agree.any() or not skip_unexplained:
+                    keep[rows] = agree
+        return keep
+
+    def sample(self, n: int, rng) -> np.ndarray:
+        rng = as_rng(rng)
+        kept, survivors, proposed = [], 0, 0
+        while survivors < n and proposed < n * self.max_oversample:
+            hands = self.base.sample(n * self.oversample, rng)
+            proposed += max(self.base.last_proposed, len(hands), 1)
+            if len(hands):
+                hands = hands[self.consistent_with_partners(hands, skip_unexplained=True)]
+                kept.append(hands)
+                survivors += len(hands)
+        hands = np.concatenate(kept) if kept else np.zeros((0, self.hand_len), np.int64)
+        self.last_proposed, self.last_legal = proposed, len(hands)
+        return hands[:n]
+
+    def card_probabilities(self, samples: int = 2000) -> np.ndarray:
+        hands = self.sample(samples, np.random.default_rng(12345))
+        T = self.config.num_card_types
+        if len(hands) == 0:
+            return self.base.card_probabilities()
+        return np.stack([np.bincount(hands[:, i], minlength=T)[:T] / len(hands)
+                         for i in range(hands.shape[1])])
+
+    def log_prob(self, hand) -> float:
+        if not self.consistent_with_partners(np.asarray(hand).reshape(1, -1))[0]:
+            return -np.inf
+        return self.base.log_prob(hand)
