@@ -56,10 +56,17 @@ def make_value_net(cfg: ValueNetConfig):
 class CentralValue:
     """value(worlds) -> expected final score of each world, float32 (N,)."""
 
-    def __init__(self, checkpoint: Optional[str] = None, net=None, config=None):
+    def __init__(self, checkpoint: Optional[str] = None, net=None, config=None,
+                 threads: Optional[int] = 1):
+        """threads: torch intra-op threads while evaluating (restored afterwards; None:
+        leave torch's setting). One is fastest for search's batches of a few thousand
+        worlds, and avoids oversubscription when search runs one process per core."""
+        import torch
+
         if net is None:
             net, config, _ = load_value(checkpoint or default_value_checkpoint())
-        self.net, self.config = net.eval(), config
+        self.net, self.config, self.threads = net.eval(), config, threads
+        self._torch = torch
 
     def __call__(self, states: Sequence) -> np.ndarray:
         import torch
@@ -69,7 +76,9 @@ class CentralValue:
         if states[0].config != self.config:
             raise ValueError(f"value model trained for {self.config}, got states of "
                              f"{states[0].config}")
-        with torch.no_grad():
+        from lbs_pz.search.beliefs.learned import TorchThreads
+
+        with torch.no_grad(), TorchThreads(torch, self.threads):
             x = torch.from_numpy(value_features(states))
             return self.net(x).squeeze(1).numpy()
 

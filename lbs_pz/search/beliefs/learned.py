@@ -65,7 +65,7 @@ class LearnedBelief(Belief):
         self._torch = torch
 
     def _threads(self):
-        return _Threads(self._torch, self.threads)
+        return TorchThreads(self._torch, self.threads)
 
     # --- updates -------------------------------------------------------------------------------
 
@@ -185,7 +185,7 @@ class LearnedBelief(Belief):
         return out
 
 
-class _Threads:
+class TorchThreads:
     """Context manager: torch intra-op threads set to `n` inside, restored after."""
 
     def __init__(self, torch, n):
