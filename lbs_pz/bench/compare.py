@@ -61,11 +61,25 @@ def parse_method(method: str) -> str:
 _AGENTS: Dict[MethodSpec, object] = {}  # per process: built once, reused across games
 
 
-def build_agent(spec: MethodSpec):
-    """(blueprint, searcher or None) for a spec."""
+def make_blueprint(name: str):
+    """A blueprint by name: a rule bot ("strong", ...), "sb3:PATH" (a saved
+    Stable-Baselines3 / sb3-contrib policy) or "lstm:PATH" (a public-LSTM checkpoint)."""
+    if name.startswith("sb3:"):
+        from lbs_pz.agents.sb3_policy import SB3Blueprint
+
+        return SB3Blueprint.load(name[4:])
+    if name.startswith("lstm:"):
+        from lbs_pz.train.blueprint import load_blueprint
+
+        return load_blueprint(name[5:])
     from lbs_pz.agents import RuleBot
 
-    blueprint = RuleBot(spec.blueprint)
+    return RuleBot(name)
+
+
+def build_agent(spec: MethodSpec):
+    """(blueprint, searcher or None) for a spec."""
+    blueprint = make_blueprint(spec.blueprint)
     if spec.method == "blueprint":
         return blueprint, None
     from lbs_pz.search.agents import LBSAgent, SpartaAgent
@@ -75,11 +89,20 @@ def build_agent(spec: MethodSpec):
                                       confidence=spec.confidence, seed=spec.seed)
     from lbs_pz.search.beliefs import make_belief
 
+    is_rule_bot = ":" not in spec.blueprint
+    if spec.belief.startswith("learned") and spec.blueprint != "strong":
+        raise ValueError(f"the shipped learned belief models the strong rule bot, not "
+                         f"{spec.blueprint!r}: use --belief grounded+cf (or grounded, exact)")
     depth = -1 if spec.method == "lbs-inf" else int(spec.method[4:])
     belief = make_belief(spec.belief, blueprint=blueprint)
-    value = None
-    if depth > 0:  # bootstrap with the shipped centralized value model
+    value = None   # LBS-k bootstraps with the blueprint's own value when it has one,
+    if depth > 0 and is_rule_bot:  # else with the shipped centralized value model
         from lbs_pz.search.value import CentralValue
+
+        if spec.blueprint != "strong":
+            raise ValueError(f"the shipped value model was trained for the strong bot, not "
+                             f"{spec.blueprint!r}: use lbs-inf (or train a value with "
+                             f"lbs-pz train-value)")
 
         value = CentralValue()
     return blueprint, LBSAgent(blueprint, belief, value=value, rollouts=spec.rollouts,
@@ -125,13 +148,20 @@ def _inline(tasks, workers, address):
         yield play_game(*task)
 
 
+def _one_thread():
+    """Worker processes use one core each: torch (if a blueprint, belief or value loads
+    it) starts with one intra-op thread instead of one per core."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+
+
 def _process_pool(tasks, workers, address):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     # "spawn": forking a process that already runs torch's thread pool can deadlock.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context,
+                             initializer=_one_thread) as pool:
         for future in as_completed([pool.submit(play_game, *t) for t in tasks]):
             yield future.result()
 
@@ -330,7 +360,9 @@ def add_compare_command(subparsers) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--methods", default="blueprint,lbs-inf",
                         help=f"comma-separated methods: {METHOD_HELP} (default blueprint,lbs-inf)")
-    parser.add_argument("--blueprint", default="strong", help="rule blueprint (default strong)")
+    parser.add_argument("--blueprint", default="strong",
+                        help="a rule bot (default strong), sb3:PATH (a saved SB3 / "
+                             "sb3-contrib policy zip) or lstm:PATH (a public-LSTM checkpoint)")
     parser.add_argument("--belief", default="learned+cf", choices=BELIEF_KINDS,
                         help="belief used by LBS (default learned+cf: the learned belief's "
                              "samples filtered counterfactually through the blueprint)")

@@ -1,0 +1,525 @@
+"""`SB3Blueprint`: a Stable-Baselines3 / sb3-contrib policy as a search-ready Blueprint.
+
+Works with policies trained on this project's envs (`lbs_pz.envs.self_play.HanabiSelfPlayEnv`,
+`lbs_pz.wrappers.vec_env.HanabiVecEnv`, or anything else whose observation is the canonical
+vector of the player to act and whose action is the HLE move id):
+
+    sb3_contrib.MaskablePPO, stable_baselines3.PPO   actor-critic MLP policies
+    stable_baselines3.DQN                             Q-network MLP policies
+
+    from lbs_pz.agents.sb3_policy import SB3Blueprint
+    from lbs_pz.search.agents import LBSAgent
+    from lbs_pz.search.beliefs import GroundedBelief
+
+    blueprint = SB3Blueprint.load("results/maskable_ppo_2p/model.zip")  # or SB3Blueprint(model)
+    lbs = LBSAgent(blueprint, GroundedBelief(), rollouts=64, depth=1)  # bootstraps with the critic
+    move = lbs.act(state)                                              # state: a HanabiState
+
+Acting. The blueprint is greedy and deterministic: the move is the arg-max over the *legal*
+moves of the action logits (PPO, MaskablePPO) or Q-values (DQN); illegal moves are always
+masked, also for PPO and DQN policies that were trained without masks (ties go to the
+lowest move id). The input is `HanabiState.encode(seat)` of the seat to act, which holds
+only what that seat may see, so the move never depends on the seat's own hidden cards or
+the deck. The policy is a feed-forward network of the current observation: no private
+memory, `has_private_memory = False`. `act_batch` and `rollout` encode all running worlds
+into one (N, encoding_size) array and run ONE batched forward pass per step.
+
+Value. `value(states)` is the expected final score of each world in score points:
+`state.score + critic(observation of the player to move)`, where the critic is the
+state value V(s) of PPO / MaskablePPO or the largest legal Q(s, a) of DQN. The env's
+reward is the change of score (losing the last life costs the whole score), so the critic
+estimates the future score change. It was trained on the *discounted* return
+sum_t gamma^t r_t (gamma is read from the saved model, 0.99 by default), so points that
+come t moves later are weighted gamma^t: with gamma = 0.99 a point 50 moves ahead counts
+about 0.6. The estimate is therefore biased low early in the game; it is the quantity the
+policy was trained on, and when LBS bootstraps every candidate move at the same depth the
+bias is shared between them. The PPO critic also values the stochastic training policy,
+not the greedy one played here. `self.gamma` exposes the discount.
+
+Loading (safety). SB3's own `load` runs `cloudpickle.loads` on entries of the zip's `data`
+JSON (policy class, spaces, schedules, ...), which can execute arbitrary code from the file.
+This adapter never unpickles anything: it opens the zip with `zipfile`, parses `data` with
+`json`, reads only plain JSON fields (spaces' `_shape` / `n`, `gamma`, plain
+`policy_kwargs`), identifies the policy class and the activation function by
+*disassembling* their pickles with `pickletools.genops` (which executes nothing) and
+checking the names against a short allow-list of SB3 / torch classes, rebuilds the policy
+from its SB3 class and loads `policy.pth` with `torch.load(..., weights_only=True)` and a
+strict `load_state_dict`. Policies with custom (pickled) feature extractors or other
+pickled policy arguments are refused with a clear error; load such a model with SB3
+yourself (if you trust the file) and pass the model object instead. A missing, truncated
+or foreign file raises `lbs_pz.train.checkpoints.CheckpointError` (a ValueError).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import pickletools
+import re
+import zipfile
+import zlib
+from typing import Any, List, Optional, Tuple, Union
+
+import numpy as np
+
+from lbs_pz.agents.base import BlueprintBase, States
+from lbs_pz.engine import HanabiBatch, HanabiState
+from lbs_pz.train.checkpoints import CheckpointError
+
+# Policy classes the safe loader rebuilds: (module, name) as pickled -> kind.
+_POLICY_CLASSES = {
+    ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"): "actor-critic",
+    ("stable_baselines3.common.policies", "ActorCriticPolicy"): "actor-critic",
+    ("stable_baselines3.dqn.policies", "DQNPolicy"): "dqn",
+}
+# Activation functions allowed in policy_kwargs (torch.nn classes).
+_ACTIVATIONS = ("ReLU", "Tanh", "ELU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Softplus",
+                "Mish", "SELU", "CELU", "Hardtanh")
+# policy_kwargs that only matter for training: dropped by the safe loader.
+_TRAINING_ONLY = ("optimizer_class", "optimizer_kwargs")
+_FLATTEN = ("stable_baselines3.common.torch_layers", "FlattenExtractor")
+
+
+class _NoOptimizer:
+    """Stands in for the optimizer SB3 policies build in __init__: inference needs none,
+    and building a torch optimizer the first time costs seconds of imports."""
+
+    def __init__(self, params, lr: float = 0.0, **kwargs):
+        pass
+
+
+def _pickled_globals(entry: Any) -> Optional[List[Tuple[str, str]]]:
+    """Every (module, name) that a cloudpickled SB3 entry refers to, found by
+    disassembling the pickle (nothing is executed); None if it is not a readable pickle."""
+    if not isinstance(entry, dict) or not isinstance(entry.get(":serialized:"), str):
+        return None
+    try:
+        raw = base64.b64decode(entry[":serialized:"].encode(), validate=True)
+        strings, found = [], []
+        for op, arg, _ in pickletools.genops(raw):
+            if op.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE", "BINUNICODE8"):
+                strings.append(arg)
+            elif op.name == "STACK_GLOBAL":
+                found.append((strings[-2], strings[-1]) if len(strings) >= 2 else ("?", "?"))
+            elif op.name in ("GLOBAL", "INST"):
+                module, _, name = str(arg).partition(" ")
+                found.append((module, name))
+            elif op.name in ("REDUCE", "BUILD", "OBJ", "NEWOBJ", "NEWOBJ_EX"):
+                found.append(("<call>", op.name))   # calls something: never a plain reference
+        return found
+    except Exception:  # not base64, not a pickle
+        return None
+
+
+def _describe(ref: Tuple[str, str]) -> str:
+    return f"a {ref[1]} call" if ref[0] == "<call>" else ".".join(ref)
+
+
+def _class_ref(value: Any) -> Optional[Tuple[str, str]]:
+    """("torch.nn.modules.activation", "Tanh") from SB3's str() of a class,
+    "<class 'torch.nn.modules.activation.Tanh'>"; None for anything else."""
+    match = re.fullmatch(r"<class '([\w.]+)\.(\w+)'>", value) if isinstance(value, str) else None
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _allowed_kwarg_ref(ref: Tuple[str, str]) -> bool:
+    module, name = ref
+    return ((module.startswith("torch.nn") and name in _ACTIVATIONS) or ref == _FLATTEN
+            or (module.startswith("torch.optim") and name[:1].isupper()))
+
+
+def _is_pickled(value: Any) -> bool:
+    return isinstance(value, dict) and ":serialized:" in value
+
+
+def _read_zip(path: str, device: str):
+    """(data dict, policy state_dict) from an SB3 model zip, without unpickling."""
+    import torch
+
+    if not os.path.isfile(path):
+        raise CheckpointError(f"SB3 model file {path!r} does not exist")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if "data" not in names or "policy.pth" not in names:
+                raise CheckpointError(
+                    f"{path!r} is not a Stable-Baselines3 model zip (it lacks "
+                    f"{'data' if 'data' not in names else 'policy.pth'}); save models with "
+                    f"model.save(path)")
+            raw_data = archive.read("data")
+            raw_policy = archive.read("policy.pth")
+    except CheckpointError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, zipfile.LargeZipFile, zlib.error) as err:
+        raise CheckpointError(f"{path!r} is not a readable Stable-Baselines3 model zip "
+                              f"(truncated or not a zip file): {err}") from None
+    try:
+        data = json.loads(raw_data.decode())
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+    except (ValueError, UnicodeDecodeError) as err:
+        raise CheckpointError(f"{path!r}: the 'data' entry is not SB3's JSON ({err})") from None
+    try:
+        state_dict = torch.load(io.BytesIO(raw_policy), map_location=device, weights_only=True)
+    except Exception as err:
+        reason = " ".join(str(err).split())[:160]
+        raise CheckpointError(f"{path!r}: policy.pth is not a readable weights file "
+                              f"({type(err).__name__}: {reason!r}; loaded with weights_only="
+                              f"True, which never runs code from a file)") from None
+    if not isinstance(state_dict, dict):
+        raise CheckpointError(f"{path!r}: policy.pth does not hold a state dict")
+    return data, state_dict
+
+
+def _plain_int(value: Any) -> Optional[int]:
+    """An int stored by SB3 as a JSON number or as its str() ("20"), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def _space_from_json(entry: Any, what: str, path: str):
+    """A gymnasium Box / Discrete rebuilt from the plain fields SB3 writes next to the
+    pickled space."""
+    from gymnasium import spaces
+
+    if not isinstance(entry, dict):
+        raise CheckpointError(f"{path!r}: no {what} in the model's data")
+    kind = str(entry.get(":type:", ""))
+    n, start = _plain_int(entry.get("n")), _plain_int(entry.get("start", 0))
+    if "Discrete" in kind and n is not None and n > 0:
+        if start not in (0, None):
+            raise CheckpointError(f"{path!r}: the action space starts at {start}, "
+                                  f"not at move id 0")
+        return spaces.Discrete(n)
+    shape = entry.get("_shape")
+    if "Box" in kind and isinstance(shape, list) and all(isinstance(s, int) for s in shape):
+        return spaces.Box(0.0, 1.0, tuple(shape), np.float32)
+    raise CheckpointError(f"{path!r}: unsupported {what} {kind or '?'}; the adapter expects "
+                          f"a Box observation (the canonical vector) and Discrete actions")
+
+
+def _policy_kwargs(raw: Any, path: str) -> dict:
+    """Keyword arguments of the policy class from the `policy_kwargs` entry. SB3 stores a
+    dict with any class in it (activation_fn, ...) as a whole-dict pickle, next to the
+    plain JSON values and the str() of the others; the pickle is only disassembled, to
+    check that it refers to nothing beyond the allowed torch / SB3 classes."""
+    import torch
+
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise CheckpointError(f"{path!r}: policy_kwargs is not a dict")
+    if _is_pickled(raw):
+        refs = _pickled_globals(raw)
+        if refs is None or "dict" not in str(raw.get(":type:", "")):
+            raise CheckpointError(f"{path!r}: policy_kwargs is an unreadable pickled object")
+        bad = sorted({r for r in refs if not _allowed_kwarg_ref(r)})
+        if bad:
+            raise CheckpointError(
+                f"{path!r}: policy_kwargs refer to {', '.join(_describe(r) for r in bad)}, which "
+                f"the safe loader does not rebuild (it never unpickles); if you trust the file, "
+                f"load it with SB3 yourself and pass the model object")
+    kwargs = {}
+    for key, value in raw.items():
+        if key in (":type:", ":serialized:") or key in _TRAINING_ONLY:
+            continue
+        ref = _class_ref(value)
+        if key == "activation_fn":
+            if ref is None or not _allowed_kwarg_ref(ref) or ref[1] not in _ACTIVATIONS:
+                raise CheckpointError(f"{path!r}: activation_fn {value!r} is not one of the "
+                                      f"torch.nn activations the safe loader allows")
+            kwargs[key] = getattr(torch.nn, ref[1])
+        elif key == "features_extractor_class":
+            if ref != _FLATTEN:
+                raise CheckpointError(f"{path!r}: custom features extractor {value!r}; the safe "
+                                      f"loader only rebuilds MLP policies on the flat vector")
+        elif ref is not None or (isinstance(value, str) and value.startswith("<")):
+            raise CheckpointError(f"{path!r}: policy_kwargs[{key!r}] = {value!r} is a Python "
+                                  f"object the safe loader does not rebuild; if you trust the "
+                                  f"file, load it with SB3 yourself and pass the model object")
+        else:
+            kwargs[key] = value
+    return kwargs
+
+
+def _rebuild_policy(path: str, device: str):
+    """(policy, gamma, algorithm name) from a zip, by the safe path described above."""
+    data, state_dict = _read_zip(path, device)
+    refs = _pickled_globals(data.get("policy_class"))
+    ref = refs[0] if refs is not None and len(refs) == 1 else None
+    if ref not in _POLICY_CLASSES:
+        if ref is None and "policy_class" not in data:
+            raise CheckpointError(f"{path!r} is not a Stable-Baselines3 model (no policy_class)")
+        what = ", ".join(_describe(r) for r in refs) if refs else "unreadable"
+        raise CheckpointError(f"{path!r}: policy class ({what}) is not supported; the adapter "
+                              f"loads MaskablePPO / PPO (MlpPolicy) and DQN (MlpPolicy)")
+    module, name = ref
+    if module.startswith("sb3_contrib"):
+        try:
+            from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy as cls
+        except ImportError:
+            raise ImportError(f"{path!r} is a MaskablePPO model: install sb3-contrib") from None
+    elif name == "DQNPolicy":
+        from stable_baselines3.dqn.policies import DQNPolicy as cls
+    else:
+        from stable_baselines3.common.policies import ActorCriticPolicy as cls
+    observation_space = _space_from_json(data.get("observation_space"), "observation space", path)
+    action_space = _space_from_json(data.get("action_space"), "action space", path)
+    kwargs = _policy_kwargs(data.get("policy_kwargs"), path)
+    try:
+        policy = cls(observation_space, action_space, lambda _: 0.0,
+                     optimizer_class=_NoOptimizer, **kwargs)
+    except (TypeError, ValueError, AssertionError) as err:
+        raise CheckpointError(f"{path!r}: cannot rebuild {name} from policy_kwargs "
+                              f"{sorted(kwargs)}: {err}") from None
+    try:
+        policy.load_state_dict(state_dict, strict=True)
+    except (RuntimeError, KeyError, TypeError) as err:
+        reason = " ".join(str(err).split())[:240]
+        raise CheckpointError(f"{path!r}: policy.pth does not fit a {name} with "
+                              f"policy_kwargs {kwargs}: {reason}") from None
+    gamma = data.get("gamma", 0.99)
+    if not isinstance(gamma, (int, float)):
+        gamma = 0.99
+    algorithm = "DQN" if name == "DQNPolicy" else ("MaskablePPO" if module.startswith("sb3_contrib")
+                                                    else "PPO")
+    return policy.to(device), float(gamma), algorithm
+
+
+def _policy_kind(policy) -> str:
+    from stable_baselines3.common.policies import ActorCriticPolicy
+    from stable_baselines3.dqn.policies import DQNPolicy
+
+    if "Recurrent" in type(policy).__name__:
+        raise TypeError(f"{type(policy).__name__} keeps a recurrent hidden state; SB3Blueprint "
+                        f"supports feed-forward policies (MaskablePPO, PPO, DQN)")
+    if isinstance(policy, DQNPolicy):
+        return "dqn"
+    if isinstance(policy, ActorCriticPolicy) or all(
+            hasattr(policy, attr) for attr in ("mlp_extractor", "action_net", "value_net",
+                                               "pi_features_extractor", "predict_values")):
+        return "actor-critic"      # PPO's policy, or sb3-contrib's MaskableActorCriticPolicy
+    raise TypeError(f"unsupported SB3 policy {type(policy).__name__}; expected an actor-critic "
+                    f"(PPO, MaskablePPO) or DQN policy")
+
+
+class SB3Blueprint(BlueprintBase):
+    """A saved or loaded SB3 policy (MaskablePPO, PPO, DQN) as a greedy Blueprint.
+
+    Args:
+        model: a path to a zip written by `model.save(path)` (loaded by the safe path of
+            the module docstring), an SB3 algorithm object (`MaskablePPO`, `PPO`, `DQN`)
+            or its `.policy`.
+        device: torch device of the forward passes ("cpu" by default).
+        gamma: the discount the critic was trained with; default: the model's (0.99 for a
+            bare policy). Only documents `value`, which is not rescaled.
+        name: shown in tables (default "sb3-<algorithm>").
+
+    Attributes: deterministic = True, has_private_memory = False, has_value = True;
+    `encoding_size` and `num_moves` of the policy's spaces; `gamma`; `algorithm`.
+
+    Shapes: `act_batch` -> int64 (N,), `rollout` -> int32 (N,) moves made,
+    `value` -> float32 (N,) expected final scores; inside, observations are float32
+    (N, encoding_size) and legal masks bool (N, num_moves).
+    """
+
+    deterministic = True
+    has_private_memory = False
+    has_value = True
+
+    def __init__(self, model: Union[str, "os.PathLike[str]", Any], device: str = "cpu",
+                 gamma: Optional[float] = None, name: Optional[str] = None):
+        import torch
+
+        algorithm = None
+        if isinstance(model, (str, os.PathLike)):
+            policy, saved_gamma, algorithm = _rebuild_policy(os.fspath(model), device)
+        elif hasattr(model, "policy") and hasattr(model, "gamma"):    # an SB3 algorithm
+            policy, saved_gamma = model.policy, float(model.gamma)
+            algorithm = type(model).__name__
+        else:
+            policy, saved_gamma = model, 0.99
+        try:
+            from stable_baselines3.common.policies import BasePolicy
+        except ImportError:  # pragma: no cover - stable-baselines3 is a dependency
+            raise ImportError("SB3Blueprint needs stable-baselines3") from None
+        if not isinstance(policy, BasePolicy):
+            raise TypeError(f"model must be a path to an SB3 zip, an SB3 model or its policy, "
+                            f"got {type(model).__name__}")
+        self.kind = _policy_kind(policy)
+        from gymnasium import spaces
+
+        obs_space, act_space = policy.observation_space, policy.action_space
+        if not isinstance(act_space, spaces.Discrete) or not isinstance(obs_space, spaces.Box) \
+                or len(obs_space.shape) != 1:
+            raise ValueError(f"the policy must map a flat Box observation to Discrete moves, "
+                             f"got {obs_space} -> {act_space}")
+        self.policy = policy.to(device)
+        self.policy.set_training_mode(False)
+        self.device = torch.device(device)
+        self.encoding_size = int(obs_space.shape[0])
+        self.num_moves = int(act_space.n)
+        self.gamma = float(saved_gamma if gamma is None else gamma)
+        if algorithm is None:
+            algorithm = ("DQN" if self.kind == "dqn" else
+                         "MaskablePPO" if type(policy).__name__.startswith("Maskable") else "PPO")
+        self.algorithm = algorithm
+        self.name = name or f"sb3-{self.algorithm.lower()}"
+
+    @classmethod
+    def load(cls, path: Union[str, "os.PathLike[str]"], **kwargs) -> "SB3Blueprint":
+        """`SB3Blueprint(path, **kwargs)`: the safe loader of the module docstring."""
+        return cls(os.fspath(path), **kwargs)
+
+    # --- forward passes ----------------------------------------------------------------
+
+    def _check(self, state: HanabiState) -> None:
+        config = state.config
+        if config.encoding_size != self.encoding_size or config.num_moves != self.num_moves:
+            raise ValueError(f"{self.name} was trained on observations of size "
+                             f"{self.encoding_size} and {self.num_moves} moves; this game has "
+                             f"{config.encoding_size} and {config.num_moves} "
+                             f"({config.players} players, hand size {config.hand_size})")
+
+    def _scores(self, obs: np.ndarray) -> np.ndarray:
+        """Action preferences (N, num_moves) float32: actor logits or Q-values."""
+        import torch
+
+        with torch.no_grad():
+            x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(self.device)
+            policy = self.policy
+            if self.kind == "dqn":
+                out = policy.q_net(x)
+            else:
+                from stable_baselines3.common.policies import BaseModel
+
+                features = BaseModel.extract_features(policy, x, policy.pi_features_extractor)
+                out = policy.action_net(policy.mlp_extractor.forward_actor(features))
+            return out.cpu().numpy()
+
+    def _greedy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Greedy legal move per row: obs (N, E) float32, masks (N, A) bool -> int64 (N,)."""
+        scores = self._scores(obs)
+        scores = np.where(masks, scores, -np.inf)
+        return np.argmax(scores, axis=1).astype(np.int64)
+
+    def _critic(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Future-return estimate per row (N,) float64 (discounted, see the module doc)."""
+        import torch
+
+        if self.kind == "dqn":
+            q = np.where(masks, self._scores(obs), -np.inf)
+            return q.max(axis=1).astype(np.float64)
+        with torch.no_grad():
+            x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(self.device)
+            return self.policy.predict_values(x).reshape(-1).cpu().numpy().astype(np.float64)
+
+    # --- Agent ---------------------------------------------------------------------------
+
+    def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
+        """Greedy legal move of `seat` (default: the player to move); -1 if the game is
+        over. Reads only `state.encode(seat)` and the legal moves."""
+        if state.is_terminal:
+            return -1
+        seat = state.current_player if seat is None else seat
+        if seat != state.current_player:
+            raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
+        self._check(state)
+        obs = state.encode(seat)[None, :]
+        mask = state.legal_mask()[None, :].astype(bool)
+        return int(self._greedy(obs, mask)[0])
+
+    # --- Blueprint -----------------------------------------------------------------------
+
+    def _observe(self, states: States, rows: np.ndarray):
+        """Observations (len(rows), E) and masks (len(rows), A) of the given worlds."""
+        if isinstance(states, HanabiBatch):
+            obs = states.encode()[rows]
+            masks = states.legal_masks()[rows].astype(bool)
+            return obs, masks
+        obs = np.empty((len(rows), self.encoding_size), np.float32)
+        masks = np.empty((len(rows), self.num_moves), bool)
+        for k, i in enumerate(rows):
+            obs[k] = states[i].encode()
+            masks[k] = states[i].legal_mask()
+        return obs, masks
+
+    def _prepare(self, states: States):
+        if isinstance(states, HanabiBatch):
+            if len(states):
+                self._check(states.get_state(0))
+            return states, states.terminals().copy()
+        states = list(states)
+        for st in states[:1]:
+            self._check(st)
+        return states, np.array([st.is_terminal for st in states], dtype=bool)
+
+    def act_batch(self, states: States) -> np.ndarray:
+        """Greedy move of each world's player to move, one forward pass for all worlds:
+        int64 (N,), -1 where the game is over."""
+        states, done = self._prepare(states)
+        moves = -np.ones(len(done), dtype=np.int64)
+        rows = np.flatnonzero(~done)
+        if rows.size:
+            moves[rows] = self._greedy(*self._observe(states, rows))
+        return moves
+
+    def rollout(self, states: States, max_moves: int = -1) -> np.ndarray:
+        """Self-play every world in place (a list of HanabiState or a HanabiBatch), this
+        policy in every seat, for at most `max_moves` moves each (to the end if negative).
+        One batched forward pass per step over all running worlds. Returns int32 (N,)."""
+        states, done = self._prepare(states)
+        made = np.zeros(len(done), dtype=np.int32)
+        is_batch = isinstance(states, HanabiBatch)
+        steps = 0
+        while max_moves < 0 or steps < max_moves:
+            rows = np.flatnonzero(~done)
+            if rows.size == 0:
+                break
+            chosen = self._greedy(*self._observe(states, rows))
+            if is_batch:
+                actions = -np.ones(len(done), dtype=np.int64)
+                actions[rows] = chosen
+                states.step(actions)
+                done = states.terminals().copy()
+            else:
+                for i, move in zip(rows, chosen):
+                    states[i].apply(int(move))
+                    done[i] = states[i].is_terminal
+            made[rows] += 1
+            steps += 1
+        return made
+
+    def value(self, states: States) -> np.ndarray:
+        """Expected final score of each world, float32 (N,): the current score plus the
+        critic's estimate of the future (discounted, gamma = `self.gamma`) score change,
+        from the observation of the player to move; the score itself where the game is
+        over. One forward pass for all running worlds."""
+        states, done = self._prepare(states)
+        if isinstance(states, HanabiBatch):
+            out = states.scores().astype(np.float64)
+        else:
+            out = np.array([st.score for st in states], dtype=np.float64)
+        rows = np.flatnonzero(~done)
+        if rows.size:
+            out[rows] += self._critic(*self._observe(states, rows))
+        return out.astype(np.float32)
+
+    def __repr__(self) -> str:
+        return (f"SB3Blueprint({self.algorithm}, {self.encoding_size} -> {self.num_moves}, "
+                f"gamma={self.gamma})")
+
+
+def load_sb3_blueprint(path: Union[str, "os.PathLike[str]"], **kwargs) -> SB3Blueprint:
+    """`SB3Blueprint.load(path, **kwargs)`."""
+    return SB3Blueprint.load(path, **kwargs)
+
+
+__all__ = ["SB3Blueprint", "load_sb3_blueprint"]
