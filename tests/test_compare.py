@@ -1,5 +1,6 @@
 """`lbs-pz compare`: backends agree, summaries are right, the CLI writes its outputs."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -58,6 +59,18 @@ def test_jsonl_log_resumes_and_splits_runs(tmp_path):
     # Another seed is another run: it is played, not read from the log.
     collect(SPECS[:1], CONFIG, games=1, seed=3, backend="inline", show_progress=False, jsonl=log)
     assert len(open(log).read().splitlines()) == 2 * 4 + 1
+
+
+def test_every_seat_can_search():
+    """--search-seats all: a searcher per seat decides every move; seat 0 alone about
+    half of them."""
+    spec = MethodSpec("lbs-2", belief="grounded", rollouts=4, seed=1)
+    both = dataclasses.replace(spec, search_seats=("all",))
+    results = collect([spec, both], CONFIG, games=2, backend="inline", show_progress=False)
+    for game in results[both.label()]:
+        assert game["decisions"] == game["moves"]
+    for game in results[spec.label()]:
+        assert game["decisions"] == (game["moves"] + 1) // 2
 
 
 def test_summary_pairs_games_with_the_blueprint():

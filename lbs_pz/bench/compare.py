@@ -44,9 +44,13 @@ class MethodSpec:
     confidence: float = 2.0       # standard errors a deviation's gain must exceed
 
     def label(self) -> str:
-        if self.method in ("blueprint", "sparta"):
+        seats = "" if self.search_seats == (0,) else \
+            f"seats {','.join(str(s) for s in self.search_seats)}"
+        if self.method == "blueprint":
             return self.method
-        return f"{self.method} ({self.belief})"
+        details = [self.belief] if self.method != "sparta" else []
+        details += [seats] if seats else []
+        return f"{self.method} ({', '.join(details)})" if details else self.method
 
 
 def parse_method(method: str) -> str:
@@ -58,7 +62,7 @@ def parse_method(method: str) -> str:
     raise ValueError(f"unknown method {method!r}; expected {METHOD_HELP}")
 
 
-_AGENTS: Dict[MethodSpec, object] = {}  # per process: built once, reused across games
+_AGENTS: Dict[tuple, tuple] = {}  # (spec, seat) -> agents; per process, reused across games
 
 
 def make_blueprint(name: str):
@@ -116,25 +120,26 @@ def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> di
     from lbs_pz.engine.bots import game_seeds
 
     config = HanabiConfig(**config_kwargs)
-    if spec not in _AGENTS:
-        _AGENTS[spec] = build_agent(spec)
-    blueprint, searcher = _AGENTS[spec]
+    searching = () if spec.method == "blueprint" else (
+        range(config.players) if spec.search_seats == ("all",) else spec.search_seats)
+    # One searcher per searching seat: each follows the game with its own belief.
+    keys = [(spec, seat) for seat in searching] or [(spec, None)]
+    for key in keys:
+        if key not in _AGENTS:
+            _AGENTS[key] = build_agent(spec)
+    blueprint = _AGENTS[keys[0]][0]
+    searchers = {seat: _AGENTS[(spec, seat)][1] for seat in searching}
     state = HanabiState(config, seed=int(game_seeds(seed, game, 1)[0]))
-    seats = set(range(config.players)) if spec.search_seats == ("all",) else set(spec.search_seats)
-    before = 0
-    if searcher is not None:
-        before = len(searcher.history)
+    before = {seat: len(s.history) for seat, s in searchers.items()}
     start = time.perf_counter()
     while not state.is_terminal:
-        if searcher is not None and state.current_player in seats:
-            state.apply(searcher.act(state))
-        else:
-            state.apply(blueprint.act(state))
+        searcher = searchers.get(state.current_player)
+        state.apply(searcher.act(state) if searcher is not None else blueprint.act(state))
     seconds = time.perf_counter() - start
-    results = searcher.history[before:] if searcher is not None else []
+    results = [r for seat, s in searchers.items() for r in s.history[before[seat]:]]
     return {
         "spec": spec, "game": game, "score": state.score, "seconds": seconds,
-        "decisions": len(results), "rollouts": sum(r.rollouts for r in results),
+        "moves": state.num_moves_played, "decisions": len(results), "rollouts": sum(r.rollouts for r in results),
         "fallbacks": sum(r.fallback for r in results),
         "deviations": sum(r.deviated for r in results),
     }
