@@ -63,7 +63,7 @@ def _world_returns(worlds: Sequence[HanabiState], blueprint, depth: int,
     return scores
 
 
-def _move_returns(state: HanabiState, seat: int, moves: Sequence[int], hands: np.ndarray,
+def move_returns(state: HanabiState, seat: int, moves: Sequence[int], hands: np.ndarray,
                   world_seeds: np.ndarray, blueprint, depth: int,
                   value: Optional[ValueFn]) -> np.ndarray:
     """Return of every move in every world: float64 (len(moves), len(hands)). World j is
@@ -143,7 +143,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     for lo in range(0, len(hands), batch_size):
         chunk = slice(lo, min(lo + batch_size, len(hands)))
         candidates = np.flatnonzero(alive)
-        per_move = _move_returns(state, seat, legal[candidates], hands[chunk],
+        per_move = move_returns(state, seat, legal[candidates], hands[chunk],
                                  world_seeds[chunk], blueprint, depth, value)
         sums[candidates] += per_move.sum(axis=1)
         sq_sums[candidates] += (per_move ** 2).sum(axis=1)
@@ -170,7 +170,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     gain, gain_sem = gains[best], gain_sems[best]
     if verify_hands is not None and len(verify_hands) > 1 and best != bp_index and gain > delta:
         verify_hands = np.asarray(verify_hands, dtype=np.int64).reshape(len(verify_hands), -1)
-        pair = _move_returns(state, seat, [legal[best], blueprint_move], verify_hands,
+        pair = move_returns(state, seat, [legal[best], blueprint_move], verify_hands,
                              seeds.integers(0, 2**63, size=len(verify_hands)),
                              blueprint, depth, value)
         diff = pair[0] - pair[1]
