@@ -56,6 +56,9 @@ def test_jsonl_log_resumes_and_splits_runs(tmp_path):
                       jsonl=log)
     assert len(open(log).read().splitlines()) == 2 * 4          # nothing replayed
     assert _scores(resumed) == _scores(whole)
+    report = collect(SPECS, CONFIG, games=6, seed=2, backend="inline", show_progress=False,
+                     jsonl=log, play=False)                       # only what is logged
+    assert _scores(report) == _scores(whole)
     # Another seed is another run: it is played, not read from the log.
     collect(SPECS[:1], CONFIG, games=1, seed=3, backend="inline", show_progress=False, jsonl=log)
     assert len(open(log).read().splitlines()) == 2 * 4 + 1

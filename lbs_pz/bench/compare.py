@@ -208,13 +208,15 @@ def _read_jsonl(path: str) -> List[dict]:
 def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: int = 0,
             backend: str = "process", workers: Optional[int] = None,
             address: Optional[str] = None, show_progress: bool = True,
-            first_game: int = 0, jsonl: Optional[str] = None) -> Dict[str, List[dict]]:
+            first_game: int = 0, jsonl: Optional[str] = None,
+            play: bool = True) -> Dict[str, List[dict]]:
     """Every spec on games first_game .. first_game + games - 1: {method label: per-game
     results, in game order}.
 
     jsonl: a file to which every finished game is appended as one JSON line; games of the
     same spec, variant and seed already in it are not played again, so an interrupted run
-    resumes where it stopped and long runs can be split across calls or machines."""
+    resumes where it stopped and long runs can be split across calls or machines.
+    play: False -> only read the games already in `jsonl` (a report of a partial run)."""
     from tqdm import tqdm
 
     if backend not in BACKENDS:
@@ -232,7 +234,7 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
             done.add((spec, line["game"]))
             out[labels[spec]].append(line["result"])
     tasks = [(spec, config_kwargs, g, seed) for spec in specs for g in wanted
-             if (spec, g) not in done]
+             if (spec, g) not in done and play]
     log = open(jsonl, "a") if jsonl else None
     try:
         with tqdm(total=len(tasks), desc="compare", unit="game",
@@ -331,6 +333,8 @@ def cmd_compare(args) -> int:
     from lbs_pz.cli import _config_from
 
     config = _config_from(args)
+    if args.report_only and not args.jsonl:
+        raise ValueError("--report-only reads the games of --jsonl PATH")
     seats = ("all",) if args.search_seats == "all" else tuple(int(s) for s in args.search_seats.split(","))
     for seat in seats:
         if seat != "all" and not 0 <= seat < config.players:
@@ -345,7 +349,7 @@ def cmd_compare(args) -> int:
     results = collect(specs, config_kwargs, args.games, seed=args.seed, backend=args.backend,
                       workers=args.workers, address=args.address,
                       show_progress=not args.no_progress, first_game=args.first_game,
-                      jsonl=args.jsonl)
+                      jsonl=args.jsonl, play=not args.report_only)
     rows = summarize(results, config.colors * config.ranks)
     print(format_markdown(rows))
     if args.json:
@@ -387,6 +391,8 @@ def add_compare_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--jsonl", metavar="PATH",
                         help="append every finished game to PATH; games already there "
                              "are reused, so an interrupted run resumes")
+    parser.add_argument("--report-only", action="store_true",
+                        help="play nothing: report the games of --jsonl PATH in range")
     parser.add_argument("--backend", default="process", choices=sorted(BACKENDS),
                         help="where games run (default: a local process pool)")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
