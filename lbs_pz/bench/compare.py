@@ -264,10 +264,13 @@ def _mean_sem(x: np.ndarray):
 
 
 def summarize(results: Dict[str, List[dict]], max_score: int) -> List[dict]:
-    """One row per method; the paired difference is against "blueprint" when present."""
+    """One row per method with games; the paired difference is against "blueprint" on
+    the deals both played."""
     base = results.get("blueprint")
     rows = []
     for label, games in results.items():
+        if not games:       # e.g. a method not yet in a logged run
+            continue
         scores = np.array([g["score"] for g in games], dtype=np.float64)
         seconds = np.array([g["seconds"] for g in games])
         mean, sem = _mean_sem(scores)
