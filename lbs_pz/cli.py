@@ -64,12 +64,20 @@ def cmd_demo(args) -> int:
     if args.search_games > 0:
         from lbs_pz.bench.compare import MethodSpec, collect, format_markdown, summarize
 
-        print(f"\nLearned Belief Search on seat 0 (shipped learned belief, filtered through "
-              f"the blueprint; {args.rollouts} rollouts per move, to the end of the game) vs "
-              f"the strong blueprint, same {args.search_games} deals:")
+        from lbs_pz.engine import HanabiConfig
+
+        if config == HanabiConfig():   # the variant the shipped belief and value were made for
+            method, belief, how = "lbs-16", "learned+cf", (
+                "the shipped learned belief filtered through the blueprint; 16 blueprint "
+                "moves, then the shipped value model")
+        else:
+            method, belief, how = "lbs-inf", "grounded+cf", (
+                "the grounded belief filtered through the blueprint (the shipped models are "
+                "for 2 players, 5 cards); rollouts to the end")
+        print(f"\nLearned Belief Search ({method}) on seat 0 vs the strong blueprint, same "
+              f"{args.search_games} deals, {args.rollouts} worlds per move: {how}.")
         specs = [MethodSpec("blueprint", seed=args.seed),
-                 MethodSpec("lbs-inf", belief="learned+cf", rollouts=args.rollouts,
-                            seed=args.seed)]
+                 MethodSpec(method, belief=belief, rollouts=args.rollouts, seed=args.seed)]
         results = collect(specs, dataclasses.asdict(config), args.search_games, seed=args.seed,
                           backend="inline")
         print(format_markdown(summarize(results, config.colors * config.ranks)))
@@ -101,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--show-moves", type=int, default=12, help="moves of the game to print")
     demo.add_argument("--search-games", type=int, default=5,
                       help="games played with LBS on top of the blueprint (0: skip)")
-    demo.add_argument("--rollouts", type=int, default=64, help="LBS rollouts per move")
+    demo.add_argument("--rollouts", type=int, default=256, help="LBS worlds per move (default 256)")
     demo.set_defaults(func=cmd_demo)
 
     sub.add_parser("bench-engine", help="engine throughput against HLE, side by side "
