@@ -127,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_belief_quality_command(sub)
     from lbs_pz.train.value import add_train_value_command
     add_train_value_command(sub)
+    from lbs_pz.train.blueprint import add_train_blueprint_command
+    add_train_blueprint_command(sub)
     return parser
 
 

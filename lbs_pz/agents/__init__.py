@@ -6,6 +6,9 @@
     RandomAgent        uniformly random legal moves, reproducible from the public history
     RuleBot            the C rule bots: random, simple, weak, medium, strong
     EnvPolicy, play_env_episode, seat_policy   adapters (PettingZoo env, fixed seat)
+    PublicLSTMBlueprint  the paper's public-LSTM Q-network as a blueprint (imports torch
+                         on first use; `lbs_pz.train.blueprint.load_blueprint` loads one)
+    SB3Blueprint       a saved Stable-Baselines3 / sb3-contrib policy as a blueprint
 """
 
 from lbs_pz.agents.base import Agent, Blueprint, BlueprintBase, ViewAgent
@@ -16,4 +19,16 @@ from lbs_pz.agents.adapters import EnvPolicy, play_env_episode, seat_policy
 __all__ = [
     "Agent", "Blueprint", "BlueprintBase", "ViewAgent", "RandomAgent", "RuleBot",
     "BOT_NAMES", "STRONGEST", "EnvPolicy", "play_env_episode", "seat_policy",
+    "PublicLSTMBlueprint", "SB3Blueprint",
 ]
+
+
+def __getattr__(name):
+    # Torch-backed agents load on first use, so that `import lbs_pz.agents` stays light.
+    if name == "PublicLSTMBlueprint":
+        from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
+        return PublicLSTMBlueprint
+    if name == "SB3Blueprint":
+        from lbs_pz.agents.sb3_policy import SB3Blueprint
+        return SB3Blueprint
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

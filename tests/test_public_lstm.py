@@ -1,0 +1,380 @@
+"""The public-LSTM blueprint (lbs_pz.agents.public_lstm) and its trainer
+(lbs_pz.train.blueprint): shapes, masking, the public stream's isolation from private
+features, the Blueprint protocol, no peeking, batched rollouts, learning, checkpoints."""
+
+import copy
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from lbs_pz.agents import Blueprint, RuleBot
+from lbs_pz.agents.public_lstm import (PublicLSTMBlueprint, PublicLSTMNet, epsilon_greedy,
+                                       masked_greedy)
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, bots
+from lbs_pz.engine.features import private_features, public_features
+from lbs_pz.train import blueprint as tb
+from lbs_pz.train.checkpoints import CheckpointError
+
+torch.set_num_threads(1)
+CONFIG = HanabiConfig()
+
+
+def make_net(config=CONFIG, hidden=32, seed=0):
+    torch.manual_seed(seed)
+    return PublicLSTMNet.for_config(config, hidden=hidden)
+
+
+def positions(config, num_games, seed, every=4):
+    """Positions of `strong` rule-bot games (every `every`-th move)."""
+    rng = random.Random(seed)
+    out = []
+    for s in bots.game_seeds(seed, 0, num_games):
+        state = HanabiState(config, seed=int(s))
+        while not state.is_terminal:
+            if rng.randrange(every) == 0:
+                out.append(state.clone())
+            state.apply(bots.act("strong", state))
+    return out
+
+
+def consistent_hand(state, seat, rng, tries=50):
+    """Another hand `seat` cannot tell from its own (card knowledge, unseen copies)."""
+    cfg = state.config
+    base = [cfg.card_count(t) for t in range(cfg.num_card_types)]
+    for t in state.discard_pile:
+        base[t] -= 1
+    for c, f in enumerate(state.fireworks):
+        for r in range(f):
+            base[c * cfg.ranks + r] -= 1
+    for p, hand in enumerate(state.hands):
+        if p != seat:
+            for t in hand:
+                base[t] -= 1
+    for _ in range(tries):
+        left, hand = list(base), []
+        for colors, ranks, _, _ in state.card_knowledge(seat):
+            options = [c * cfg.ranks + r for c in colors for r in ranks if left[c * cfg.ranks + r] > 0]
+            if not options:
+                break
+            card = rng.choice(options)
+            left[card] -= 1
+            hand.append(card)
+        else:
+            return hand
+    return None
+
+
+# --- network ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("config", [HanabiConfig(), HanabiConfig(players=3)], ids=["2p", "3p"])
+def test_shapes(config):
+    net = make_net(config)
+    k = (config.players - 1) * config.hand_size * 25
+    assert (net.pub_dim, net.obs_dim) == (config.encoding_size - k, config.encoding_size)
+    B, T, P, M = 3, 7, config.players, config.num_moves
+    q, (h, c) = net(torch.zeros(B, T, net.pub_dim), torch.zeros(B, T, P, net.obs_dim))
+    assert q.shape == (B, T, P, M + 1)
+    assert h.shape == c.shape == (1, B, 32)
+    out, _ = net.public(torch.zeros(B, T, net.pub_dim))
+    assert out.shape == (B, T, 32)
+    bp = PublicLSTMBlueprint(net, config)
+    state = HanabiState(config, seed=2)
+    assert bp.q_values([state]).shape == (1, P, M + 1)
+    assert bp.value([state]).shape == (1,) and bp.value([state]).dtype == np.float32
+    with pytest.raises(ValueError):
+        PublicLSTMBlueprint(make_net(HanabiConfig(players=4)), config)
+    with pytest.raises(ValueError):
+        PublicLSTMNet(10, 0, 2, 20)
+
+
+def test_illegal_moves_are_never_chosen():
+    net = make_net()
+    with torch.no_grad():          # make every illegal-prone output look best
+        net.a_head.bias.copy_(torch.linspace(50, 0, net.num_moves + 1))
+    bp = PublicLSTMBlueprint(net, CONFIG)
+    states = positions(CONFIG, 3, seed=1)
+    moves = bp.act_batch(states)
+    for st, m in zip(states, moves):
+        assert m in st.legal_moves()
+    q = torch.randn(500, 21)
+    mask = np.random.default_rng(0).random((500, 21)) < 0.2
+    mask[:, 0] = True
+    assert mask[np.arange(500), masked_greedy(q, mask).numpy()].all()
+    rng = np.random.default_rng(1)
+    assert mask[np.arange(500), epsilon_greedy(q, mask, 1.0, rng)].all()
+    assert mask[np.arange(500), epsilon_greedy(q, mask, np.linspace(0, 1, 500), rng)].all()
+
+
+def test_public_stream_never_sees_private_features():
+    net = make_net()
+    g = torch.Generator().manual_seed(0)
+    k = net.obs_dim - net.pub_dim
+    pub = (torch.rand(2, 9, net.pub_dim, generator=g) < 0.3).float()
+    obs_a = torch.cat([(torch.rand(2, 9, 2, k, generator=g) < 0.3).float(),
+                       pub[:, :, None].expand(2, 9, 2, net.pub_dim)], -1)
+    obs_b = obs_a.clone()
+    obs_b[..., :k] = (torch.rand(2, 9, 2, k, generator=g) < 0.3).float()   # private part only
+    q_a, (h_a, c_a) = net(pub, obs_a)
+    q_b, (h_b, c_b) = net(pub, obs_b)
+    assert torch.equal(h_a, h_b) and torch.equal(c_a, c_b)
+    assert not torch.allclose(q_a, q_b)           # the private stream does matter
+    # on real games: re-dealing the other player's hand changes the private features of
+    # the player to move, never the public ones or the LSTM state of the history
+    bp = PublicLSTMBlueprint(net, CONFIG)
+    rng = random.Random(0)
+    checked = 0
+    for state in positions(CONFIG, 2, seed=5):
+        other = 1 - state.current_player
+        hand = consistent_hand(state, other, rng)
+        if hand is None or hand == state.hand(other):
+            continue
+        alt = state.clone()
+        alt.set_hand(other, hand)
+        assert not np.array_equal(private_features(alt, state.current_player),
+                                  private_features(state, state.current_player))
+        assert np.array_equal(public_features(alt), public_features(state))
+        fresh = PublicLSTMBlueprint(net, CONFIG)        # no cache shared with bp
+        h1, c1 = bp.public_state(state)
+        h2, c2 = fresh.public_state(alt)
+        assert torch.allclose(h1, h2, atol=1e-6) and torch.allclose(c1, c2, atol=1e-6)
+        checked += 1
+    assert checked > 5
+
+
+# --- the Blueprint adapter ------------------------------------------------------------------
+
+def test_blueprint_protocol_and_value():
+    bp = PublicLSTMBlueprint(make_net(), CONFIG)
+    assert isinstance(bp, Blueprint)
+    assert bp.deterministic and bp.has_value and not bp.has_private_memory
+    assert not PublicLSTMBlueprint(make_net(), CONFIG, epsilon=0.1).deterministic
+    states = positions(CONFIG, 2, seed=3, every=10)
+    q = bp.q_values(states)
+    v = bp.value(states)
+    for st, qs, val in zip(states, q, v):       # score + mover's best legal Q + others' no-op
+        cur = st.current_player
+        expect = st.score + max(qs[cur][m] for m in st.legal_moves()) + \
+            sum(qs[p][CONFIG.num_moves] for p in range(CONFIG.players) if p != cur)
+        assert val == pytest.approx(expect, abs=1e-4)
+    done = HanabiState(CONFIG, seed=0)
+    RuleBot("strong").rollout([done])
+    assert bp.value([done])[0] == done.score
+    assert bp.act(done) == -1 and list(bp.act_batch([done])) == [-1]
+    live = HanabiState(CONFIG, seed=0)
+    with pytest.raises(ValueError):
+        bp.act(live, seat=1 - live.current_player)
+    with pytest.raises(ValueError):
+        PublicLSTMBlueprint(make_net(), CONFIG, epsilon=2.0)
+
+
+def test_no_peeking_at_own_hand():
+    """Re-dealing the acting seat's own cards (consistently with its knowledge) never
+    changes the move: the net sees the public history and the other players' cards only."""
+    bp = PublicLSTMBlueprint(make_net(hidden=64, seed=3), CONFIG)
+    rng = random.Random(1)
+    checked = 0
+    for state in positions(CONFIG, 3, seed=7):
+        seat = state.current_player
+        before = bp.act(state)
+        for _ in range(2):
+            hand = consistent_hand(state, seat, rng)
+            if hand is None or hand == state.hand(seat):
+                continue
+            other = state.clone()
+            other.set_hand(seat, hand)
+            assert PublicLSTMBlueprint(bp.net, CONFIG).act(other) == before
+            assert bp.act(other) == before
+            checked += 1
+    assert checked > 20
+
+
+def test_batched_rollout_matches_acting_one_world_at_a_time():
+    net = make_net(hidden=64, seed=4)
+    roots = positions(CONFIG, 2, seed=11, every=15)[:6]
+    for depth in (5, -1):
+        worlds = []
+        for root in roots:                     # several worlds per history, as in search
+            for s in range(3):
+                w = root.clone()
+                w.shuffle_deck(seed=s)
+                worlds.append(w)
+        batched = [w.clone() for w in worlds]
+        originals = [w.clone() for w in worlds[:4]]
+        rolled_bp = PublicLSTMBlueprint(net, CONFIG)
+        made = rolled_bp.rollout(batched, depth)
+        # the states the rollout cached give the same values as replaying every history
+        assert np.allclose(rolled_bp.value(batched), PublicLSTMBlueprint(net, CONFIG).value(batched),
+                           atol=1e-4)
+        single_bp = PublicLSTMBlueprint(net, CONFIG)
+        for w, b, n in zip(worlds, batched, made):
+            steps = 0
+            while not w.is_terminal and (depth < 0 or steps < depth):
+                w.apply(single_bp.act(w))
+                steps += 1
+            assert n == steps
+            assert w.move_history == b.move_history
+        as_batch = HanabiBatch.from_states(originals)
+        PublicLSTMBlueprint(net, CONFIG).rollout(as_batch, depth)
+        for i in range(4):
+            assert as_batch.get_state(i).move_history == batched[i].move_history
+
+
+def test_selfplay_uses_the_evaluation_deals():
+    bp = PublicLSTMBlueprint(make_net(), CONFIG)
+    scores = bp.selfplay(6, seed=3)
+    assert scores.shape == (6,)
+    for i, s in enumerate(bots.game_seeds(3, 0, 6)):
+        state = HanabiState(CONFIG, seed=int(s))
+        while not state.is_terminal:
+            state.apply(bp.act(state))
+        assert state.score == scores[i]
+
+
+# --- training --------------------------------------------------------------------------------
+
+def test_actor_epsilons_follow_the_paper():
+    eps = tb.actor_epsilons(8)
+    assert eps[0] == pytest.approx(0.4) and eps[-1] == pytest.approx(0.4 ** 8)
+    assert np.all(np.diff(eps) < 0)
+
+
+def test_actors_record_whole_games_and_shape_misplays():
+    cfg = tb.game_config(2)
+    actors = tb.Actors(cfg, 16, seed=0, epsilons=np.ones(16), life_penalty=1.0)
+    games = []
+    while len(games) < 8:
+        games += actors.step(make_net())
+    misplays = 0
+    for g in games:
+        n = len(g["action"])
+        assert g["obs"].shape == (n, 2, cfg.encoding_size) and g["legal"].shape == (n, 20)
+        assert g["legal"][np.arange(n), g["action"]].all()
+        assert np.array_equal(g["cur"][1:], 1 - g["cur"][:-1])
+        plays = (g["action"] >= 5) & (g["action"] < 10)
+        assert np.all((g["reward"][plays] == 1) | (g["reward"][plays] <= -1))
+        assert np.all(g["reward"][~plays] >= 0)
+        misplays += int(np.sum(g["reward"][plays] <= -1))
+    assert misplays > 0
+
+
+def test_td_loss_goes_down():
+    """A few hundred updates on stored games of the strong bot: the TD loss against a
+    frozen target network falls, and the margin loss on the demonstrations too."""
+    torch.manual_seed(0)
+    cfg = tb.game_config(2)
+    actors = tb.Actors(cfg, 16, seed=0, bot="strong")
+    replay = tb.GameReplay(64, actors.max_len, 658, 2, 20)
+    while len(replay) < 24:
+        for game in actors.step():
+            replay.add(game)
+    tc = tb.BlueprintTrainConfig(demo_bot="strong", lr=2e-3)
+    net = make_net(hidden=32)
+    target = copy.deepcopy(net)
+    opt = torch.optim.Adam(net.parameters(), lr=tc.lr)
+    everything = replay.batch(np.arange(len(replay)))
+    ones, demo = np.ones(len(replay), np.float32), np.ones(len(replay), bool)
+
+    def losses():
+        with torch.no_grad():
+            _, td, margin, _ = tb.vdn_loss(net, target, everything, ones, demo, tc)
+        return td, margin
+
+    td0, m0 = losses()
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        idx, w = replay.sample(4, rng, tc.priority_exponent, tc.is_exponent)
+        loss, _, _, prio = tb.vdn_loss(net, target, replay.batch(idx), w, demo[:4], tc)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        replay.priority[idx] = prio
+    td1, m1 = losses()
+    assert td1 < 0.5 * td0, (td0, td1)
+    assert m1 < 0.9 * m0, (m0, m1)
+
+
+def test_train_checkpoint_resume_and_load(tmp_path):
+    out, slim = str(tmp_path / "bp.pt"), str(tmp_path / "bp_slim.pt")
+    small = dict(hidden=16, num_actors=8, batch_size=4, learning_starts=4, act_steps=2,
+                 replay_games=32, eval_every=0, eval_games=8, save_every=1000, minutes=0,
+                 demo_bot="strong", demo_actors=4, demo_replay_games=16, out=out, slim_out=slim)
+    logs = []
+    progress = tb.train(tb.BlueprintTrainConfig(updates=5, **small), log=logs.append,
+                        progress_bar=False)
+    assert progress["updates"] == 5 and progress["env_steps"] > 0
+    assert "greedy self-play" in logs[-1]
+    ckpt = torch.load(out, weights_only=True)
+    assert ckpt["format"] == tb.FORMAT and ckpt["progress"]["updates"] == 5
+    for path in (out, slim):
+        bp = tb.load_blueprint(path)
+        assert isinstance(bp, PublicLSTMBlueprint) and bp.net.hidden == 16
+        state = HanabiState(CONFIG, seed=9)
+        assert bp.act(state) in state.legal_moves()
+    full = tb.load_blueprint(out)
+    net = PublicLSTMNet(**ckpt["arch"])
+    net.load_state_dict(ckpt["model"])
+    states = positions(CONFIG, 1, seed=2, every=10)
+    assert np.allclose(full.q_values(states), PublicLSTMBlueprint(net, CONFIG).q_values(states))
+    assert np.allclose(tb.load_blueprint(slim).q_values(states), full.q_values(states), atol=0.05)
+    assert os.path.getsize(slim) < os.path.getsize(out)
+    resumed = tb.train(tb.BlueprintTrainConfig(updates=8, resume=out, **small), log=logs.append,
+                       progress_bar=False)
+    assert resumed["updates"] == 8 and any("resumed" in line for line in logs)
+    with pytest.raises(ValueError, match="slim"):
+        tb.train(tb.BlueprintTrainConfig(updates=9, resume=slim, **small), progress_bar=False)
+
+
+def test_bad_or_foreign_checkpoints(tmp_path):
+    good = str(tmp_path / "good.pt")
+    tb.save_slim(good, make_net(hidden=8), tb.BlueprintTrainConfig(), {}, CONFIG)
+    raw = open(good, "rb").read()
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(raw[: len(raw) // 2])
+    foreign = str(tmp_path / "foreign.pt")
+    torch.save({"format": "something.else", "version": 1}, foreign)
+    code = str(tmp_path / "code.pt")
+    torch.save({"format": tb.FORMAT, "obj": CheckpointError("pickled object")}, code)
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(b"not a checkpoint at all")
+    for path in (str(truncated), foreign, code, str(garbage), str(tmp_path / "missing.pt")):
+        with pytest.raises(CheckpointError):
+            tb.load_blueprint(path)
+    wrong = str(tmp_path / "wrong.pt")
+    ckpt = torch.load(good, weights_only=True)
+    ckpt["arch"]["hidden"] = 9
+    torch.save(ckpt, wrong)
+    with pytest.raises(CheckpointError):
+        tb.load_blueprint(wrong)
+
+
+def test_bad_arguments_are_value_errors():
+    for bad in (dict(batch_size=0), dict(gamma=0.0), dict(demo_bot="nobody"),
+                dict(demo_fraction=1.5), dict(device="tpu"), dict(life_penalty=-1), dict(minutes=0, updates=0)):
+        with pytest.raises(ValueError):
+            tb.BlueprintTrainConfig(**bad).check()
+    from lbs_pz.cli import main
+    assert main(["train-blueprint", "--batch-size", "0", "--no-progress"]) == 2
+
+
+def test_cli_help_and_light_import():
+    out = subprocess.run([sys.executable, "-m", "lbs_pz.cli", "train-blueprint", "--help"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "--demo-bot" in out.stdout and "--resume" in out.stdout
+    probe = subprocess.run([sys.executable, "-c", "import sys, lbs_pz.agents; "
+                            "print('torch' in sys.modules)"], capture_output=True, text=True,
+                           timeout=60)
+    assert probe.stdout.strip() == "False"
+
+
+@pytest.mark.slow
+def test_shipped_checkpoint_scores_as_documented():
+    """lbs_pz/models/README.md: 4.99 +- 0.06 over 1,000 games (seed 0)."""
+    bp = tb.load_blueprint()
+    assert bp.net.hidden == 128
+    assert abs(bp.selfplay(1000, seed=0).mean() - 4.99) < 0.01
