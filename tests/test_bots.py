@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, HealthCheck
 
-from engine_helpers import configs, seeds
+from engine_helpers import configs, positions, sample_consistent_hand, seeds
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.engine import bots
 
@@ -102,55 +102,6 @@ def test_act_rejects_wrong_seat():
 
 
 # --- information safety --------------------------------------------------------------------
-
-def unseen_counts(state, seat):
-    """Copies of each card type the seat cannot see (deck + its own hand)."""
-    cfg = state.config
-    left = [cfg.card_count(t) for t in range(cfg.num_card_types)]
-    for t in state.discard_pile:
-        left[t] -= 1
-    for c, f in enumerate(state.fireworks):
-        for r in range(f):
-            left[c * cfg.ranks + r] -= 1
-    for p, hand in enumerate(state.hands):
-        if p != seat:
-            for t in hand:
-                left[t] -= 1
-    return left
-
-
-def sample_consistent_hand(state, seat, rng, tries=50):
-    """A hand the seat cannot tell from its real one: slot by slot, a card type its card
-    knowledge allows and of which an unseen copy remains."""
-    cfg = state.config
-    knowledge = state.card_knowledge(seat)
-    for _ in range(tries):
-        left = unseen_counts(state, seat)
-        hand = []
-        for colors, ranks, _, _ in knowledge:
-            options = [c * cfg.ranks + r for c in colors for r in ranks if left[c * cfg.ranks + r] > 0]
-            if not options:
-                break
-            card = rng.choice(options)
-            left[card] -= 1
-            hand.append(card)
-        else:
-            return hand
-    return None
-
-
-def positions(config, num_games, seed, driver="strong", every=3):
-    """Positions from self-play games of `driver` (every `every`-th move)."""
-    rng = random.Random(seed)
-    out = []
-    for s in bots.game_seeds(seed, 0, num_games):
-        state = HanabiState(config, seed=int(s))
-        while not state.is_terminal:
-            if rng.randrange(every) == 0:
-                out.append(state.clone())
-            state.apply(bots.act(driver, state))
-    return out
-
 
 @pytest.mark.parametrize("config", [HanabiConfig(players=2), HanabiConfig(players=3),
                                     HanabiConfig(players=5), HanabiConfig(players=2, hand_size=7)],

@@ -13,6 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from engine_helpers import positions, sample_consistent_hand
 from lbs_pz.agents import Blueprint, RuleBot
 from lbs_pz.agents.public_lstm import (PublicLSTMBlueprint, PublicLSTMNet, epsilon_greedy,
                                        masked_greedy)
@@ -28,46 +29,6 @@ CONFIG = HanabiConfig()
 def make_net(config=CONFIG, hidden=32, seed=0):
     torch.manual_seed(seed)
     return PublicLSTMNet.for_config(config, hidden=hidden)
-
-
-def positions(config, num_games, seed, every=4):
-    """Positions of `strong` rule-bot games (every `every`-th move)."""
-    rng = random.Random(seed)
-    out = []
-    for s in bots.game_seeds(seed, 0, num_games):
-        state = HanabiState(config, seed=int(s))
-        while not state.is_terminal:
-            if rng.randrange(every) == 0:
-                out.append(state.clone())
-            state.apply(bots.act("strong", state))
-    return out
-
-
-def consistent_hand(state, seat, rng, tries=50):
-    """Another hand `seat` cannot tell from its own (card knowledge, unseen copies)."""
-    cfg = state.config
-    base = [cfg.card_count(t) for t in range(cfg.num_card_types)]
-    for t in state.discard_pile:
-        base[t] -= 1
-    for c, f in enumerate(state.fireworks):
-        for r in range(f):
-            base[c * cfg.ranks + r] -= 1
-    for p, hand in enumerate(state.hands):
-        if p != seat:
-            for t in hand:
-                base[t] -= 1
-    for _ in range(tries):
-        left, hand = list(base), []
-        for colors, ranks, _, _ in state.card_knowledge(seat):
-            options = [c * cfg.ranks + r for c in colors for r in ranks if left[c * cfg.ranks + r] > 0]
-            if not options:
-                break
-            card = rng.choice(options)
-            left[card] -= 1
-            hand.append(card)
-        else:
-            return hand
-    return None
 
 
 # --- network ------------------------------------------------------------------------------
@@ -98,7 +59,7 @@ def test_illegal_moves_are_never_chosen():
     with torch.no_grad():          # make every illegal-prone output look best
         net.a_head.bias.copy_(torch.linspace(50, 0, net.num_moves + 1))
     bp = PublicLSTMBlueprint(net, CONFIG)
-    states = positions(CONFIG, 3, seed=1)
+    states = positions(CONFIG, 3, seed=1, every=4)
     moves = bp.act_batch(states)
     for st, m in zip(states, moves):
         assert m in st.legal_moves()
@@ -129,9 +90,9 @@ def test_public_stream_never_sees_private_features():
     bp = PublicLSTMBlueprint(net, CONFIG)
     rng = random.Random(0)
     checked = 0
-    for state in positions(CONFIG, 2, seed=5):
+    for state in positions(CONFIG, 2, seed=5, every=4):
         other = 1 - state.current_player
-        hand = consistent_hand(state, other, rng)
+        hand = sample_consistent_hand(state, other, rng)
         if hand is None or hand == state.hand(other):
             continue
         alt = state.clone()
@@ -179,11 +140,11 @@ def test_no_peeking_at_own_hand():
     bp = PublicLSTMBlueprint(make_net(hidden=64, seed=3), CONFIG)
     rng = random.Random(1)
     checked = 0
-    for state in positions(CONFIG, 3, seed=7):
+    for state in positions(CONFIG, 3, seed=7, every=4):
         seat = state.current_player
         before = bp.act(state)
         for _ in range(2):
-            hand = consistent_hand(state, seat, rng)
+            hand = sample_consistent_hand(state, seat, rng)
             if hand is None or hand == state.hand(seat):
                 continue
             other = state.clone()
