@@ -49,6 +49,8 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
+from lbs_pz.train.config_args import add_config_arguments, config_from_args
+
 FORMAT = "lbs_pz.public_lstm"
 VERSION = 1
 KIND = "public-LSTM blueprint"
@@ -602,14 +604,11 @@ def add_train_blueprint_command(sub) -> None:
     parser = sub.add_parser("train-blueprint", help="train the public-LSTM blueprint "
                                                     "(recurrent Q-learning, R2D2-style)",
                             description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for field in dataclasses.fields(BlueprintTrainConfig):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default),
-                            default=field.default, help=f"default {field.default!r}")
+    add_config_arguments(parser, BlueprintTrainConfig)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def run(args) -> int:
-        tc = BlueprintTrainConfig(**{f.name: getattr(args, f.name)
-                                     for f in dataclasses.fields(BlueprintTrainConfig)})
+        tc = config_from_args(BlueprintTrainConfig, args)
         train(tc, progress_bar=not args.no_progress)
         return 0
 

@@ -15,6 +15,8 @@ import time
 
 import numpy as np
 
+from lbs_pz.train.config_args import add_config_arguments, config_from_args
+
 
 def generate_positions(config, blueprint: str, num_games: int, seed: int, first_game: int = 0):
     """Positions of `num_games` self-play games: (features (N, F) float32, final scores (N,))."""
@@ -59,7 +61,7 @@ def train(tc: ValueTrainConfig, log=print) -> dict:
     from tqdm import tqdm
 
     from lbs_pz.engine import HanabiConfig
-    from lbs_pz.search.value import ValueNetConfig, make_value_net, save_value, value_features
+    from lbs_pz.search.value import ValueNetConfig, make_value_net, save_value
 
     torch.set_num_threads(tc.threads)
     torch.manual_seed(tc.seed)
@@ -112,8 +114,5 @@ def add_train_value_command(sub) -> None:
     parser = sub.add_parser("train-value", help="train the centralized value function used "
                                                 "to bootstrap LBS-k rollouts",
                             description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for field in dataclasses.fields(ValueTrainConfig):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default),
-                            default=field.default, help=f"default {field.default}")
-    parser.set_defaults(func=lambda args: train(ValueTrainConfig(
-        **{f.name: getattr(args, f.name) for f in dataclasses.fields(ValueTrainConfig)})) and 0)
+    add_config_arguments(parser, ValueTrainConfig)
+    parser.set_defaults(func=lambda args: train(config_from_args(ValueTrainConfig, args)) and 0)
