@@ -61,12 +61,9 @@ class CentralValue:
         """threads: torch intra-op threads while evaluating (restored afterwards; None:
         leave torch's setting). One is fastest for search's batches of a few thousand
         worlds, and avoids oversubscription when search runs one process per core."""
-        import torch
-
         if net is None:
             net, config, _ = load_value(checkpoint or default_value_checkpoint())
         self.net, self.config, self.threads = net.eval(), config, threads
-        self._torch = torch
 
     def __call__(self, states: Sequence) -> np.ndarray:
         import torch
