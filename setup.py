@@ -8,7 +8,7 @@ CYTHON_MODULES = [
     "lbs_pz.engine._encode",
     "lbs_pz.engine.state",
     "lbs_pz.engine.batch",
-    "lbs_pz.engine.bots",
+    "lbs_pz.agents.rule_bots._bots",
     "lbs_pz.search.beliefs._exact",
 ]
 

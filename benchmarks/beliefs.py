@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
-from lbs_pz.engine import bots  # noqa: E402
+from lbs_pz.agents.rule_bots import _bots as bots  # noqa: E402
 
 
 def initial_hand_count(config: HanabiConfig) -> int:

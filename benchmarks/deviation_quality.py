@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from lbs_pz.agents import RuleBot  # noqa: E402
 from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
-from lbs_pz.engine.bots import game_seeds  # noqa: E402
+from lbs_pz.engine import game_seeds  # noqa: E402
 from lbs_pz.search.agents import LBSAgent, SpartaAgent  # noqa: E402
 from lbs_pz.search.beliefs import make_belief  # noqa: E402
 from lbs_pz.search.rollout_search import move_returns  # noqa: E402

@@ -36,7 +36,7 @@ def cmd_demo(args) -> int:
     from lbs_pz.agents import RuleBot
     from lbs_pz.bench.evaluate import evaluate
     from lbs_pz.engine import HanabiState, move_name
-    from lbs_pz.engine.bots import BOT_NAMES
+    from lbs_pz.agents.rule_bots import BOT_NAMES
 
     start = time.perf_counter()
     config = _config_from(args)

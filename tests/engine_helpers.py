@@ -9,7 +9,9 @@ import random
 
 from hypothesis import strategies as st
 
-from lbs_pz.engine import HanabiConfig, HanabiState, bots
+from lbs_pz.engine import HanabiConfig, HanabiState, game_seeds
+
+from lbs_pz.agents.rule_bots import _bots as bots
 
 COMMON_CONFIGS = [
     HanabiConfig(players=2),
@@ -176,7 +178,7 @@ def positions(config, num_games, seed, driver="strong", every=3):
     """Positions from self-play games of `driver` (every `every`-th move)."""
     rng = random.Random(seed)
     out = []
-    for s in bots.game_seeds(seed, 0, num_games):
+    for s in game_seeds(seed, 0, num_games):
         state = HanabiState(config, seed=int(s))
         while not state.is_terminal:
             if rng.randrange(every) == 0:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from lbs_pz.engine import HanabiConfig, HanabiState
-from lbs_pz.engine import bots
+from lbs_pz.agents.rule_bots import _bots as bots
 from lbs_pz.search.beliefs import (BeliefMemoryError, ExactBelief, GroundedBelief, SeatInfo,
                                    make_belief)
 

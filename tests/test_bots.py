@@ -12,7 +12,7 @@ from hypothesis import given, settings, HealthCheck
 
 from engine_helpers import configs, positions, sample_consistent_hand, seeds
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
-from lbs_pz.engine import bots
+from lbs_pz.agents.rule_bots import _bots as bots
 
 BOTS = bots.BOT_NAMES
 CONVENTION_BOTS = ("weak", "medium", "strong")

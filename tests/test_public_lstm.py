@@ -17,7 +17,8 @@ from engine_helpers import positions, sample_consistent_hand
 from lbs_pz.agents import Blueprint, RuleBot
 from lbs_pz.agents.public_lstm import (PublicLSTMBlueprint, PublicLSTMNet, epsilon_greedy,
                                        masked_greedy)
-from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, bots
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.agents.rule_bots import _bots as bots
 from lbs_pz.engine.features import private_features, public_features
 from lbs_pz.train import blueprint as tb
 from lbs_pz.train.checkpoints import CheckpointError

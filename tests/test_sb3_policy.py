@@ -306,7 +306,7 @@ def test_compare_accepts_an_sb3_blueprint(maskable_zip):
              MethodSpec("lbs-1", blueprint=name, belief="grounded", rollouts=4, seed=1)]
     results = collect(specs, {"players": 2}, games=1, backend="inline", show_progress=False)
     blueprint = SB3Blueprint.load(path)
-    from lbs_pz.engine.bots import game_seeds
+    from lbs_pz.engine import game_seeds
 
     state = HanabiState(CONFIG, seed=int(game_seeds(0, 0, 1)[0]))
     blueprint.rollout([state])

@@ -154,7 +154,7 @@ def test_sparta_improves_on_the_blueprint_in_a_few_games():
     diffs = []
     for game in range(3):
         base = BOT.selfplay(HanabiConfig(), 1, seed=0, first_game=game)["score"][0]
-        from lbs_pz.engine.bots import game_seeds
+        from lbs_pz.engine import game_seeds
 
         state = HanabiState(HanabiConfig(), seed=int(game_seeds(0, game, 1)[0]))
         while not state.is_terminal:

@@ -96,6 +96,30 @@ def _as_list(states: States):
     return list(states)
 
 
+def counterfactual_mask(blueprint, before: HanabiState, seat: int, move: int,
+                        hands: np.ndarray) -> np.ndarray:
+    """bool (N,): True where `blueprint`, acting for the player to move in `before`, makes
+    `move` when `seat` (another player) holds hands[r] (int (N, hand_len)).
+
+    This is the counterfactual filter of SPARTA and LBS beliefs: the partners see the
+    seat's hand, so a hand under which the blueprint would have moved otherwise is ruled
+    out. A blueprint may provide a fast `counterfactual_mask(before, seat, move, hands)`
+    of its own (the C rule bots do); otherwise the blueprint acts in copies of `before`."""
+    own = getattr(blueprint, "counterfactual_mask", None)
+    if own is not None:
+        return np.asarray(own(before, seat, move, hands), dtype=bool)
+    keep = np.zeros(len(hands), dtype=bool)
+    chunk = 4096
+    for lo in range(0, len(hands), chunk):
+        worlds = []
+        for h in hands[lo:lo + chunk]:
+            w = before.clone()
+            w.set_hand(seat, [int(c) for c in h])
+            worlds.append(w)
+        keep[lo:lo + chunk] = np.asarray(blueprint.act_batch(worlds)) == move
+    return keep
+
+
 class BlueprintBase:
     """Generic `act_batch`, `rollout` and `value` for blueprints written in Python: a
     subclass only implements `act(state, seat)`. Deterministic, memoryless by default."""

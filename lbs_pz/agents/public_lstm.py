@@ -406,7 +406,7 @@ class PublicLSTMBlueprint:
                  chunk: int = 1000) -> np.ndarray:
         """Scores (int32 (num_games,)) of greedy self-play on the deals `lbs-pz eval` and
         `RuleBot.selfplay` use (`HanabiBatch(config, n, seeds=seed)`), batched."""
-        from lbs_pz.engine.bots import game_seeds
+        from lbs_pz.engine import game_seeds
 
         if num_games < 1:
             raise ValueError(f"num_games must be >= 1, got {num_games}")

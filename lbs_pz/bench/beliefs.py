@@ -32,11 +32,11 @@ def run_quality(config, blueprint: str, num_games: int, seed: int = 0,
 
     Returns {"ce": {belief: list of per-game float arrays (one entry per move)},
              "seconds": {belief: total update+scoring time}, "scores": game scores}."""
-    from lbs_pz.engine import HanabiState
-    from lbs_pz.engine import bots
+    from lbs_pz.engine import HanabiState, game_seeds
+    from lbs_pz.agents.rule_bots import _bots as bots
     from lbs_pz.search.beliefs import make_belief
 
-    seeds = bots.game_seeds(seed, 0, num_games)
+    seeds = game_seeds(seed, 0, num_games)
     ce: Dict[str, List[np.ndarray]] = {b: [] for b in beliefs}
     seconds = {b: 0.0 for b in beliefs}
     scores = []

@@ -72,7 +72,7 @@ def speed(bot: str = "strong", games: int = 2000, states: int = 500, clones: int
     """Moves/s of `bot` on one core, three ways (see the module docstring)."""
     from lbs_pz.agents import RuleBot
     from lbs_pz.engine import HanabiConfig, HanabiState
-    from lbs_pz.engine.bots import game_seeds
+    from lbs_pz.engine import game_seeds
 
     config = HanabiConfig(players=2)
     blueprint = RuleBot(bot)

@@ -117,7 +117,7 @@ def build_agent(spec: MethodSpec):
 def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
     """Play deal `game` of the run seeded `seed` with `spec`; a JSON-ready summary."""
     from lbs_pz.engine import HanabiConfig, HanabiState
-    from lbs_pz.engine.bots import game_seeds
+    from lbs_pz.engine import game_seeds
 
     config = HanabiConfig(**config_kwargs)
     searching = () if spec.method == "blueprint" else (

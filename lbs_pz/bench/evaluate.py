@@ -80,7 +80,7 @@ def evaluate(agent, config=None, games: int = 1000, seed: int = 0, chunk: int = 
     so results are reproducible and comparable between agents."""
     from lbs_pz.agents import RuleBot
     from lbs_pz.engine import HanabiConfig, HanabiState
-    from lbs_pz.engine.bots import game_seeds
+    from lbs_pz.engine import game_seeds
 
     if config is None:
         config = HanabiConfig()
@@ -151,7 +151,7 @@ def cmd_eval(args) -> int:
 def add_eval_command(subparsers) -> argparse.ArgumentParser:
     """Register `eval` on the `lbs-pz` subcommand parser (called by lbs_pz.cli)."""
     from lbs_pz.cli import _config_args
-    from lbs_pz.engine.bots import BOT_NAMES
+    from lbs_pz.agents.rule_bots import BOT_NAMES
 
     parser = subparsers.add_parser(
         "eval", help="self-play a blueprint: mean score, s.e.m., perfect and bomb-out rates",

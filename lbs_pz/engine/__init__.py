@@ -8,10 +8,10 @@
 from lbs_pz.engine.config import HanabiConfig, OBSERVATION_TYPES
 from lbs_pz.engine.moves import MOVE_KINDS, Move, decode_move, encode_move, move_name
 from lbs_pz.engine.state import HanabiState
-from lbs_pz.engine.batch import HanabiBatch
+from lbs_pz.engine.batch import HanabiBatch, game_seeds
 from lbs_pz.engine.view import CardKnowledge, PastMove, PlayerView
 
 __all__ = [
-    "HanabiConfig", "HanabiState", "HanabiBatch", "Move", "MOVE_KINDS", "OBSERVATION_TYPES",
+    "HanabiConfig", "HanabiState", "HanabiBatch", "game_seeds", "Move", "MOVE_KINDS", "OBSERVATION_TYPES",
     "decode_move", "encode_move", "move_name", "PlayerView", "CardKnowledge", "PastMove",
 ]

@@ -24,6 +24,22 @@ from lbs_pz.engine.state import seed_to_u64
 
 cnp.import_array()
 
+_GOLDEN = 0x9E3779B97F4A7C15
+_MASK64 = (1 << 64) - 1
+
+
+def game_seeds(seed, int first, int count):
+    """Seeds of games first .. first+count-1 of a run seeded with `seed`: exactly the seeds
+    `HanabiBatch(config, n, seeds=seed)` gives its games (splitmix64 outputs)."""
+    cdef uint64_t base = (seed_to_u64(seed) + (<uint64_t>first) * <uint64_t>_GOLDEN) & _MASK64
+    cdef cnp.ndarray[uint64_t, ndim=1] out = np.empty(count, dtype=np.uint64)
+    cdef int i
+    for i in range(count):
+        out[i] = rng_next(&base)
+    return out
+
+
+
 
 def _int_vector(values, n, name):
     """values as an int64 array of shape (n,); ValueError naming `name` otherwise."""

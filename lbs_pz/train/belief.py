@@ -46,11 +46,11 @@ def generate_games(config, blueprint: str, num_games: int, seed: int, first_game
         scores  (num_games,) int32
     Sequence s = game * players + seat. T is the longest game in the batch + 1.
     """
-    from lbs_pz.engine import HanabiBatch
-    from lbs_pz.engine import bots
+    from lbs_pz.engine import HanabiBatch, game_seeds
+    from lbs_pz.agents.rule_bots import _bots as bots
 
     P, H, E = config.players, config.hand_size, config.encoding_size
-    seeds = bots.game_seeds(seed, first_game, num_games)
+    seeds = game_seeds(seed, first_game, num_games)
     batch = HanabiBatch(config, num_games, seeds=[int(x) for x in seeds])
     cap = 200
     obs = np.zeros((P, num_games, cap, E), dtype=np.uint8)
@@ -182,7 +182,7 @@ def train(tc: TrainConfig, log=print):
         torch.set_num_threads(tc.threads)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if tc.device == "auto" else tc.device
     config = HanabiConfig(players=tc.players, hand_size=tc.hand_size)
-    from lbs_pz.engine import bots
+    from lbs_pz.agents.rule_bots import _bots as bots
     bots.bot_kind(tc.blueprint)  # validate the name early
     torch.manual_seed(tc.seed)
     model = BeliefNet(BeliefNetConfig(

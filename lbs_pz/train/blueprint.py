@@ -123,7 +123,7 @@ class BlueprintTrainConfig:
         need(self.device == "cpu" or self.device.startswith("cuda"),
              f"device must be cpu or cuda[:i], got {self.device!r}")
         if self.demo_bot:
-            from lbs_pz.engine.bots import BOT_NAMES
+            from lbs_pz.agents.rule_bots import BOT_NAMES
             need(self.demo_bot in BOT_NAMES,
                  f"demo_bot must be one of {', '.join(BOT_NAMES)} (or empty), got {self.demo_bot!r}")
 
@@ -241,7 +241,7 @@ class Actors:
         """One move in every game. Returns the games that ended (dicts of arrays)."""
         import torch
         from lbs_pz.agents.public_lstm import encode_batch, epsilon_greedy, public_part
-        from lbs_pz.engine import bots
+        from lbs_pz.agents.rule_bots import _bots as bots
 
         rows = np.arange(self.n)
         enc = encode_batch(self.batch)                               # (n, P, E)

@@ -20,10 +20,11 @@ from lbs_pz.train.config_args import add_config_arguments, config_from_args
 
 def generate_positions(config, blueprint: str, num_games: int, seed: int, first_game: int = 0):
     """Positions of `num_games` self-play games: (features (N, F) float32, final scores (N,))."""
-    from lbs_pz.engine import HanabiBatch, bots
+    from lbs_pz.engine import HanabiBatch, game_seeds
+    from lbs_pz.agents.rule_bots import _bots as bots
     from lbs_pz.search.value import value_features
 
-    seeds = bots.game_seeds(seed, first_game, num_games)
+    seeds = game_seeds(seed, first_game, num_games)
     batch = HanabiBatch(config, num_games, seeds=[int(x) for x in seeds])
     feats, owners = [], []
     while True:

@@ -1,6 +1,6 @@
 # cython: language_level=3
 """C kernels of the exact belief: enumerate, filter, re-weight and expand candidate
-hands, and the counterfactual filter through a C rule bot.
+hands.
 
 A candidate set is an int8 array (N, n) of card ids, one row per ordered hand (slot 0 =
 oldest card). `plaus` is a uint32 array (n,) of per-slot bitmasks over card types (bit t
@@ -15,9 +15,6 @@ from libc.string cimport memcpy
 
 from lbs_pz.engine._core cimport GameState, GameConfig, MAX_CARD_TYPES, MAX_HAND
 from lbs_pz.engine.state cimport HanabiState
-from lbs_pz.engine.bots cimport (
-    BotTables, BotMemory, bot_tables_init, bot_memory_replay, bot_act_mem,
-)
 
 cnp.import_array()
 
@@ -193,33 +190,4 @@ def append_draw(const int8_t[:, ::1] hands, const int32_t[::1] unseen, uint32_t 
                             o[m * (n + 1) + i] = hands[r, i]
                         o[m * (n + 1) + n] = t
                         m += 1
-    return out
-
-
-def counterfactual_mask(int kind, HanabiState before, int seat, int move,
-                        const int8_t[:, ::1] hands):
-    """uint8 (N,): 1 where the C rule bot `kind`, acting for the player to move in
-    `before`, makes `move` when `seat`'s hand is hands[r].
-
-    Only `seat`'s hand is replaced (in a private copy of the game); the bots read neither
-    the actor's own cards nor the undrawn deck, and their memory is a fold over the public
-    history, computed once for all candidates."""
-    cdef int64_t N = hands.shape[0], r
-    cdef int n = hands.shape[1], i
-    if n != before.s.hand_len[seat]:
-        raise ValueError(f"hands have {n} cards, seat {seat} holds {before.s.hand_len[seat]}")
-    cdef cnp.ndarray out = np.empty(N, dtype=np.uint8)
-    cdef uint8_t* o = <uint8_t*>cnp.PyArray_DATA(out)
-    cdef GameState s
-    cdef BotTables tb
-    cdef BotMemory mem
-    cdef int actor = before.s.cur_player
-    memcpy(&s, &before.s, sizeof(GameState))
-    with nogil:
-        bot_tables_init(&before.cfg, &tb)
-        bot_memory_replay(kind, &before.cfg, &tb, &s, &mem)
-        for r in range(N):
-            for i in range(n):
-                s.hand[seat][i] = hands[r, i]
-            o[r] = bot_act_mem(kind, &before.cfg, &tb, &s, &mem, actor) == move
     return out

@@ -37,6 +37,8 @@ from typing import List, Optional
 
 import numpy as np
 
+from lbs_pz.agents.base import counterfactual_mask
+from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.engine import HanabiState
 from lbs_pz.search.beliefs import _exact
 from lbs_pz.search.beliefs.base import Belief, SeatInfo, as_rng, check_hand
@@ -46,38 +48,6 @@ DEFAULT_MEMORY_CAP = 4 << 30      # bytes
 
 class BeliefMemoryError(MemoryError):
     """The exact belief would need more memory than its cap."""
-
-
-def _bot_kind(blueprint) -> Optional[int]:
-    """C bot kind of a rule-bot blueprint (name or RuleBot), else None."""
-    from lbs_pz.engine import bots
-
-    if isinstance(blueprint, str):
-        return bots.bot_kind(blueprint)
-    kind = getattr(blueprint, "kind", None)
-    name = getattr(blueprint, "name", None)
-    if isinstance(kind, int) and name in bots.BOT_NAMES and bots.BOT_NAMES[kind] == name:
-        return kind
-    return None
-
-
-def counterfactual_keep(blueprint, kind: Optional[int], before: HanabiState, seat: int,
-                        move: int, hands: np.ndarray) -> np.ndarray:
-    """bool (N,): True where the blueprint, acting for the player to move in `before`,
-    makes `move` when `seat` holds hands[r] (int8 (N, n)). C rule bots (`kind`, from
-    `_bot_kind`) run in C; any other Blueprint acts on copies of the game in batches."""
-    if kind is not None:
-        return _exact.counterfactual_mask(kind, before, seat, move, hands).astype(bool)
-    keep = np.zeros(len(hands), dtype=bool)
-    chunk = 4096
-    for lo in range(0, len(hands), chunk):
-        worlds = []
-        for h in hands[lo:lo + chunk]:
-            w = before.clone()
-            w.set_hand(seat, [int(c) for c in h])
-            worlds.append(w)
-        keep[lo:lo + chunk] = np.asarray(blueprint.act_batch(worlds)) == move
-    return keep
 
 
 class ExactBelief(Belief):
@@ -92,11 +62,12 @@ class ExactBelief(Belief):
 
     def __init__(self, blueprint=None, memory_cap: int = DEFAULT_MEMORY_CAP):
         super().__init__()
-        self.blueprint = blueprint
-        self.kind = None if blueprint is None else _bot_kind(blueprint)
-        if blueprint is not None and self.kind is None and not hasattr(blueprint, "act_batch"):
+        if isinstance(blueprint, str):
+            blueprint = RuleBot(blueprint)
+        if blueprint is not None and not callable(getattr(blueprint, "act_batch", None)):
             raise TypeError("blueprint must be a rule-bot name, a RuleBot or a Blueprint "
                             f"with act_batch, got {type(blueprint).__name__}")
+        self.blueprint = blueprint
         self.memory_cap = int(memory_cap)
         self.hands = np.zeros((0, 0), dtype=np.int8)
         self._cw = None
@@ -178,7 +149,7 @@ class ExactBelief(Belief):
         self.peak_memory_bytes = max(self.peak_memory_bytes, self.hands.nbytes)
 
     def _counterfactual(self, before: HanabiState, move: int, hands: np.ndarray) -> np.ndarray:
-        return counterfactual_keep(self.blueprint, self.kind, before, self.seat, move, hands)
+        return counterfactual_mask(self.blueprint, before, self.seat, move, hands)
 
     # --- queries -------------------------------------------------------------------------------
 

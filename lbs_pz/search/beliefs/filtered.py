@@ -24,9 +24,10 @@ from typing import List, Tuple
 
 import numpy as np
 
+from lbs_pz.agents.base import counterfactual_mask
+from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.engine import HanabiState
 from lbs_pz.search.beliefs.base import Belief, as_rng
-from lbs_pz.search.beliefs.exact import counterfactual_keep, _bot_kind
 
 
 class FilteredBelief(Belief):
@@ -47,14 +48,15 @@ class FilteredBelief(Belief):
         super().__init__()
         if not isinstance(base, Belief):
             raise TypeError(f"base must be a Belief, got {type(base).__name__}")
-        kind = _bot_kind(blueprint)
-        if kind is None and not callable(getattr(blueprint, "act_batch", None)):
+        if isinstance(blueprint, str):
+            blueprint = RuleBot(blueprint)
+        if not callable(getattr(blueprint, "act_batch", None)):
             raise TypeError("blueprint must be a RuleBot or a Blueprint with act_batch, got "
                             f"{type(blueprint).__name__}")
         if not 1 <= oversample <= max_oversample:
             raise ValueError(f"need 1 <= oversample <= max_oversample, got {oversample} "
                              f"and {max_oversample}")
-        self.base, self.blueprint, self.kind = base, blueprint, kind
+        self.base, self.blueprint = base, blueprint
         self.oversample, self.max_oversample = int(oversample), int(max_oversample)
         self.name = f"{base.name}+cf"
 
@@ -103,8 +105,8 @@ class FilteredBelief(Belief):
             else:
                 _, before, move, _ = event
                 rows = np.flatnonzero(keep)
-                agree = counterfactual_keep(self.blueprint, self.kind, before, self.seat,
-                                            move, np.ascontiguousarray(past[rows]))
+                agree = counterfactual_mask(self.blueprint, before, self.seat, move,
+                                            np.ascontiguousarray(past[rows]))
                 # A move no remaining hand explains was not the blueprint's (a searching
                 # partner deviated): it carries no evidence, as in ExactBelief.
                 if agree.any() or not skip_unexplained:

@@ -1,8 +1,8 @@
-"""`RuleBot`: the C rule bots of `lbs_pz.engine.bots` as Blueprints.
+"""`RuleBot`: the C rule bots of `lbs_pz.agents.rule_bots._bots` as Blueprints.
 
 Every bot acts at C speed, never reads the acting seat's own cards or the deck, and
 keeps no memory outside the game's public history, so it can be cloned into sampled
-worlds and rolled out in batches (without the GIL). See `lbs_pz.engine.bots` for each
+worlds and rolled out in batches (without the GIL). See `lbs_pz.agents.rule_bots._bots` for each
 bot's conventions, and `RuleBot.conventions(name)`.
 
 >>> from lbs_pz.engine import HanabiConfig, HanabiState
@@ -25,7 +25,7 @@ import numpy as np
 
 from lbs_pz.agents.base import States
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
-from lbs_pz.engine import bots as _bots
+from lbs_pz.agents.rule_bots import _bots
 
 BOT_NAMES = _bots.BOT_NAMES
 STRONGEST = "strong"
@@ -48,7 +48,7 @@ class RuleBot:
 
     @staticmethod
     def conventions(name: str) -> str:
-        """The documented conventions of bot `name` (from lbs_pz.engine.bots)."""
+        """The documented conventions of bot `name` (from lbs_pz.agents.rule_bots._bots)."""
         kind = _bots.bot_kind(name)
         name = BOT_NAMES[kind]
         doc = _bots.__doc__ or ""
@@ -86,6 +86,14 @@ class RuleBot:
 
     def value(self, states: States) -> Optional[np.ndarray]:
         return None
+
+    def counterfactual_mask(self, before: HanabiState, seat: int, move: int,
+                            hands: np.ndarray) -> np.ndarray:
+        """bool (N,): True where this bot, acting for the player to move in `before`,
+        makes `move` when `seat` holds hands[r] (int (N, hand_len)); in C, with the bot's
+        memory of the public history computed once for all hands."""
+        hands = np.ascontiguousarray(hands, dtype=np.int8)
+        return _bots.counterfactual_mask(self.kind, before, seat, move, hands).astype(bool)
 
     # --- evaluation -----------------------------------------------------------------------
 

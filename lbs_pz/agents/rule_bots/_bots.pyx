@@ -71,6 +71,7 @@ from lbs_pz.engine._core cimport (
 )
 from lbs_pz.engine.batch cimport HanabiBatch
 from lbs_pz.engine.state cimport HanabiState
+from lbs_pz.engine.batch import game_seeds
 
 cnp.import_array()
 
@@ -779,22 +780,6 @@ def bot_kind(bot):
     raise ValueError(f"bot must be a name in {BOT_NAMES} or an index in [0, {NUM_BOTS}), got {bot!r}")
 
 
-_GOLDEN = 0x9E3779B97F4A7C15
-_MASK64 = (1 << 64) - 1
-
-
-def game_seeds(seed, int first, int count):
-    """Seeds of games first .. first+count-1 of a run seeded with `seed`: exactly the seeds
-    `HanabiBatch(config, n, seeds=seed)` gives its games (splitmix64 outputs)."""
-    from lbs_pz.engine.state import seed_to_u64
-    cdef uint64_t base = (seed_to_u64(seed) + (<uint64_t>first) * <uint64_t>_GOLDEN) & _MASK64
-    cdef cnp.ndarray[uint64_t, ndim=1] out = np.empty(count, dtype=np.uint64)
-    cdef int i
-    for i in range(count):
-        out[i] = rng_next(&base)
-    return out
-
-
 def act(bot, HanabiState state, seat=None):
     """The move id bot `bot` makes as `seat` (default: the player to move) in `state`,
     or -1 if the game is over. Raises ValueError if it is not `seat`'s turn."""
@@ -988,4 +973,38 @@ def _hint_scores(bot, HanabiState state):
                 d = 0
                 sc = eval_hint(pr, &state.cfg, &tb, &bd, &state.s, &mem, me, t, is_rank, v, 0, &d)
                 out.append((hint_move(&state.cfg, off, is_rank, v), None if sc == REJECT else sc, d))
+    return out
+
+
+def counterfactual_mask(bot, HanabiState before, int seat, int move,
+                        const int8_t[:, ::1] hands):
+    """uint8 (N,): 1 where rule bot `bot`, acting for the player to move in `before`,
+    makes `move` when `seat` (another player) holds hands[r] (int8 (N, hand_len)).
+
+    Only `seat`'s hand is replaced (in a private copy of the game); the bots read neither
+    the actor's own cards nor the undrawn deck, and their memory is a fold over the public
+    history, computed once for all candidates."""
+    cdef int kind = bot_kind(bot)
+    cdef int64_t N = hands.shape[0], r
+    cdef int n = hands.shape[1], i
+    if not 0 <= seat < before.cfg.players:
+        raise ValueError(f"seat {seat} out of range [0, {before.cfg.players})")
+    if n != before.s.hand_len[seat]:
+        raise ValueError(f"hands have {n} cards, seat {seat} holds {before.s.hand_len[seat]}")
+    if N and (np.min(hands) < 0 or np.max(hands) >= before.cfg.card_types):
+        raise ValueError(f"card ids must be in [0, {before.cfg.card_types})")
+    cdef cnp.ndarray out = np.empty(N, dtype=np.uint8)
+    cdef uint8_t* o = <uint8_t*>cnp.PyArray_DATA(out)
+    cdef GameState s
+    cdef BotTables tb
+    cdef BotMemory mem
+    cdef int actor = before.s.cur_player
+    memcpy(&s, &before.s, sizeof(GameState))
+    with nogil:
+        bot_tables_init(&before.cfg, &tb)
+        bot_memory_replay(kind, &before.cfg, &tb, &s, &mem)
+        for r in range(N):
+            for i in range(n):
+                s.hand[seat][i] = hands[r, i]
+            o[r] = bot_act_mem(kind, &before.cfg, &tb, &s, &mem, actor) == move
     return out

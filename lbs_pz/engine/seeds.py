@@ -1,0 +1,61 @@
+"""Deal streams: evaluation never replays a training deal.
+
+Every command that plays games draws its deals from a named stream: `EVAL` (`lbs-pz eval`,
+`compare`, benchmarks) or `TRAIN` (data generation for beliefs, values and blueprints).
+Game `i` of a run seeded `seed` in stream `s` gets the 64-bit engine seed
+
+    mix64(s << 63 | seed << 32 | i)        0 <= seed < 2**31, 0 <= i < 2**32
+
+where `mix64` is splitmix64's finaliser, a bijection of 64-bit integers. Distinct
+(stream, seed, game) triples therefore give distinct engine seeds: no evaluation game of
+any seed shares its seed with a training game of any seed.
+
+    >>> from lbs_pz.engine import HanabiConfig, HanabiState
+    >>> seeds = deal_seeds(EVAL, seed=0, first=0, count=3)
+    >>> state = HanabiState(HanabiConfig(), seed=int(seeds[0]))   # evaluation game 0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EVAL = "eval"
+TRAIN = "train"
+STREAMS = (EVAL, TRAIN)
+MAX_SEED = 2**31          # run seeds are in [0, MAX_SEED)
+MAX_GAMES = 2**32         # games per run and stream
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's output function on uint64 (wrapping arithmetic); invertible."""
+    x = x.copy()
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def check_run_seed(seed) -> int:
+    """`seed` as an int in [0, MAX_SEED); ValueError otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be an integer in [0, {MAX_SEED}), got {seed!r}")
+    if not 0 <= seed < MAX_SEED:
+        raise ValueError(f"seed must be in [0, {MAX_SEED}), got {seed}")
+    return int(seed)
+
+
+def deal_seeds(stream: str, seed: int, first: int, count: int) -> np.ndarray:
+    """uint64 (count,): engine seeds of games first .. first+count-1 of run `seed` in
+    `stream` (EVAL or TRAIN). Pass one to `HanabiState(config, seed=int(s))` or the
+    array to `HanabiBatch(config, count, seeds=...)`."""
+    if stream not in STREAMS:
+        raise ValueError(f"stream must be one of {STREAMS}, got {stream!r}")
+    seed = check_run_seed(seed)
+    if isinstance(first, bool) or isinstance(count, bool) or first < 0 or count < 0 \
+            or first + count > MAX_GAMES:
+        raise ValueError(f"games {first} .. {first + count - 1} out of range [0, {MAX_GAMES})")
+    prefix = (int(stream == TRAIN) << 63) | (seed << 32)
+    counters = np.uint64(prefix) + np.arange(first, first + count, dtype=np.uint64)
+    return _mix64(counters)
