@@ -4,9 +4,10 @@ Every command that plays games draws its deals from a named stream: `EVAL` (`lbs
 `compare`, benchmarks) or `TRAIN` (data generation for beliefs, values and blueprints).
 Game `i` of a run seeded `seed` in stream `s` gets the 64-bit engine seed
 
-    mix64(s << 63 | seed << 32 | i)        0 <= seed < 2**31, 0 <= i < 2**32
+    mix64((s << 63 | seed << 32 | i) ^ SALT)        0 <= seed < 2**31, 0 <= i < 2**32
 
-where `mix64` is splitmix64's finaliser, a bijection of 64-bit integers. Distinct
+where `mix64` is splitmix64's finaliser, a bijection of 64-bit integers (the salt keeps
+these seeds away from small ones such as `HanabiState(config, seed=0)`). Distinct
 (stream, seed, game) triples therefore give distinct engine seeds: no evaluation game of
 any seed shares its seed with a training game of any seed.
 
@@ -24,6 +25,7 @@ TRAIN = "train"
 STREAMS = (EVAL, TRAIN)
 MAX_SEED = 2**31          # run seeds are in [0, MAX_SEED)
 MAX_GAMES = 2**32         # games per run and stream
+SALT = 0x5851F42D4C957F2D
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
@@ -58,4 +60,4 @@ def deal_seeds(stream: str, seed: int, first: int, count: int) -> np.ndarray:
         raise ValueError(f"games {first} .. {first + count - 1} out of range [0, {MAX_GAMES})")
     prefix = (int(stream == TRAIN) << 63) | (seed << 32)
     counters = np.uint64(prefix) + np.arange(first, first + count, dtype=np.uint64)
-    return _mix64(counters)
+    return _mix64(counters ^ np.uint64(SALT))
