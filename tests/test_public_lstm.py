@@ -21,7 +21,7 @@ from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.agents.rule_bots import _bots as bots
 from lbs_pz.engine.features import private_features, public_features
 from lbs_pz.train import blueprint as tb
-from lbs_pz.train.checkpoints import CheckpointError
+from lbs_pz.models.checkpoint import CheckpointError
 
 torch.set_num_threads(1)
 CONFIG = HanabiConfig()

@@ -21,7 +21,7 @@ from lbs_pz.agents import Blueprint  # noqa: E402
 from lbs_pz.agents.sb3_policy import SB3Blueprint  # noqa: E402
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState  # noqa: E402
 from lbs_pz.search.beliefs import GroundedBelief  # noqa: E402
-from lbs_pz.train.checkpoints import CheckpointError  # noqa: E402
+from lbs_pz.models.checkpoint import CheckpointError  # noqa: E402
 
 CONFIG = HanabiConfig(players=2)
 SMALL = dict(net_arch=[32, 32])

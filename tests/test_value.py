@@ -8,7 +8,7 @@ from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.agents import LBSAgent
 from lbs_pz.search.beliefs import GroundedBelief
 from lbs_pz.search.value import CentralValue, load_value, value_features
-from lbs_pz.train.checkpoints import CheckpointError
+from lbs_pz.models.checkpoint import CheckpointError
 from lbs_pz.train.value import ValueTrainConfig, generate_positions, train
 
 

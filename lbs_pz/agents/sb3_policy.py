@@ -47,7 +47,7 @@ from its SB3 class and loads `policy.pth` with `torch.load(..., weights_only=Tru
 strict `load_state_dict`. Policies with custom (pickled) feature extractors or other
 pickled policy arguments are refused with a clear error; load such a model with SB3
 yourself (if you trust the file) and pass the model object instead. A missing, truncated
-or foreign file raises `lbs_pz.train.checkpoints.CheckpointError` (a ValueError).
+or foreign file raises `lbs_pz.models.checkpoint.CheckpointError` (a ValueError).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ import numpy as np
 
 from lbs_pz.agents.base import BlueprintBase, States
 from lbs_pz.engine import HanabiBatch, HanabiState
-from lbs_pz.train.checkpoints import CheckpointError
+from lbs_pz.models.checkpoint import CheckpointError
 
 # Policy classes the safe loader rebuilds: (module, name) as pickled -> kind.
 _POLICY_CLASSES = {

@@ -83,7 +83,7 @@ class CentralValue:
 def save_value(path: str, net, net_cfg: ValueNetConfig, config, blueprint: str,
                info: Optional[dict] = None) -> None:
     from lbs_pz.train.belief import config_to_dict
-    from lbs_pz.train.checkpoints import save_plain
+    from lbs_pz.models.checkpoint import save_plain
 
     save_plain(path, {
         "format": VALUE_FORMAT, "version": VALUE_VERSION,
@@ -98,7 +98,7 @@ def load_value(path: str):
     """(network in eval mode, HanabiConfig, checkpoint dict); CheckpointError if the file
     is missing, corrupt or not a value checkpoint (read with weights_only=True)."""
     from lbs_pz.engine import HanabiConfig
-    from lbs_pz.train.checkpoints import CheckpointError, load_plain
+    from lbs_pz.models.checkpoint import CheckpointError, load_plain
 
     ckpt = load_plain(path, VALUE_FORMAT, VALUE_VERSION, "value")
     try:

@@ -24,7 +24,7 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from lbs_pz.train.checkpoints import CheckpointError, load_plain, save_plain
+from lbs_pz.models.checkpoint import CheckpointError, load_plain, save_plain
 
 CHECKPOINT_FORMAT = "lbs_pz.belief"
 CHECKPOINT_VERSION = 1

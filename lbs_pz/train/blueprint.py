@@ -364,7 +364,7 @@ def _game_dict(config) -> dict:
 
 def save_checkpoint(path: str, net, target_net, optimizer, tc: BlueprintTrainConfig,
                     progress: dict, config) -> None:
-    from lbs_pz.train.checkpoints import save_plain
+    from lbs_pz.models.checkpoint import save_plain
 
     save_plain(path, {
         "format": FORMAT, "version": VERSION, "game": _game_dict(config), "arch": net.arch(),
@@ -377,7 +377,7 @@ def save_checkpoint(path: str, net, target_net, optimizer, tc: BlueprintTrainCon
 
 def save_slim(path: str, net, tc: BlueprintTrainConfig, progress: dict, config) -> None:
     """Weights only, float16: a small file for shipping (not resumable)."""
-    from lbs_pz.train.checkpoints import save_plain
+    from lbs_pz.models.checkpoint import save_plain
 
     save_plain(path, {
         "format": FORMAT, "version": VERSION, "game": _game_dict(config), "arch": net.arch(),
@@ -388,7 +388,7 @@ def save_slim(path: str, net, tc: BlueprintTrainConfig, progress: dict, config) 
 
 def load_checkpoint(path: str, map_location="cpu") -> dict:
     """Read and check a public-LSTM checkpoint (raises CheckpointError if it is not one)."""
-    from lbs_pz.train.checkpoints import CheckpointError, load_plain
+    from lbs_pz.models.checkpoint import CheckpointError, load_plain
 
     ckpt = load_plain(path, FORMAT, VERSION, KIND, map_location=map_location)
     for key in ("game", "arch", "model"):
@@ -399,7 +399,7 @@ def load_checkpoint(path: str, map_location="cpu") -> dict:
 
 def _build_net(ckpt: dict, path: str):
     from lbs_pz.agents.public_lstm import PublicLSTMNet
-    from lbs_pz.train.checkpoints import CheckpointError
+    from lbs_pz.models.checkpoint import CheckpointError
 
     try:
         net = PublicLSTMNet(**ckpt["arch"])
@@ -415,7 +415,7 @@ def load_blueprint(path: Optional[str] = None, name: str = "public-lstm", **kwar
     `lbs_pz/models/public_lstm_2p.pt`. kwargs go to PublicLSTMBlueprint."""
     from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
     from lbs_pz.engine import HanabiConfig
-    from lbs_pz.train.checkpoints import CheckpointError
+    from lbs_pz.models.checkpoint import CheckpointError
 
     if path is None:
         from lbs_pz.models import path as model_path
