@@ -13,8 +13,8 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy
 
 from lbs_pz.engine._core cimport (
-    ERR_OK, ERR_TERMINAL, GameState, apply_move, config_init, legal_mask, play_random_to_end,
-    rng_next, state_reset, state_score, state_terminal,
+    ERR_NOT_PLAUSIBLE, ERR_OK, ERR_TERMINAL, GameState, apply_move, config_init, legal_mask,
+    play_random_to_end, rng_next, set_hand, state_reset, state_score, state_terminal,
 )
 from lbs_pz.engine._encode cimport encode_canonical
 from lbs_pz.engine.state cimport HanabiState
@@ -55,9 +55,9 @@ def _out_array(out, shape, dtype, name):
     if out is None:
         return np.empty(shape, dtype=dtype)
     if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype \
-            or not out.flags.c_contiguous:
-        raise ValueError(f"{name} must be a C-contiguous {np.dtype(dtype).name} array of "
-                         f"shape {shape}")
+            or not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError(f"{name} must be a writeable C-contiguous {np.dtype(dtype).name} "
+                         f"array of shape {shape}")
     return out
 
 
@@ -70,7 +70,13 @@ cdef class HanabiBatch:
         seeds: optional; passed to `reset`.
 
     Shapes: actions (N,) int64; legal masks (N, num_moves) int8; encodings
-    (N, encoding_size) float32; scores, current players (N,) int32; terminals (N,) bool.
+    (N, encoding_size) float32; scores, current players (N,) int32; terminals (N,) bool;
+    hands (N, hand_size) int8.
+
+    Search builds its worlds here: `from_state(state, n)` (n copies of one position),
+    `set_hands(seat, hands, seeds)` (one sampled hand per world, the deck re-dealt from a
+    per-world seed), `take(indices)` (a sub-batch or repeated worlds), `step` (one move
+    per world).
     """
 
     def __cinit__(self, config=None, int num_games=1, seeds=None):
@@ -276,3 +282,130 @@ cdef class HanabiBatch:
         for i, st in enumerate(states):
             batch.set_state(i, st)
         return batch
+
+    @classmethod
+    def from_state(cls, HanabiState state not None, int n):
+        """A batch of `n` copies of `state` (one memcpy each)."""
+        if n < 1:
+            raise ValueError(f"n must be >= 1, got {n}")
+        cdef HanabiBatch batch = cls(state.config, n)
+        cdef int i
+        with nogil:
+            for i in range(n):
+                memcpy(&batch.games[i], &state.s, sizeof(GameState))
+        return batch
+
+    def copy(self):
+        """An independent copy of this batch."""
+        return self.take(np.arange(self.num_games))
+
+    def take(self, indices):
+        """A new batch holding copies of games indices[0], indices[1], ... (int (M,),
+        M >= 1; an index may repeat, e.g. `np.tile(np.arange(n), k)` repeats the batch
+        k times). IndexError for an index outside [0, N)."""
+        cdef cnp.ndarray[int64_t, ndim=1, mode="c"] idx = _int_vector(
+            indices, len(indices) if hasattr(indices, "__len__") else -1, "indices")
+        cdef int64_t m = idx.shape[0], i
+        if m < 1:
+            raise ValueError("take needs at least one index")
+        if np.any(idx < 0) or np.any(idx >= self.num_games):
+            bad = idx[(idx < 0) | (idx >= self.num_games)][0]
+            raise IndexError(f"game index {bad} out of range [0, {self.num_games})")
+        cdef HanabiBatch out = type(self)(self._config, <int>m)
+        cdef const int64_t[::1] iv = idx
+        with nogil:
+            for i in range(m):
+                memcpy(&out.games[i], &self.games[iv[i]], sizeof(GameState))
+        return out
+
+    def hands(self, seat=None, out=None):
+        """int8 (N, hand_size): the hand of `seat` in every game (default: each game's
+        player to move), card ids `color * ranks + rank`, slot 0 the oldest, -1 in empty
+        slots (a hand shrinks at the end of the game)."""
+        cdef int H = self._proto.cfg.hand_size, P = self._proto.cfg.players, i, j, who = -1
+        if seat is not None:
+            if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
+                    or not 0 <= seat < P:
+                raise ValueError(f"seat must be None or a seat number in [0, {P}), got {seat!r}")
+            who = int(seat)
+        cdef cnp.ndarray arr = _out_array(out, (self.num_games, H), np.int8, "out")
+        cdef int8_t* o = <int8_t*>cnp.PyArray_DATA(arr)
+        cdef int p
+        cdef GameState* g
+        with nogil:
+            for i in range(self.num_games):
+                g = &self.games[i]
+                p = g.cur_player if who < 0 else who
+                for j in range(H):
+                    o[<long>i * H + j] = g.hand[p][j] if j < g.hand_len[p] else -1
+        return arr
+
+    def set_hands(self, seat, hands, seeds=None):
+        """Give `seat` the hand hands[i] in every game i, as `HanabiState.set_hand` does:
+        each card must fit its slot's card knowledge and be among the cards the seat
+        cannot see; the undrawn deck is re-dealt from what remains, shuffled with the
+        game's RNG or, given seeds (N integers, one per game), with an RNG reset to
+        seeds[i], exactly as `state.set_hand(seat, hands[i], seed=seeds[i])`.
+
+        hands: int array (N, hand_len) with hand_len the seat's current hand length in
+        every game (games of different hand lengths need separate calls).
+        Raises ValueError naming the first game whose hand is impossible; the games
+        before it have their new hands, that game and those after it are unchanged."""
+        cdef int P = self._proto.cfg.players, N = self.num_games
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < P:
+            raise ValueError(f"seat must be a seat number in [0, {P}), got {seat!r}")
+        cdef int who = int(seat)
+        arr = np.asarray(hands)
+        if arr.ndim != 2 or arr.shape[0] != N or not (np.issubdtype(arr.dtype, np.integer)
+                                                      or arr.size == 0):
+            raise ValueError(f"hands must be an integer array of shape ({N}, hand_len), got "
+                             f"shape {arr.shape} and dtype {arr.dtype}")
+        cdef int T = self._proto.cfg.card_types, n = arr.shape[1], i, j, err = ERR_OK
+        cdef int bad = -1, bad_slot = -1
+        if arr.size and (arr.min() < 0 or arr.max() >= T):
+            row = int(np.flatnonzero(((arr < 0) | (arr >= T)).any(axis=1))[0])
+            raise ValueError(f"game {row}: card ids must be in [0, {T}), got {arr[row].tolist()}")
+        for i in range(N):
+            if self.games[i].hand_len[who] != n:
+                raise ValueError(f"game {i}: seat {who} holds {self.games[i].hand_len[who]} "
+                                 f"cards, got hands of {n}")
+        cdef const int8_t[:, ::1] h = np.ascontiguousarray(arr, dtype=np.int8)
+        cdef uint64_t[::1] sd
+        cdef bint seeded = seeds is not None
+        if seeded:
+            sd = _seed_vector(seeds, N)
+        cdef uint64_t old_rng
+        with nogil:
+            for i in range(N):
+                old_rng = self.games[i].rng
+                if seeded:
+                    self.games[i].rng = sd[i]
+                err = set_hand(&self._proto.cfg, &self.games[i], who, &h[i, 0] if n else NULL,
+                               &bad_slot)
+                if err != ERR_OK:
+                    self.games[i].rng = old_rng
+                    bad = i
+                    break
+        if bad < 0:
+            return
+        names = [self._config.card_name(int(c)) for c in h[bad]]
+        card = names[bad_slot]
+        if err == ERR_NOT_PLAUSIBLE:
+            raise ValueError(f"game {bad}: {card} cannot be at slot {bad_slot} of player "
+                             f"{who}: the player's card knowledge rules it out")
+        raise ValueError(f"game {bad}: hand {names} needs more copies of {card} than remain "
+                         f"unseen by player {who} (deck + own hand)")
+
+
+def _seed_vector(seeds, n):
+    """seeds as uint64 (n,), each mapped as `HanabiState.set_hand(..., seed=)` maps it."""
+    arr = np.asarray(seeds)
+    if arr.shape != (n,) or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+        raise ValueError(f"seeds must be {n} integers (shape ({n},)), got an array of shape "
+                         f"{arr.shape} and dtype {arr.dtype}")
+    if arr.dtype == np.uint64:
+        return np.ascontiguousarray(arr)
+    if arr.dtype.kind == "u" or arr.size == 0 or arr.min() >= 0:
+        return np.ascontiguousarray(arr, dtype=np.uint64)
+    # Negative seeds wrap modulo 2**64, as seed_to_u64 maps them.
+    return np.ascontiguousarray(arr.astype(np.int64).view(np.uint64))

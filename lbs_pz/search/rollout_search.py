@@ -1,8 +1,10 @@
 """Monte Carlo move evaluation over sampled worlds: the engine shared by SPARTA and LBS.
 
-For the searching seat, each sampled own hand defines a world: a clone of the real game
+For the searching seat, each sampled own hand defines a world: a copy of the real game
 in which that seat holds the hand and the undrawn deck is re-dealt from a per-world seed
-(`set_hand(..., seed=)`), so a world depends only on what the seat sees. Every candidate
+(`set_hands(..., seeds=)`), so a world depends only on what the seat sees. The worlds of
+a chunk (candidate moves x sampled hands) are one `HanabiBatch`, built, stepped, rolled
+out and scored in C; the value sees the still open ones as one batch. Every candidate
 move is played in the same worlds (common random numbers), the blueprint plays every seat
 for `depth` moves (or to the end), and the return is the final score, or a value estimate
 at depth k. Candidates are pruned UCB-style once they are clearly worse than the best, and
@@ -17,10 +19,11 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from lbs_pz.engine import HanabiState
+from lbs_pz.engine import HanabiBatch, HanabiState
 
-# value(worlds) -> expected final score of each world (float array), for bootstrapping.
-ValueFn = Callable[[Sequence[HanabiState]], np.ndarray]
+# value(worlds) -> expected final score of each world of a HanabiBatch, float array (N,),
+# for bootstrapping (a blueprint's `value`, or a `CentralValue`).
+ValueFn = Callable[[HanabiBatch], np.ndarray]
 
 
 @dataclasses.dataclass
@@ -48,40 +51,49 @@ class SearchResult:
     verify_sem: float = float("nan")   # (nan: no verification ran)
 
 
-def _world_returns(worlds: Sequence[HanabiState], blueprint, depth: int,
+def _world_returns(worlds: HanabiBatch, blueprint, depth: int,
                    value: Optional[ValueFn]) -> np.ndarray:
-    """Roll `worlds` forward in place with the blueprint; return each world's return:
-    the score if the game ended, else value(world) (or the score, without a value)."""
+    """Roll `worlds` forward in place with the blueprint; return each world's return,
+    float64 (N,): the score if the game ended, else value(world) (or the score, without
+    a value)."""
     blueprint.rollout(worlds, depth)
-    scores = np.array([w.score for w in worlds], dtype=np.float64)
+    scores = worlds.scores().astype(np.float64)
     if value is None or depth < 0:
         return scores
-    open_games = [i for i, w in enumerate(worlds) if not w.is_terminal]
-    if open_games:
-        estimates = np.asarray(value([worlds[i] for i in open_games]), dtype=np.float64)
+    open_games = np.flatnonzero(~worlds.terminals())
+    if len(open_games):
+        estimates = np.asarray(value(worlds.take(open_games)), dtype=np.float64)
+        if estimates.shape != (len(open_games),):
+            raise ValueError(f"value returned shape {estimates.shape} for "
+                             f"{len(open_games)} worlds")
         scores[open_games] = estimates
     return scores
 
 
+def build_worlds(state: HanabiState, seat: int, moves: Sequence[int], hands: np.ndarray,
+                 world_seeds: np.ndarray) -> HanabiBatch:
+    """The worlds of `move_returns` before the rollouts: a HanabiBatch of
+    len(moves) * len(hands) games, world m * len(hands) + j being the real game with
+    `seat` holding hands[j], the deck re-dealt from world_seeds[j], after moves[m]."""
+    hands = np.asarray(hands)
+    W, M = len(hands), len(moves)
+    base = HanabiBatch.from_state(state, W)
+    base.set_hands(seat, hands, seeds=np.asarray(world_seeds))
+    worlds = base.take(np.tile(np.arange(W), M)) if M > 1 else base
+    worlds.step(np.repeat(np.asarray(moves, dtype=np.int64), W))
+    return worlds
+
+
 def move_returns(state: HanabiState, seat: int, moves: Sequence[int], hands: np.ndarray,
-                  world_seeds: np.ndarray, blueprint, depth: int,
-                  value: Optional[ValueFn]) -> np.ndarray:
+                 world_seeds: np.ndarray, blueprint, depth: int,
+                 value: Optional[ValueFn]) -> np.ndarray:
     """Return of every move in every world: float64 (len(moves), len(hands)). World j is
-    the real game with `seat` holding hands[j] and the deck re-dealt from world_seeds[j];
-    every move is played in the same worlds (common random numbers)."""
-    base_worlds = []
-    for hand, world_seed in zip(hands, world_seeds):
-        world = state.clone()
-        world.set_hand(seat, hand, seed=int(world_seed))
-        base_worlds.append(world)
-    worlds = []
-    for move in moves:
-        for base in base_worlds:
-            world = base.clone()
-            world.apply(int(move))
-            worlds.append(world)
+    the real game with `seat` holding hands[j] (int (W, hand_len)) and the deck re-dealt
+    from world_seeds[j] (int (W,)); every move is played in the same worlds (common
+    random numbers). All len(moves) * W worlds are one HanabiBatch."""
+    worlds = build_worlds(state, seat, moves, hands, world_seeds)
     returns = _world_returns(worlds, blueprint, depth, value)
-    return returns.reshape(len(moves), len(base_worlds))
+    return returns.reshape(len(moves), len(hands))
 
 
 def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,

@@ -25,17 +25,32 @@ def default_value_checkpoint() -> str:
                         "value_strong_2p.pt")
 
 
-def value_features(states: Sequence, out: Optional[np.ndarray] = None) -> np.ndarray:
-    """float32 (N, encoding_size + hand_size * card_types): each state's canonical
-    observation of its player to move, then that player's hand one-hot by slot."""
-    config = states[0].config
-    E, H, T = config.encoding_size, config.hand_size, config.num_card_types
-    feats = np.zeros((len(states), E + H * T), np.float32) if out is None else out
-    for i, state in enumerate(states):
-        seat = state.current_player
-        feats[i, :E] = state.encode(seat)
-        for slot, card in enumerate(state.hand(seat)):
-            feats[i, E + slot * T + card] = 1.0
+def value_features(states, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """float32 (N, encoding_size + hand_size * card_types): each game's canonical
+    observation of its player to move, then that player's hand one-hot by slot (an empty
+    slot is all zeros).
+
+    states: a HanabiBatch of N games (a sequence of HanabiStates is copied into one).
+    out: optional writeable C-contiguous float32 array of that shape, overwritten.
+    One batched encode and numpy indexing: no Python loop per game."""
+    from lbs_pz.engine import HanabiBatch
+
+    batch = states if isinstance(states, HanabiBatch) else HanabiBatch.from_states(states)
+    config = batch.config
+    N, E, H, T = len(batch), config.encoding_size, config.hand_size, config.num_card_types
+    shape = (N, E + H * T)
+    if out is None:
+        feats = np.zeros(shape, np.float32)
+    else:
+        if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float32 \
+                or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError(f"out must be a writeable C-contiguous float32 array of shape {shape}")
+        feats = out
+        feats[:, E:] = 0.0
+    feats[:, :E] = batch.encode()
+    hands = batch.hands()                                 # int8 (N, H), -1: empty slot
+    rows, slots = np.nonzero(hands >= 0)
+    feats[rows, E + slots * T + hands[rows, slots]] = 1.0
     return feats
 
 
@@ -65,14 +80,19 @@ class CentralValue:
             net, config, _ = load_value(checkpoint or default_value_checkpoint())
         self.net, self.config, self.threads = net.eval(), config, threads
 
-    def __call__(self, states: Sequence) -> np.ndarray:
+    def __call__(self, states) -> np.ndarray:
+        """float32 (N,): the value of every game of a HanabiBatch (a sequence of
+        HanabiStates is copied into one); one torch forward for the whole batch."""
         import torch
+        from lbs_pz.engine import HanabiBatch
 
-        if not len(states):
-            return np.zeros(0, np.float32)
-        if states[0].config != self.config:
+        if not isinstance(states, HanabiBatch):
+            if not len(states):
+                return np.zeros(0, np.float32)
+            states = HanabiBatch.from_states(states)
+        if states.config != self.config:
             raise ValueError(f"value model trained for {self.config}, got states of "
-                             f"{states[0].config}")
+                             f"{states.config}")
         from lbs_pz.search.beliefs.learned import TorchThreads
 
         with torch.no_grad(), TorchThreads(torch, self.threads):

@@ -10,9 +10,9 @@ bot's conventions, and `RuleBot.conventions(name)`.
 >>> state = HanabiState(HanabiConfig(players=2), seed=3)
 >>> bot.act(state) in state.legal_moves()
 True
->>> worlds = [state.clone() for _ in range(4)]
+>>> worlds = HanabiBatch.from_state(state, 4)
 >>> moves = bot.rollout(worlds)              # every world played to the end, in C
->>> all(w.is_terminal for w in worlds)
+>>> bool(worlds.terminals().all())
 True
 """
 
@@ -23,7 +23,6 @@ from typing import Optional
 
 import numpy as np
 
-from lbs_pz.agents.base import States
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.agents.rule_bots import _bots
 
@@ -64,27 +63,24 @@ class RuleBot:
 
     # --- Blueprint ----------------------------------------------------------------------
 
-    def act_batch(self, states: States) -> np.ndarray:
-        """Move of each world's player to move (int64 (N,), -1 where the game is over)."""
-        if isinstance(states, HanabiBatch):
-            return _bots.act_batch(self.kind, states)
-        return _bots.act_states(self.kind, states)
+    def act_batch(self, states: HanabiBatch) -> np.ndarray:
+        """Move of each world's player to move (int64 (N,), -1 where the game is over).
+        The bot's memory of the history the worlds share is computed once."""
+        return _bots.act_batch(self.kind, _check_batch(states, "act_batch"))
 
-    def rollout(self, states: States, max_moves: int = -1) -> np.ndarray:
+    def rollout(self, states: HanabiBatch, max_moves: int = -1) -> np.ndarray:
         """Self-play every world in place, k = max_moves moves or to the end (negative).
         Returns the moves made per world, int32 (N,)."""
-        if isinstance(states, HanabiBatch):
-            return _bots.play_batch(self.kind, states, max_moves)
-        return _bots.play_states(self.kind, states, max_moves)
+        return _bots.play_batch(self.kind, _check_batch(states, "rollout"), max_moves)
 
-    def rollout_scores(self, states: States, max_moves: int = -1) -> np.ndarray:
+    def rollout_scores(self, states: HanabiBatch, max_moves: int = -1) -> np.ndarray:
         """`rollout`, then the score of every world, int32 (N,)."""
         self.rollout(states, max_moves)
-        if isinstance(states, HanabiBatch):
-            return states.scores()
-        return np.array([st.score for st in states], dtype=np.int32)
+        return states.scores()
 
-    def value(self, states: States) -> Optional[np.ndarray]:
+    def value(self, states: HanabiBatch) -> Optional[np.ndarray]:
+        """None: the rule bots have no value estimate."""
+        _check_batch(states, "value")
         return None
 
     def counterfactual_mask(self, before: HanabiState, seat: int, move: int,
@@ -105,3 +101,11 @@ class RuleBot:
 
     def __repr__(self) -> str:
         return f"RuleBot({self.name!r})"
+
+
+def _check_batch(states, method: str) -> HanabiBatch:
+    if not isinstance(states, HanabiBatch):
+        raise TypeError(f"RuleBot.{method} takes a HanabiBatch, got "
+                        f"{type(states).__name__}; wrap a list of states with "
+                        f"HanabiBatch.from_states(states)")
+    return states

@@ -10,7 +10,7 @@
 from libc.stdint cimport int8_t, uint8_t, int16_t, uint32_t, uint64_t
 from lbs_pz.engine._core cimport (
     GameConfig, GameState, MoveRecord, MAX_PLAYERS, MAX_HAND, MAX_COLORS, MAX_RANKS,
-    MAX_CARD_TYPES,
+    MAX_CARD_TYPES, MAX_HISTORY,
 )
 
 # Bot kinds, weakest first (index = position in BOT_NAMES).
@@ -76,6 +76,15 @@ ctypedef struct BotMemory:
     int16_t next_group
     int16_t folded                 # history records folded in so far
 
+# Bot memories of many positions that share a history prefix (the worlds of one search
+# root), each computed once: snap[k] is the memory after ref[0:k]. A position whose
+# public history starts with ref[0:k] starts from snap[k] and folds only the rest.
+ctypedef struct MemoCache:
+    int kind
+    int len                               # records in ref (snap[0 .. len] are valid)
+    MoveRecord ref[MAX_HISTORY]
+    BotMemory snap[MAX_HISTORY + 1]
+
 cdef void bot_tables_init(const GameConfig* cfg, BotTables* tb) noexcept nogil
 cdef void bot_memory_init(const GameConfig* cfg, BotMemory* mem) noexcept nogil
 cdef void bot_memory_step(int kind, const GameConfig* cfg, const BotTables* tb,
@@ -89,6 +98,13 @@ cdef int bot_act(int kind, const GameConfig* cfg, const GameState* s, int seat) 
 cdef int bot_act_mem(int kind, const GameConfig* cfg, const BotTables* tb,
                      const GameState* s, const BotMemory* mem, int seat) noexcept nogil
 
+cdef void memo_init(int kind, const GameConfig* cfg, MemoCache* c) noexcept nogil
+cdef void memo_memory(const GameConfig* cfg, const BotTables* tb, MemoCache* c,
+                      const GameState* s, BotMemory* out) noexcept nogil
+
 # Self-play with one bot for every seat: at most max_moves moves (to the end if negative).
 # Returns the number of moves made, or -1 if a bot chose an illegal move (a bug).
 cdef int bot_play(int kind, const GameConfig* cfg, GameState* s, int max_moves) noexcept nogil
+# The same from a memory already folded over s's history (it is carried along in place).
+cdef int bot_play_mem(int kind, const GameConfig* cfg, const BotTables* tb, GameState* s,
+                      BotMemory* mem, int max_moves) noexcept nogil

@@ -750,20 +750,64 @@ cdef int bot_act(int kind, const GameConfig* cfg, const GameState* s, int seat) 
 cdef int bot_play(int kind, const GameConfig* cfg, GameState* s, int max_moves) noexcept nogil:
     cdef BotTables tb
     cdef BotMemory mem
-    cdef int played = 0, move
     bot_tables_init(cfg, &tb)
     if kind >= BOT_WEAK:
         bot_memory_replay(kind, cfg, &tb, s, &mem)
+    return bot_play_mem(kind, cfg, &tb, s, &mem, max_moves)
+
+
+cdef int bot_play_mem(int kind, const GameConfig* cfg, const BotTables* tb, GameState* s,
+                      BotMemory* mem, int max_moves) noexcept nogil:
+    cdef int played = 0, move
     while max_moves < 0 or played < max_moves:
         if state_terminal(cfg, s):
             break
-        move = bot_act_mem(kind, cfg, &tb, s, &mem, s.cur_player)
+        move = bot_act_mem(kind, cfg, tb, s, mem, s.cur_player)
         if apply_move(cfg, s, move) != ERR_OK:
             return -1
         if kind >= BOT_WEAK:
-            bot_memory_step(kind, cfg, &tb, &mem, &s.history[s.num_history - 1])
+            bot_memory_step(kind, cfg, tb, mem, &s.history[s.num_history - 1])
         played += 1
     return played
+
+
+# --- memories shared along a common history prefix -------------------------------------
+
+cdef inline bint same_public_record(const MoveRecord* a, const MoveRecord* b) noexcept nogil:
+    """The fields the memory fold reads (whether a card was drawn, never which)."""
+    return (a.move == b.move and a.player == b.player and a.card == b.card
+            and a.reveal == b.reveal and a.scored == b.scored
+            and (a.drawn >= 0) == (b.drawn >= 0))
+
+
+cdef void memo_init(int kind, const GameConfig* cfg, MemoCache* c) noexcept nogil:
+    c.kind = kind
+    c.len = 0
+    bot_memory_init(cfg, &c.snap[0])
+
+
+cdef void memo_memory(const GameConfig* cfg, const BotTables* tb, MemoCache* c,
+                      const GameState* s, BotMemory* out) noexcept nogil:
+    """out = the memory of s's history (what bot_memory_replay computes), folding only the
+    records after the longest prefix s shares with the cache; the cache then follows s."""
+    cdef int k = 0, n = s.num_history, i
+    while k < c.len and k < n and same_public_record(&c.ref[k], &s.history[k]):
+        k += 1
+    if k < n:
+        for i in range(k, n):
+            memcpy(&c.snap[i + 1], &c.snap[i], sizeof(BotMemory))
+            bot_memory_step(c.kind, cfg, tb, &c.snap[i + 1], &s.history[i])
+            c.ref[i] = s.history[i]
+        c.len = n
+    memcpy(out, &c.snap[n], sizeof(BotMemory))
+
+
+cdef MemoCache* memo_new(int kind, const GameConfig* cfg) except NULL:
+    cdef MemoCache* c = <MemoCache*>calloc(1, sizeof(MemoCache))
+    if c == NULL:
+        raise MemoryError("cannot allocate the bot memory cache")
+    memo_init(kind, cfg, c)
+    return c
 
 
 # --- Python API ---------------------------------------------------------------------------
@@ -849,32 +893,54 @@ def play_states(bot, states, int max_moves=-1):
     return out
 
 
-def act_batch(bot, HanabiBatch batch):
-    """Moves of each game's player to move in a HanabiBatch: int64 (N,), -1 if over."""
+def act_batch(bot, HanabiBatch batch not None):
+    """Moves of each game's player to move in a HanabiBatch: int64 (N,), -1 if over.
+
+    Games whose public histories share a prefix (the worlds of one search) share the
+    bot's memory of it: it is folded once, not once per game (same moves)."""
     cdef int kind = bot_kind(bot)
     cdef int n = batch.num_games, i
     cdef GameConfig* cfg = &batch._proto.cfg
     cdef cnp.ndarray[int64_t, ndim=1] out = np.empty(n, dtype=np.int64)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    cdef BotTables tb
+    cdef BotMemory mem
+    cdef GameState* g
+    cdef MemoCache* cache = memo_new(kind, cfg)
     with nogil:
+        bot_tables_init(cfg, &tb)
         for i in range(n):
-            o[i] = bot_act(kind, cfg, &batch.games[i], batch.games[i].cur_player)
+            g = &batch.games[i]
+            if kind >= BOT_WEAK and not state_terminal(cfg, g):
+                memo_memory(cfg, &tb, cache, g, &mem)
+            o[i] = bot_act_mem(kind, cfg, &tb, g, &mem, g.cur_player)
+    free(cache)
     return out
 
 
-def play_batch(bot, HanabiBatch batch, int max_moves=-1):
+def play_batch(bot, HanabiBatch batch not None, int max_moves=-1):
     """Self-play every game of a HanabiBatch in place (see play_states); returns the moves
-    made per game, int32 (N,)."""
+    made per game, int32 (N,). The bot's memory of a history prefix that games share is
+    folded once (see act_batch)."""
     cdef int kind = bot_kind(bot)
     cdef int n = batch.num_games, i, bad = -1
     cdef GameConfig* cfg = &batch._proto.cfg
     cdef cnp.ndarray[int32_t, ndim=1] out = np.empty(n, dtype=np.int32)
     cdef int32_t* o = <int32_t*>cnp.PyArray_DATA(out)
+    cdef BotTables tb
+    cdef BotMemory mem
+    cdef GameState* g
+    cdef MemoCache* cache = memo_new(kind, cfg)
     with nogil:
+        bot_tables_init(cfg, &tb)
         for i in range(n):
-            o[i] = bot_play(kind, cfg, &batch.games[i], max_moves)
+            g = &batch.games[i]
+            if kind >= BOT_WEAK and max_moves != 0 and not state_terminal(cfg, g):
+                memo_memory(cfg, &tb, cache, g, &mem)
+            o[i] = bot_play_mem(kind, cfg, &tb, g, &mem, max_moves)
             if o[i] < 0 and bad < 0:
                 bad = i
+    free(cache)
     if bad >= 0:
         raise RuntimeError(f"bot {BOT_NAMES[kind]} chose an illegal move in game {bad}")
     return out
