@@ -272,15 +272,16 @@ def test_train_checkpoint_resume_and_load(tmp_path):
     assert progress["updates"] == 5 and progress["env_steps"] > 0
     assert "greedy self-play" in logs[-1]
     ckpt = torch.load(out, weights_only=True)
-    assert ckpt["format"] == tb.FORMAT and ckpt["progress"]["updates"] == 5
+    assert ckpt["format"] == "lbs_pz" and ckpt["kind"] == "public_lstm"
+    assert ckpt["info"]["progress"]["updates"] == 5 and ckpt["trained_for"] is None
     for path in (out, slim):
         bp = tb.load_blueprint(path)
         assert isinstance(bp, PublicLSTMBlueprint) and bp.net.hidden == 16
         state = HanabiState(CONFIG, seed=9)
         assert bp.act(state) in state.legal_moves()
     full = tb.load_blueprint(out)
-    net = PublicLSTMNet(**ckpt["arch"])
-    net.load_state_dict(ckpt["model"])
+    net = PublicLSTMNet(**ckpt["architecture"])
+    net.load_state_dict(ckpt["weights"])
     states = positions(CONFIG, 1, seed=2, every=10)
     assert np.allclose(full.q_values(states), PublicLSTMBlueprint(net, CONFIG).q_values(states))
     assert np.allclose(tb.load_blueprint(slim).q_values(states), full.q_values(states), atol=0.05)
@@ -301,7 +302,7 @@ def test_bad_or_foreign_checkpoints(tmp_path):
     foreign = str(tmp_path / "foreign.pt")
     torch.save({"format": "something.else", "version": 1}, foreign)
     code = str(tmp_path / "code.pt")
-    torch.save({"format": tb.FORMAT, "obj": CheckpointError("pickled object")}, code)
+    torch.save({"format": "lbs_pz", "obj": CheckpointError("pickled object")}, code)
     garbage = tmp_path / "garbage.pt"
     garbage.write_bytes(b"not a checkpoint at all")
     for path in (str(truncated), foreign, code, str(garbage), str(tmp_path / "missing.pt")):
@@ -309,7 +310,7 @@ def test_bad_or_foreign_checkpoints(tmp_path):
             tb.load_blueprint(path)
     wrong = str(tmp_path / "wrong.pt")
     ckpt = torch.load(good, weights_only=True)
-    ckpt["arch"]["hidden"] = 9
+    ckpt["architecture"]["hidden"] = 9
     torch.save(ckpt, wrong)
     with pytest.raises(CheckpointError):
         tb.load_blueprint(wrong)

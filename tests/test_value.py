@@ -4,19 +4,20 @@ import numpy as np
 import pytest
 
 from lbs_pz.agents import RuleBot
-from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.engine.seeds import TRAIN, deal_seeds
+from lbs_pz.models.checkpoint import CheckpointError, CheckpointMismatchError
 from lbs_pz.search.agents import LBSAgent
 from lbs_pz.search.beliefs import GroundedBelief
 from lbs_pz.search.value import CentralValue, load_value, value_features
-from lbs_pz.models.checkpoint import CheckpointError
-from lbs_pz.train.value import ValueTrainConfig, generate_positions, train
+from lbs_pz.train.value import ValueTrainConfig, generate_positions, train_value
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("value") / "v.pt")
-    result = train(ValueTrainConfig(steps=40, games_per_step=32, val_games=60, out=path),
-                   log=lambda *_: None)
+    result = train_value(ValueTrainConfig(steps=40, games_per_step=32, val_games=60, out=path,
+                                          progress=0), log=lambda *_: None)
     return path, result
 
 
@@ -30,9 +31,15 @@ def test_features_hold_the_observation_and_the_own_hand():
 
 
 def test_positions_carry_each_games_final_score():
-    x, y = generate_positions(HanabiConfig(), "strong", 4, seed=9)
-    scores = RuleBot("strong").selfplay(HanabiConfig(), 4, seed=9)["score"]
-    assert set(np.unique(y)) <= set(scores.tolist()) and len(x) == len(y) > 100
+    bot = RuleBot("strong")
+    x, y = generate_positions(HanabiConfig(), bot, 4, seed=9, first_game=3)
+    games = HanabiBatch(HanabiConfig(), 4, seeds=deal_seeds(TRAIN, 9, 3, 4))  # the same deals
+    moves = bot.rollout(games)
+    assert len(x) == len(y) == moves.sum() and x.shape[1] == 658 + 5 * 25
+    assert sorted(np.unique(y).tolist()) == sorted(set(games.scores().tolist()))
+    # the first position of each game is its deal, seen by its first player
+    first = HanabiBatch(HanabiConfig(), 4, seeds=deal_seeds(TRAIN, 9, 3, 4))
+    assert (value_features(first)[:, :658] == x[:4, :658]).all()
 
 
 def test_training_beats_its_first_validation_and_round_trips(trained):
@@ -41,7 +48,10 @@ def test_training_beats_its_first_validation_and_round_trips(trained):
     assert last < first
     net, config, ckpt = load_value(path)
     assert config == HanabiConfig() and ckpt["info"]["steps"] == 40
-    value = CentralValue(path)
+    assert ckpt["kind"] == "value" and ckpt["trained_for"]["spec"] == "strong"
+    assert ckpt["info"]["command"].startswith("lbs-pz train-value --steps 40")
+    assert "TRAIN stream" in ckpt["info"]["deals"]
+    value = CentralValue(path, blueprint=RuleBot("strong"))
     states = [HanabiState(HanabiConfig(), seed=s) for s in range(5)]
     estimates = value(states)
     assert estimates.shape == (5,) and np.all((estimates > 5) & (estimates < 30))
@@ -54,6 +64,32 @@ def test_bad_checkpoints_are_clear_errors(tmp_path):
         load_value(str(junk))
     with pytest.raises(CheckpointError, match="does not exist"):
         load_value(str(tmp_path / "missing.pt"))
+    with pytest.raises(CheckpointError, match="holds a 'belief' model, not a 'value'"):
+        load_value("belief_strong_2p")
+
+
+def test_value_for_another_blueprint_or_variant_is_refused(trained):
+    path, _ = trained
+    with pytest.raises(CheckpointMismatchError, match="trained for blueprint 'strong'.*'medium'"
+                       ".*lbs-pz train-value --blueprint SPEC.*allow_mismatch"):
+        CentralValue(path, blueprint=RuleBot("medium"))
+    value = CentralValue(path, blueprint=RuleBot("medium"), allow_mismatch=True)
+    assert value.mismatches and value.trained_for["spec"] == "strong"
+    small = HanabiConfig(max_information_tokens=7)     # same cards, another encoding
+    with pytest.raises(CheckpointMismatchError, match="trained for the game 2p 5-card"):
+        CentralValue(path)(HanabiBatch(small, 2, seeds=[1, 2]))
+    with pytest.raises(CheckpointMismatchError, match="cannot|reads the features"):
+        CentralValue(path, allow_mismatch=True)(HanabiBatch(small, 2, seeds=[1, 2]))
+    # who starts changes nothing the value reads
+    CentralValue(path)(HanabiBatch(HanabiConfig(random_start_player=True), 2, seeds=[1, 2]))
+
+
+def test_shipped_value_is_found_for_the_strong_bot_only():
+    value = CentralValue(blueprint=RuleBot("strong"))
+    assert value.trained_for["spec"] == "strong" and value.checkpoint_path.endswith(
+        "value_strong_2p.pt")
+    with pytest.raises(CheckpointMismatchError, match="no shipped value.*'weak'"):
+        CentralValue(blueprint=RuleBot("weak"))
 
 
 def test_lbs_k_bootstraps_with_the_value(trained):

@@ -1,44 +1,339 @@
-"""Safe checkpoint files: plain dicts of tensors, numbers and strings, written atomically
-and read with `torch.load(weights_only=True)`, so a file can never run code."""
+"""One checkpoint layout for every lbs_pz model (learned belief, value, public-LSTM).
+
+A checkpoint is a plain dict of tensors, numbers, strings, lists and dicts, written
+atomically and read with `torch.load(weights_only=True)`, so a file can never run code:
+
+    format        "lbs_pz"
+    version       1
+    kind          "belief" | "value" | "public_lstm"
+    game          the HanabiConfig's fields as a dict (`game_to_dict`)
+    architecture  the network's constructor arguments (a dict)
+    weights       the network's state_dict (float32, or float16 to halve the file)
+    trained_for   {"spec": str, "fingerprint": str | None} of the blueprint whose
+                  self-play made the training data, or None (a blueprint's own weights)
+    info          dict: the training command, steps, games, deals, losses ...
+    resume        optional dict (training checkpoints only): optimizer and target
+                  network states that let a run continue; never read by the loaders
+
+    >>> from lbs_pz.models import load_checkpoint
+    >>> ckpt = load_checkpoint("belief_strong_2p", kind="belief")   # a shipped model
+    >>> ckpt["trained_for"]["spec"], ckpt["game"]["players"]
+    ('strong', 2)
+
+`load_checkpoint(path_or_name, kind)` reads a file path or the name of a model shipped in
+this folder ("belief_strong_2p" or "belief_strong_2p.pt"), and raises `CheckpointError` (a
+ValueError) for a missing, corrupt, foreign, code-carrying or old-layout file. A belief or
+value checkpoint used for a blueprint or game variant other than the one it was trained
+for raises `CheckpointMismatchError` (`check_trained_for`); `find_model(kind, trained_for,
+game)` names the shipped model made for a blueprint and variant, if there is one.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from typing import Any, Dict, List, Optional
+
+from lbs_pz.engine import HanabiConfig
+
+FORMAT = "lbs_pz"
+VERSION = 1
+KINDS = ("belief", "value", "public_lstm")
+MODELS_DIR = os.path.dirname(os.path.abspath(__file__))
+# Formats of the three layouts this one replaces (read only to say so).
+LEGACY_FORMATS = {"lbs_pz.belief": "belief", "lbs_pz.value": "value",
+                  "lbs_pz.public_lstm": "public_lstm"}
+# Game fields that must agree between a checkpoint and the game it is used in. Who
+# starts (random_start_player) changes neither the observations nor the blueprint.
+GAME_FIELDS = ("players", "colors", "ranks", "hand_size", "max_information_tokens",
+               "max_life_tokens", "observation_type")
+FIX = ("train one with `lbs-pz train-{kind} --blueprint SPEC`, or pass "
+       "allow_mismatch=True / --allow-mismatch")
 
 
 class CheckpointError(ValueError):
     """A file that is not a readable lbs_pz checkpoint of the expected kind."""
 
 
-def save_plain(path: str, checkpoint: dict) -> None:
+class CheckpointMismatchError(ValueError):
+    """A checkpoint trained for another blueprint or game variant than the one at hand."""
+
+
+# --- games -----------------------------------------------------------------------------------
+
+def game_to_dict(config: HanabiConfig) -> Dict[str, Any]:
+    """Every field of a HanabiConfig as a plain dict (what checkpoints store)."""
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+
+
+def game_from_dict(game: Dict[str, Any], where: str = "checkpoint") -> HanabiConfig:
+    """The HanabiConfig a checkpoint's "game" dict describes; CheckpointError if it is not one."""
+    try:
+        return HanabiConfig(**game)
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{where}: bad game variant {game!r}: {err}") from None
+
+
+def describe_game(game) -> str:
+    """'2p 5-card 5x5' style summary of a HanabiConfig or game dict."""
+    g = game if isinstance(game, dict) else game_to_dict(game)
+    extra = [f"{k}={g.get(k)!r}" for k in ("max_information_tokens", "max_life_tokens",
+                                            "observation_type")
+             if g.get(k) != getattr(HanabiConfig(), k)]
+    return (f"{g.get('players')}p {g.get('hand_size')}-card {g.get('colors')}x{g.get('ranks')}"
+            + (f" ({', '.join(extra)})" if extra else ""))
+
+
+def same_game(a, b) -> bool:
+    """True when two HanabiConfigs / game dicts agree on every GAME_FIELDS entry."""
+    a = a if isinstance(a, dict) else game_to_dict(a)
+    b = b if isinstance(b, dict) else game_to_dict(b)
+    return all(a.get(k) == b.get(k) for k in GAME_FIELDS)
+
+
+# --- what a model was trained for ----------------------------------------------------------------
+
+def trained_for_dict(identity) -> Optional[Dict[str, Optional[str]]]:
+    """{"spec", "fingerprint"} from a blueprint identity dict (or None for none).
+    ValueError when it is neither."""
+    if identity is None:
+        return None
+    if not isinstance(identity, dict) or not isinstance(identity.get("spec"), str):
+        raise ValueError(f"trained_for must be None or a dict with a 'spec' string (and a "
+                         f"'fingerprint'), got {identity!r}")
+    fp = identity.get("fingerprint")
+    if fp is not None and not isinstance(fp, str):
+        raise ValueError(f"trained_for fingerprint must be a string or None, got {fp!r}")
+    return {"spec": identity["spec"], "fingerprint": fp}
+
+
+def same_blueprint(a: Optional[dict], b: Optional[dict]) -> bool:
+    """Whether two blueprint identities name the same blueprint: equal fingerprints when
+    both have one (a file's hash does not depend on where it lies), else equal specs."""
+    if a is None or b is None:
+        return False
+    if a.get("fingerprint") and b.get("fingerprint"):
+        return a["fingerprint"] == b["fingerprint"]
+    return a.get("spec") == b.get("spec")
+
+
+def _name(identity: Optional[dict]) -> str:
+    if identity is None:
+        return "no blueprint"
+    fp = identity.get("fingerprint")
+    return f"{identity.get('spec')!r}" + (f" (fingerprint {fp[:12]})" if fp else "")
+
+
+def check_trained_for(ckpt: dict, blueprint=None, game=None, allow_mismatch: bool = False,
+                      where: str = "checkpoint") -> List[str]:
+    """Check a belief/value checkpoint against the blueprint identity (`blueprint`, a dict
+    {"spec", "fingerprint"}; None: not checked) and the game (HanabiConfig or dict; None:
+    not checked) it is about to be used with. Returns the mismatches found (empty if
+    none); raises CheckpointMismatchError naming both sides and the fix unless
+    `allow_mismatch`."""
+    kind = ckpt.get("kind", "belief")
+    problems = []
+    if blueprint is not None and not same_blueprint(ckpt.get("trained_for"), blueprint):
+        problems.append(f"it was trained for blueprint {_name(ckpt.get('trained_for'))}, "
+                        f"not for {_name(blueprint)}")
+    if game is not None and not same_game(ckpt["game"], game):
+        problems.append(f"it was trained for the game {describe_game(ckpt['game'])}, not "
+                        f"{describe_game(game)}")
+    if problems and not allow_mismatch:
+        raise CheckpointMismatchError(f"{kind} {where}: {'; '.join(problems)}. Fix: "
+                                      + FIX.format(kind=kind))
+    return problems
+
+
+# --- files -----------------------------------------------------------------------------------
+
+def resolve(path_or_name: str) -> str:
+    """A file path, or the path of the shipped model `name` / `name.pt` in this folder.
+    CheckpointError naming the shipped models if it is neither."""
+    if not isinstance(path_or_name, (str, os.PathLike)):
+        raise TypeError(f"a checkpoint is a path or a shipped model's name, got "
+                        f"{type(path_or_name).__name__}")
+    path = os.fspath(path_or_name)
+    if os.path.isfile(path):
+        return path
+    if os.sep not in path and "/" not in path:
+        shipped = os.path.join(MODELS_DIR, path if path.endswith(".pt") else path + ".pt")
+        if os.path.isfile(shipped):
+            return shipped
+    names = ", ".join(shipped_names()) or "none"
+    raise CheckpointError(f"checkpoint {path!r} does not exist (neither a file nor a "
+                          f"shipped model: {names})")
+
+
+def shipped_names() -> List[str]:
+    """Names of the models shipped in this folder (file names without .pt)."""
+    return sorted(f[:-3] for f in os.listdir(MODELS_DIR) if f.endswith(".pt"))
+
+
+def make_checkpoint(kind: str, game, architecture: dict, weights: dict,
+                    trained_for: Optional[dict] = None, info: Optional[dict] = None,
+                    resume: Optional[dict] = None, half: bool = False) -> dict:
+    """The checkpoint dict of the layout above. `game` a HanabiConfig (or its dict),
+    `weights` a state_dict (copied to CPU; floating tensors to float16 if `half`)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if not isinstance(architecture, dict):
+        raise TypeError(f"architecture must be a dict, got {type(architecture).__name__}")
+    game = game_to_dict(game) if isinstance(game, HanabiConfig) else dict(game)
+    game_from_dict(game, "make_checkpoint")
+    state = {k: (v.half() if half and v.is_floating_point() else v).detach().cpu().clone()
+             for k, v in weights.items()}
+    ckpt = {"format": FORMAT, "version": VERSION, "kind": kind, "game": game,
+            "architecture": dict(architecture), "weights": state,
+            "trained_for": trained_for_dict(trained_for), "info": dict(info or {})}
+    if resume is not None:
+        ckpt["resume"] = dict(resume)
+    return ckpt
+
+
+def save_checkpoint(path: str, kind: str, game, architecture: dict, weights: dict,
+                    trained_for: Optional[dict] = None, info: Optional[dict] = None,
+                    resume: Optional[dict] = None, half: bool = False) -> dict:
+    """Write a checkpoint (see `make_checkpoint`) atomically (a temporary file renamed
+    over `path`, so a reader never sees half a file). Returns the dict written."""
+    ckpt = make_checkpoint(kind, game, architecture, weights, trained_for, info, resume, half)
+    write(path, ckpt)
+    return ckpt
+
+
+def write(path: str, ckpt: dict) -> None:
+    """torch.save `ckpt` to `path` atomically."""
     import torch
 
-    tmp = f"{path}.tmp"
-    torch.save(checkpoint, tmp)
-    os.replace(tmp, path)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        torch.save(ckpt, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
-def load_plain(path: str, fmt: str, version: int, kind: str, map_location="cpu") -> dict:
-    """Read a checkpoint dict whose "format" is `fmt` and "version" is `version`.
-    Raises CheckpointError for a missing, corrupt, foreign or code-carrying file."""
+def read(path: str, what: str = "lbs_pz", map_location="cpu"):
+    """torch.load(weights_only=True) of `path`; CheckpointError for a file that is missing,
+    corrupt or carries code (nothing in it is ever run)."""
     import torch
 
     if not os.path.isfile(path):
-        raise CheckpointError(f"{kind} checkpoint {path!r} does not exist")
+        raise CheckpointError(f"{what} checkpoint {path!r} does not exist")
     try:
-        ckpt = torch.load(path, map_location=map_location, weights_only=True)
+        return torch.load(path, map_location=map_location, weights_only=True)
     except Exception as err:  # pickle errors, zip errors, unsupported globals ...
         text = str(err)
         if "WeightsUnpickler error:" in text:     # skip torch's advice to load unsafely
             text = text.split("WeightsUnpickler error:", 1)[1].split("Check the doc", 1)[0]
         reason = " ".join(text.split())[:160]
-        raise CheckpointError(f"{path!r} is not a readable lbs_pz {kind} checkpoint: "
+        raise CheckpointError(f"{path!r} is not a readable {what} checkpoint: "
                               f"{type(err).__name__} {reason!r} (loaded with "
                               f"weights_only=True, which never runs code from a file)") from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != fmt:
-        raise CheckpointError(f"{path!r} is not an lbs_pz {kind} checkpoint (no "
-                              f"format={fmt!r} entry)")
-    if ckpt.get("version") != version:
-        raise CheckpointError(f"{path!r} has {kind} checkpoint version {ckpt.get('version')!r}; "
-                              f"this lbs_pz reads version {version}")
+
+
+def load_checkpoint(path_or_name: str, kind: Optional[str] = None, map_location="cpu") -> dict:
+    """Read and check a checkpoint (a path or a shipped model's name) of `kind` (None:
+    any). Returns the dict, with "path" added (where it was read from). Raises
+    CheckpointError for a missing, corrupt, foreign, old-layout or wrong-kind file."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS} or None, got {kind!r}")
+    what = f"lbs_pz {kind}" if kind else "lbs_pz"
+    path = resolve(path_or_name)
+    ckpt = read(path, what, map_location)
+    if isinstance(ckpt, dict) and ckpt.get("format") in LEGACY_FORMATS:
+        raise CheckpointError(
+            f"{path!r} is a {LEGACY_FORMATS[ckpt['format']]} checkpoint in the old "
+            f"{ckpt['format']!r} layout, which this lbs_pz no longer reads; convert it once "
+            f"with lbs_pz.models.checkpoint.upgrade_legacy(path, out, trained_for) or "
+            f"train it again")
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise CheckpointError(f"{path!r} is not an {what} checkpoint (no format={FORMAT!r} "
+                              f"entry)")
+    if ckpt.get("version") != VERSION:
+        raise CheckpointError(f"{path!r} has checkpoint version {ckpt.get('version')!r}; "
+                              f"this lbs_pz reads version {VERSION}")
+    if kind is not None and ckpt.get("kind") != kind:
+        raise CheckpointError(f"{path!r} holds a {ckpt.get('kind')!r} model, not a {kind!r} one")
+    for key, types in (("game", dict), ("architecture", dict), ("weights", dict),
+                       ("info", dict), ("trained_for", (dict, type(None)))):
+        if not isinstance(ckpt.get(key), types):
+            raise CheckpointError(f"{path!r}: {what} checkpoint without a valid {key!r} entry")
+    game_from_dict(ckpt["game"], repr(path))
+    ckpt["path"] = path
+    return ckpt
+
+
+def game_of(ckpt: dict) -> HanabiConfig:
+    """The HanabiConfig a loaded checkpoint was made for."""
+    return game_from_dict(ckpt["game"], repr(ckpt.get("path", "checkpoint")))
+
+
+# --- shipped models -------------------------------------------------------------------------------
+
+_HEADERS: Dict[str, tuple] = {}
+
+
+def shipped_models() -> List[dict]:
+    """One dict per shipped model: name, kind, game, trained_for (read once, cached)."""
+    out = []
+    for name in shipped_names():
+        path = os.path.join(MODELS_DIR, name + ".pt")
+        stamp = os.stat(path).st_mtime_ns
+        cached = _HEADERS.get(path)
+        if cached is None or cached[0] != stamp:
+            try:
+                ckpt = load_checkpoint(path)
+                header = {"name": name, "kind": ckpt["kind"], "game": ckpt["game"],
+                          "trained_for": ckpt["trained_for"]}
+            except CheckpointError:
+                header = None
+            _HEADERS[path] = cached = (stamp, header)
+        if cached[1] is not None:
+            out.append(dict(cached[1]))
+    return out
+
+
+def find_model(kind: str, trained_for: Optional[dict], game=None) -> Optional[str]:
+    """Name of the shipped `kind` model trained for the blueprint `trained_for`
+    ({"spec", "fingerprint"}, e.g. `lbs_pz.agents.blueprint_identity(bp)`) and the game
+    (HanabiConfig or dict; None: any variant), or None if none ships."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if trained_for is None:
+        return None
+    for model in shipped_models():
+        if model["kind"] == kind and same_blueprint(model["trained_for"], trained_for) \
+                and (game is None or same_game(model["game"], game)):
+            return model["name"]
+    return None
+
+
+# --- the old layouts -------------------------------------------------------------------------------
+
+def upgrade_legacy(path: str, out: str, trained_for: Optional[dict] = None,
+                   info: Optional[dict] = None) -> dict:
+    """Convert a checkpoint of the old per-kind layouts ("lbs_pz.belief" v1, "lbs_pz.value"
+    v1, "lbs_pz.public_lstm" v1) to this one, with the same weights; `trained_for` the
+    blueprint identity the old file only named (belief/value). Returns the new dict."""
+    old = read(path, "old lbs_pz")
+    if not isinstance(old, dict) or old.get("format") not in LEGACY_FORMATS \
+            or old.get("version") != 1:
+        raise CheckpointError(f"{path!r} is not a checkpoint of an old lbs_pz layout")
+    kind = LEGACY_FORMATS[old["format"]]
+    new_info = dict(old.get("info", {}))
+    if kind == "public_lstm":
+        game, arch, weights = old["game"], old["arch"], old["model"]
+        new_info.update({k: old[k] for k in ("train_config", "progress") if k in old})
+        resume = {k: old[k] for k in ("target", "optimizer") if k in old} or None
+    else:
+        game, arch, weights = old["game_config"], old["net_config"], old["state_dict"]
+        resume = None
+        if trained_for is None:
+            trained_for = {"spec": old["blueprint"], "fingerprint": None}
+    new_info.update(info or {})
+    ckpt = make_checkpoint(kind, game, arch, weights, trained_for, new_info, resume)
+    # keep the stored dtypes (make_checkpoint only copies)
+    write(out, ckpt)
     return ckpt

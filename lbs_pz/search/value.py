@@ -4,25 +4,32 @@ no value of their own (the rule bots), as the LBS paper suggests.
 `CentralValue` predicts the final score of a game under the blueprint from the full
 state: the canonical observation of the player to move plus that player's own cards
 (one-hot). In search it is applied to sampled worlds, whose cards are the sampled ones,
-so it never sees the real hidden hand. Train it with `lbs-pz train-value`; the model
-for the strong bot in the 2-player game ships in `lbs_pz/models/value_strong_2p.pt`.
+so it never sees the real hidden hand. A value is trained FOR a blueprint (`lbs-pz
+train-value --blueprint SPEC`) and a variant; its checkpoint (`lbs_pz.models.checkpoint`,
+kind "value") records both, and `CentralValue(checkpoint, blueprint=bp)` raises
+`CheckpointMismatchError` when they are not `bp` and the games it is asked about (unless
+allow_mismatch=True). The model for the strong bot in the 2-player game ships as
+"value_strong_2p" (`lbs_pz/models/value_strong_2p.pt`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 
-VALUE_FORMAT = "lbs_pz.value"
-VALUE_VERSION = 1
+from lbs_pz.models import path as model_path
+from lbs_pz.models.checkpoint import (CheckpointError, CheckpointMismatchError,
+                                      check_trained_for, describe_game, find_model, game_of,
+                                      load_checkpoint, same_game, save_checkpoint)
+
+DEFAULT_VALUE = "value_strong_2p"
 
 
 def default_value_checkpoint() -> str:
-    return os.path.join(os.path.dirname(os.path.dirname(__file__)), "models",
-                        "value_strong_2p.pt")
+    """Path of the value that ships with the package (2p, 5 cards, strong bot)."""
+    return model_path(DEFAULT_VALUE)
 
 
 def value_features(states, out: Optional[np.ndarray] = None) -> np.ndarray:
@@ -69,20 +76,85 @@ def make_value_net(cfg: ValueNetConfig):
 
 
 class CentralValue:
-    """value(worlds) -> expected final score of each world, float32 (N,)."""
+    """value(worlds) -> expected final score of each world, float32 (N,).
 
-    def __init__(self, checkpoint: Optional[str] = None, net=None, config=None,
+    Args:
+        checkpoint: a `lbs-pz train-value` checkpoint: file path or shipped model name.
+            Default: the shipped value trained for `blueprint` (`find_model`; a
+            CheckpointMismatchError naming the fix if none ships), or the shipped
+            strong-bot value when no blueprint is given.
+        blueprint: the blueprint whose rollouts it bootstraps (object or spec string);
+            the checkpoint must have been trained for it.
+        allow_mismatch: use a checkpoint made for another blueprint or variant anyway
+            (not when the network cannot read the variant's features).
+        net, config: a value network and its HanabiConfig instead of a checkpoint.
+        threads: torch intra-op threads while evaluating (restored afterwards; None:
+            leave torch's setting). One is fastest for search's batches of a few thousand
+            worlds, and avoids oversubscription when search runs one process per core.
+
+    Attributes: `trained_for` ({"spec", "fingerprint"} or None), `config` (HanabiConfig
+    it was trained on), `checkpoint_path`, `mismatches` (what allow_mismatch let through).
+    """
+
+    def __init__(self, checkpoint: Optional[str] = None, blueprint=None,
+                 allow_mismatch: bool = False, net=None, config=None,
                  threads: Optional[int] = 1):
-        """threads: torch intra-op threads while evaluating (restored afterwards; None:
-        leave torch's setting). One is fastest for search's batches of a few thousand
-        worlds, and avoids oversubscription when search runs one process per core."""
+        from lbs_pz.search.beliefs.learned import blueprint_identity_of
+
+        self.allow_mismatch = bool(allow_mismatch)
+        self.trained_for, self.checkpoint_path, self.mismatches = None, None, []
+        self._ckpt_head = None
+        identity = None if blueprint is None else blueprint_identity_of(blueprint)
         if net is None:
-            net, config, _ = load_value(checkpoint or default_value_checkpoint())
+            if checkpoint is None:
+                checkpoint = DEFAULT_VALUE
+                if identity is not None:
+                    checkpoint = find_model("value", identity)
+                    if checkpoint is None and not self.allow_mismatch:
+                        raise CheckpointMismatchError(
+                            f"no shipped value was trained for blueprint {identity['spec']!r}:"
+                            f" train one with `lbs-pz train-value --blueprint SPEC` and pass "
+                            f"it as checkpoint=PATH / --value-checkpoint PATH, or roll out "
+                            f"to the end (depth=-1)")
+                    checkpoint = checkpoint or DEFAULT_VALUE
+            net, config, ckpt = load_value(checkpoint)
+            self.trained_for, self.checkpoint_path = ckpt["trained_for"], ckpt["path"]
+            self._ckpt_head = {"kind": "value", "game": ckpt["game"],
+                               "trained_for": ckpt["trained_for"]}
+            self.mismatches = check_trained_for(self._ckpt_head, identity, None,
+                                                self.allow_mismatch, repr(ckpt["path"]))
+        elif config is None:
+            raise ValueError("CentralValue(net=...) needs the HanabiConfig it was trained on "
+                             "(config=...)")
         self.net, self.config, self.threads = net.eval(), config, threads
+
+    def check_game(self, config) -> None:
+        """CheckpointMismatchError unless this value was trained on the variant `config`
+        (or allow_mismatch is set and the network can read the variant's features)."""
+        if same_game(self.config, config):
+            return
+        if self._ckpt_head is not None:
+            for problem in check_trained_for(self._ckpt_head, None, config,
+                                             self.allow_mismatch, repr(self.checkpoint_path)):
+                if problem not in self.mismatches:
+                    self.mismatches.append(problem)
+        elif not self.allow_mismatch:
+            raise CheckpointMismatchError(f"the value model was trained for the game "
+                                          f"{describe_game(self.config)}, not "
+                                          f"{describe_game(config)}")
+        mine = (self.config.encoding_size, self.config.hand_size, self.config.num_card_types)
+        if mine != (config.encoding_size, config.hand_size, config.num_card_types):
+            raise CheckpointMismatchError(
+                f"the value network reads the features of {describe_game(self.config)}, not "
+                f"those of {describe_game(config)}: train one with `lbs-pz train-value "
+                f"--blueprint SPEC` for this variant")
 
     def __call__(self, states) -> np.ndarray:
         """float32 (N,): the value of every game of a HanabiBatch (a sequence of
-        HanabiStates is copied into one); one torch forward for the whole batch."""
+        HanabiStates is copied into one); one torch forward for the whole batch. The
+        first layer of the shipped architecture sums the weight rows of the features
+        that are one (the encoding is binary; `sparse_first_layer`), equal to the dense
+        product up to float rounding and several times faster."""
         import torch
         from lbs_pz.engine import HanabiBatch
 
@@ -96,36 +168,67 @@ class CentralValue:
         from lbs_pz.search.beliefs.learned import TorchThreads
 
         with torch.no_grad(), TorchThreads(torch, self.threads):
-            x = torch.from_numpy(value_features(states))
-            return self.net(x).squeeze(1).numpy()
+            first = sparse_first_layer(self.net, states)
+            if first is None:
+                x = torch.from_numpy(value_features(states))
+                return self.net(x).squeeze(1).numpy()
+            return self.net[1:](first).squeeze(1).numpy()
 
 
-def save_value(path: str, net, net_cfg: ValueNetConfig, config, blueprint: str,
-               info: Optional[dict] = None) -> None:
-    from lbs_pz.train.belief import config_to_dict
-    from lbs_pz.models.checkpoint import save_plain
+def sparse_first_layer(net, batch):
+    """The first Linear layer of `net` (an nn.Sequential starting with a Linear over
+    `value_features`) applied to the batch's features without building them: float32
+    torch tensor (N, hidden), the sum of the weight columns of the features that are one,
+    plus the bias. None if `net` is not of that shape."""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
 
-    save_plain(path, {
-        "format": VALUE_FORMAT, "version": VALUE_VERSION,
-        "game_config": config_to_dict(config), "net_config": dataclasses.asdict(net_cfg),
-        "blueprint": blueprint,
-        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
-        "info": dict(info or {}),
-    })
+    config = batch.config
+    E, H, T = config.encoding_size, config.hand_size, config.num_card_types
+    if not isinstance(net, nn.Sequential) or not len(net) or not isinstance(net[0], nn.Linear) \
+            or net[0].in_features != E + H * T:
+        return None
+    weight = net[0].weight
+    key = (weight.data_ptr(), weight._version)
+    cached = getattr(net, "_lbs_sparse_weights", None)
+    if cached is None or cached[0] != key:
+        rows = weight.detach().t().contiguous()                   # (E + H*T, hidden)
+        hand_rows = torch.cat([rows[E:], rows.new_zeros(1, rows.shape[1])])
+        cached = (key, rows[:E].contiguous(), hand_rows)
+        net._lbs_sparse_weights = cached
+    _, enc_rows, hand_rows = cached
+    indices, offsets = batch.encode_sparse()
+    hands = batch.hands().astype(np.int64)                        # (N, H), -1: empty
+    slots = np.arange(H, dtype=np.int64) * T
+    hand_idx = np.where(hands >= 0, slots + hands, H * T)        # H*T: the zero row
+    out = F.embedding_bag(torch.from_numpy(indices), enc_rows, torch.from_numpy(offsets),
+                          mode="sum")
+    out += F.embedding_bag(torch.from_numpy(hand_idx), hand_rows, mode="sum")
+    if net[0].bias is not None:
+        out += net[0].bias
+    return out
 
 
-def load_value(path: str):
-    """(network in eval mode, HanabiConfig, checkpoint dict); CheckpointError if the file
-    is missing, corrupt or not a value checkpoint (read with weights_only=True)."""
-    from lbs_pz.engine import HanabiConfig
-    from lbs_pz.models.checkpoint import CheckpointError, load_plain
+def save_value(path: str, net, net_cfg: ValueNetConfig, config, trained_for: Optional[dict],
+               info: Optional[dict] = None) -> dict:
+    """Write a value network (trained on games of `config` for the blueprint identity
+    `trained_for`, {"spec", "fingerprint"}) as a "value" checkpoint."""
+    return save_checkpoint(path, "value", config, dataclasses.asdict(net_cfg),
+                           net.state_dict(), trained_for=trained_for, info=info)
 
-    ckpt = load_plain(path, VALUE_FORMAT, VALUE_VERSION, "value")
+
+def load_value(path_or_name: str):
+    """A value checkpoint (file path or shipped name, e.g. "value_strong_2p") ->
+    (network in eval mode, HanabiConfig, checkpoint dict). CheckpointError (a ValueError)
+    if the file is missing, corrupt, foreign, in an old layout or does not fit the
+    network (read with weights_only=True, which never runs code)."""
+    ckpt = load_checkpoint(path_or_name, "value")
+    config = game_of(ckpt)
     try:
-        config = HanabiConfig(**ckpt["game_config"])
-        net = make_value_net(ValueNetConfig(**ckpt["net_config"]))
-        net.load_state_dict(ckpt["state_dict"])
-    except Exception as err:
-        raise CheckpointError(f"{path!r}: value checkpoint does not match the network: "
-                              f"{type(err).__name__}: {err}") from None
+        net = make_value_net(ValueNetConfig(**ckpt["architecture"]))
+        net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise CheckpointError(f"{ckpt['path']!r}: value checkpoint does not match the "
+                              f"network: {type(err).__name__}: {str(err)[:200]}") from None
     return net.eval(), config, ckpt

@@ -1,17 +1,26 @@
 """Train the learned belief (`lbs_pz.search.beliefs.model.BeliefNet`) by maximum likelihood
-on blueprint self-play.
-
-Data: a stream of fresh self-play games of the blueprint, generated with the batched
-engine (`HanabiBatch`, bots acting in C): every game yields one training sequence per
-seat, the seat's canonical observation after each move and the seat's true hand at that
-time. Each optimisation step trains on newly generated games (an endless stream, the
-equivalent of the paper's continuously refilled replay buffer without reuse), so the
-model never sees the same game twice; validation games come from a separate seed.
+on the self-play of ANY blueprint.
 
     lbs-pz train-belief --blueprint strong --minutes 35 --out belief.pt
+    lbs-pz train-belief --blueprint py:my_blueprint.py:MyBlueprint --minutes 10 --out mine.pt
 
-Checkpoints are plain dicts of tensors / numbers / strings (see `save_checkpoint`),
-loadable with `torch.load(path, weights_only=True)`; `load_checkpoint` checks them.
+`--blueprint SPEC` names the blueprint: a rule bot (`NAME`), `sb3:PATH`, `lstm:PATH` or
+`py:MODULE_OR_FILE.py:CLASS` (`lbs_pz.agents.load_blueprint`). Data: a stream of fresh
+self-play games of that blueprint, played as one `HanabiBatch` stepped with
+`blueprint.act_batch(batch)` (the C rule bots act without a Python object per game):
+every game yields one training sequence per seat, the seat's canonical observation after
+each move and the seat's true hand at that time. Each optimisation step trains on newly
+generated games (an endless stream, never reused).
+
+Deals come from the TRAIN stream (`lbs_pz.engine.seeds.deal_seeds(TRAIN, seed, ...)`),
+disjoint from the EVAL stream that `eval` and `compare` play: training games 0, 1, 2, ...
+of the run seed, validation games the last `--val-games` of the stream's range
+(2**32 - val_games .. 2**32 - 1), never reached by training.
+
+The checkpoint (`lbs_pz.models.checkpoint`, kind "belief") records the blueprint it was
+trained for (spec and fingerprint), the game variant, the command and the run's counters
+and losses; `LearnedBelief(path, blueprint=bp)` refuses it for another blueprint or
+variant (CheckpointMismatchError) unless allow_mismatch=True.
 """
 
 from __future__ import annotations
@@ -20,23 +29,20 @@ import argparse
 import dataclasses
 import math
 import time
-from typing import Dict, Optional
+from typing import Optional
 
 import numpy as np
 
-from lbs_pz.models.checkpoint import CheckpointError, load_plain, save_plain
-
-CHECKPOINT_FORMAT = "lbs_pz.belief"
-CHECKPOINT_VERSION = 1
-CONFIG_FIELDS = ("players", "colors", "ranks", "hand_size", "max_information_tokens",
-                 "max_life_tokens", "random_start_player", "observation_type")
+from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
+from lbs_pz.train.config_args import command_line, load_training_blueprint
 
 
 # --- data --------------------------------------------------------------------------------
 
-def generate_games(config, blueprint: str, num_games: int, seed: int, first_game: int = 0):
-    """Self-play `num_games` games of the rule bot `blueprint` and record, for every seat,
-    its observation sequence and its true hand.
+def generate_games(config, blueprint, num_games: int, seed: int, first_game: int = 0):
+    """Self-play games first_game .. first_game + num_games - 1 of the TRAIN deal stream
+    of run `seed` with `blueprint` (any Blueprint: `act_batch` on a HanabiBatch) in every
+    seat, and record, for every seat, its observation sequence and its true hand.
 
     Returns a dict of numpy arrays over S = num_games * players sequences:
         obs     (S, T, E) uint8   canonical observation of the seat after each move
@@ -46,12 +52,10 @@ def generate_games(config, blueprint: str, num_games: int, seed: int, first_game
         scores  (num_games,) int32
     Sequence s = game * players + seat. T is the longest game in the batch + 1.
     """
-    from lbs_pz.engine import HanabiBatch, game_seeds
-    from lbs_pz.agents.rule_bots import _bots as bots
+    from lbs_pz.engine import HanabiBatch
 
     P, H, E = config.players, config.hand_size, config.encoding_size
-    seeds = game_seeds(seed, first_game, num_games)
-    batch = HanabiBatch(config, num_games, seeds=[int(x) for x in seeds])
+    batch = HanabiBatch(config, num_games, seeds=deal_seeds(TRAIN, seed, first_game, num_games))
     cap = 200
     obs = np.zeros((P, num_games, cap, E), dtype=np.uint8)
     hands = np.full((P, num_games, cap, H), -1, dtype=np.int64)
@@ -61,19 +65,19 @@ def generate_games(config, blueprint: str, num_games: int, seed: int, first_game
     active = np.ones(num_games, dtype=bool)
     t = 0
     while True:
-        states = [batch.get_state(i) for i in range(num_games)]
+        if t >= cap:
+            raise RuntimeError(f"blueprint {getattr(blueprint, 'name', blueprint)!r}: a game "
+                               f"lasted over {cap} moves")
         for p in range(P):
             batch.encode(out=enc, players=seat_arrays[p])
             obs[p, active, t] = enc[active]
-        for i in np.flatnonzero(active):
-            for p, hand in enumerate(states[i].hands):
-                hands[p, i, t, :len(hand)] = hand
+            hands[p, active, t] = batch.hands(p)[active]
         lengths[active] = t + 1
         term = batch.terminals()
         active = ~term
         if not active.any():
             break
-        moves = bots.act_states(blueprint, states)
+        moves = np.asarray(blueprint.act_batch(batch), dtype=np.int64)
         moves[term] = -1
         batch.step(moves)
         t += 1
@@ -100,55 +104,12 @@ def mean_nll(model, obs, hands) -> "torch.Tensor":
     return -(lp * valid).sum() / valid.sum().clamp(min=1)
 
 
-# --- checkpoints -----------------------------------------------------------------------------
-
-def config_to_dict(config) -> Dict:
-    return {f: getattr(config, f) for f in CONFIG_FIELDS}
-
-
-def save_checkpoint(path: str, model, config, blueprint: str, info: Optional[Dict] = None,
-                    half: bool = False) -> None:
-    """Write a checkpoint dict (plain types + tensors) atomically."""
-    state = {k: (v.half() if half and v.is_floating_point() else v).detach().cpu().clone()
-             for k, v in model.state_dict().items()}
-    ckpt = {
-        "format": CHECKPOINT_FORMAT,
-        "version": CHECKPOINT_VERSION,
-        "game_config": config_to_dict(config),
-        "net_config": dataclasses.asdict(model.cfg),
-        "blueprint": blueprint,
-        "state_dict": state,
-        "info": dict(info or {}),
-    }
-    save_plain(path, ckpt)
-
-
-def load_checkpoint(path: str, map_location="cpu"):
-    """Load a belief checkpoint -> (BeliefNet in eval mode, HanabiConfig, checkpoint dict).
-
-    Uses `torch.load(weights_only=True)`: a file is never able to run code. Raises
-    CheckpointError (a ValueError) for a missing, corrupt or foreign file."""
-    from lbs_pz.engine import HanabiConfig
-    from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig
-
-    ckpt = load_plain(path, CHECKPOINT_FORMAT, CHECKPOINT_VERSION, "belief", map_location)
-    try:
-        config = HanabiConfig(**ckpt["game_config"])
-        net_cfg = BeliefNetConfig(**ckpt["net_config"])
-        model = BeliefNet(net_cfg, config)
-        model.load_state_dict({k: v.float() for k, v in ckpt["state_dict"].items()})
-    except Exception as err:
-        raise CheckpointError(f"{path!r}: belief checkpoint does not match the network: "
-                              f"{type(err).__name__}: {err}") from None
-    model.eval()
-    return model, config, ckpt
-
-
 # --- training ------------------------------------------------------------------------------
 
 @dataclasses.dataclass
-class TrainConfig:
-    blueprint: str = "strong"
+class BeliefTrainConfig:
+    """Every hyper-parameter of a `lbs-pz train-belief` run."""
+    blueprint: str = "strong"         # blueprint spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
     players: int = 2
     hand_size: Optional[int] = None
     games_per_step: int = 32          # fresh games per optimisation step (x players sequences)
@@ -158,7 +119,7 @@ class TrainConfig:
     lr_final: float = 1e-4            # cosine decay to this over the budget
     val_games: int = 128
     val_every: int = 100
-    seed: int = 0
+    seed: int = 0                     # run seed of the TRAIN deal stream
     embed: int = 256
     hidden: int = 256
     layers: int = 1
@@ -171,37 +132,51 @@ class TrainConfig:
     progress: bool = True
 
 
-def train(tc: TrainConfig, log=print):
-    """Train a belief; returns (model, history of (step, train_loss, val_loss))."""
+TrainConfig = BeliefTrainConfig       # the earlier name
+
+
+def deals_note(seed: int, games: int, val_games: int) -> str:
+    """Which deals a run used, as its checkpoint records it."""
+    return (f"TRAIN stream (lbs_pz.engine.seeds.deal_seeds), run seed {seed}: training games "
+            f"0..{games - 1}, validation games {MAX_GAMES - val_games}..{MAX_GAMES - 1}")
+
+
+def train_belief(tc: BeliefTrainConfig, log=print):
+    """Train a belief for the blueprint `tc.blueprint` and save it to `tc.out` (at every
+    validation and at the end); returns (model, history of (step, train_loss, val_loss))."""
     import torch
 
     from lbs_pz.engine import HanabiConfig
-    from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig, count_parameters
+    from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig, count_parameters, save_belief
 
+    if tc.games_per_step < 1 or tc.val_games < 1 or tc.val_every < 1:
+        raise ValueError("games_per_step, val_games and val_every must be >= 1")
     if tc.threads > 0:
         torch.set_num_threads(tc.threads)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if tc.device == "auto" else tc.device
     config = HanabiConfig(players=tc.players, hand_size=tc.hand_size)
-    from lbs_pz.agents.rule_bots import _bots as bots
-    bots.bot_kind(tc.blueprint)  # validate the name early
+    blueprint, identity = load_training_blueprint(tc.blueprint)
+    command = command_line("train-belief", tc)
     torch.manual_seed(tc.seed)
     model = BeliefNet(BeliefNetConfig(
         encoding_size=config.encoding_size, hand_size=config.hand_size,
         card_types=config.num_card_types, embed=tc.embed, hidden=tc.hidden,
         layers=tc.layers, decoder=tc.decoder, prior=tc.prior), config).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=tc.lr)
-    val = generate_games(config, tc.blueprint, tc.val_games, seed=tc.seed + 1_000_003)
+    val = generate_games(config, blueprint, tc.val_games, seed=tc.seed,
+                         first_game=MAX_GAMES - tc.val_games)
     val_obs, val_hands = to_tensors(val, device)
+    val_score = float(val["scores"].mean())
     log(f"belief net: {count_parameters(model):,} parameters on {device}; blueprint "
-        f"{tc.blueprint}, {config.players}p {config.hand_size}-card; validation "
-        f"{tc.val_games} games (mean score {val['scores'].mean():.2f})")
+        f"{identity['spec']}, {config.players}p {config.hand_size}-card; validation "
+        f"{tc.val_games} games (mean score {val_score:.2f})")
 
     budget = tc.minutes * 60 if tc.minutes > 0 else math.inf
     total = tc.steps if tc.steps > 0 else None
     bar = None
     if tc.progress:
         from tqdm import tqdm
-        bar = tqdm(total=total, unit="step", dynamic_ncols=True)
+        bar = tqdm(total=total, unit="step", dynamic_ncols=True, desc="train-belief")
     start = time.perf_counter()
     history = []
     step, game_index, ema = 0, 0, None
@@ -212,6 +187,14 @@ def train(tc: TrainConfig, log=print):
             v = float(mean_nll(model, val_obs, val_hands))
         model.train()
         return v
+
+    def save(v):
+        info = {"command": command, "steps": step, "games": game_index, "val_loss": v,
+                "train_loss": ema if ema is not None else float("nan"),
+                "val_games": tc.val_games, "val_mean_score": val_score,
+                "deals": deals_note(tc.seed, game_index, tc.val_games),
+                "seconds": time.perf_counter() - start, "seed": tc.seed}
+        save_belief(tc.out, model, config, trained_for=identity, info=info, half=tc.half)
 
     v0 = validate()
     history.append((0, math.nan, v0))
@@ -224,7 +207,7 @@ def train(tc: TrainConfig, log=print):
         lr = tc.lr_final + 0.5 * (tc.lr - tc.lr_final) * (1 + math.cos(math.pi * min(frac, 1.0)))
         for g in opt.param_groups:
             g["lr"] = lr
-        data = generate_games(config, tc.blueprint, tc.games_per_step, seed=tc.seed,
+        data = generate_games(config, blueprint, tc.games_per_step, seed=tc.seed,
                               first_game=game_index)
         game_index += tc.games_per_step
         obs, hands = to_tensors(data, device)
@@ -244,29 +227,31 @@ def train(tc: TrainConfig, log=print):
             history.append((step, ema, v))
             log(f"step {step}: train {ema:.4f} val {v:.4f} nats/card "
                 f"({game_index:,} games, {time.perf_counter() - start:.0f} s)")
-            info = {"steps": step, "games": game_index, "val_loss": v, "train_loss": ema,
-                    "seconds": time.perf_counter() - start}
-            save_checkpoint(tc.out, model, config, tc.blueprint, info, half=tc.half)
+            save(v)
     if bar is not None:
         bar.close()
     v = validate()
     history.append((step, ema, v))
-    info = {"steps": step, "games": game_index, "val_loss": v,
-            "train_loss": ema if ema is not None else float("nan"),
-            "seconds": time.perf_counter() - start}
-    save_checkpoint(tc.out, model, config, tc.blueprint, info, half=tc.half)
-    log(f"done: {step} steps, {game_index:,} games, val {v:.4f} nats/card, saved {tc.out}")
+    save(v)
+    log(f"done: {step} steps, {game_index:,} games, val {v:.4f} nats/card, saved {tc.out} "
+        f"(trained for {identity['spec']})")
     return model, history
 
 
 # --- CLI -------------------------------------------------------------------------------------
 
+SPEC_HELP = ("blueprint to train for: a rule bot NAME (random, simple, weak, medium, strong), "
+             "sb3:PATH (a Stable-Baselines3 zip), lstm:PATH (a public-LSTM checkpoint) or "
+             "py:MODULE_OR_FILE.py:CLASS (your class with `name` and `act(state, seat=None)`)")
+
+
 def add_train_belief_command(sub) -> None:
     """Register `lbs-pz train-belief` on an argparse subparsers object."""
-    p = sub.add_parser("train-belief", help="train a learned belief on blueprint self-play",
+    p = sub.add_parser("train-belief", help="train a learned belief on a blueprint's self-play",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    d = TrainConfig()
-    p.add_argument("--blueprint", default=d.blueprint, help="rule bot to imitate (default strong)")
+    d = BeliefTrainConfig()
+    p.add_argument("--blueprint", default=d.blueprint, metavar="SPEC",
+                   help=SPEC_HELP + " (default strong)")
     p.add_argument("--players", type=int, default=d.players)
     p.add_argument("--hand-size", type=int, default=d.hand_size)
     p.add_argument("--minutes", type=float, default=d.minutes, help="wall-clock budget (0: none)")
@@ -276,7 +261,7 @@ def add_train_belief_command(sub) -> None:
     p.add_argument("--lr-final", type=float, default=d.lr_final)
     p.add_argument("--val-games", type=int, default=d.val_games)
     p.add_argument("--val-every", type=int, default=d.val_every)
-    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--seed", type=int, default=d.seed, help="run seed of the TRAIN deal stream")
     p.add_argument("--embed", type=int, default=d.embed)
     p.add_argument("--hidden", type=int, default=d.hidden)
     p.add_argument("--layers", type=int, default=d.layers)
@@ -292,7 +277,7 @@ def add_train_belief_command(sub) -> None:
 
 
 def _cmd_train_belief(args) -> int:
-    tc = TrainConfig(
+    tc = BeliefTrainConfig(
         blueprint=args.blueprint, players=args.players, hand_size=args.hand_size,
         games_per_step=args.games_per_step, steps=args.steps, minutes=args.minutes, lr=args.lr,
         lr_final=args.lr_final, val_games=args.val_games, val_every=args.val_every,
@@ -300,5 +285,5 @@ def _cmd_train_belief(args) -> int:
         decoder=args.decoder, prior=not args.no_prior, threads=args.threads,
         device=args.device, out=args.out,
         half=args.half, progress=not args.no_progress)
-    train(tc)
+    train_belief(tc)
     return 0

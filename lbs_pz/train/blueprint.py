@@ -31,7 +31,8 @@ R2D2-style, kept readable (Kapturowski et al. 2019; the paper's blueprints are t
   phase; the agent does not act meanwhile), as do all updates until `learning_starts`
   games of the agent's own are stored.
 
-Checkpoints (`--out`) are plain dicts (`torch.load(weights_only=True)`), written every
+Checkpoints (`--out`) use the lbs_pz layout (`lbs_pz.models.checkpoint`, kind
+"public_lstm"; `torch.load(weights_only=True)`), written every
 `save_every` updates and at the end, and hold everything needed to resume (`--resume`)
 except the replay, which refills from fresh games. `--slim-out` also writes a small
 float16 copy with the weights only (what `lbs_pz/models/public_lstm_2p.pt` is);
@@ -49,11 +50,10 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from lbs_pz.train.config_args import add_config_arguments, config_from_args
+from lbs_pz.models.checkpoint import game_to_dict
+from lbs_pz.train.config_args import add_config_arguments, command_line, config_from_args
 
-FORMAT = "lbs_pz.public_lstm"
-VERSION = 1
-KIND = "public-LSTM blueprint"
+KIND = "public_lstm"          # its kind in the lbs_pz checkpoint layout
 
 
 @dataclasses.dataclass
@@ -356,76 +356,62 @@ def vdn_loss(net, target_net, games: Dict[str, np.ndarray], weights: np.ndarray,
 
 
 # --- checkpoints -----------------------------------------------------------------------------
-
-
-def _game_dict(config) -> dict:
-    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+# The lbs_pz layout (`lbs_pz.models.checkpoint`, kind "public_lstm"): "architecture" is
+# `PublicLSTMNet.arch()`, "weights" its state_dict, "info" the run's hyper-parameters
+# ("train_config"), counters and curve ("progress") and command; a full checkpoint adds
+# "resume" (target network and optimizer state), which a slim one leaves out.
 
 
 def save_checkpoint(path: str, net, target_net, optimizer, tc: BlueprintTrainConfig,
                     progress: dict, config) -> None:
-    from lbs_pz.models.checkpoint import save_plain
+    """A resumable checkpoint (weights, target network, optimizer state, progress)."""
+    from lbs_pz.models.checkpoint import save_checkpoint as save
 
-    save_plain(path, {
-        "format": FORMAT, "version": VERSION, "game": _game_dict(config), "arch": net.arch(),
-        "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
-        "target": {k: v.detach().cpu() for k, v in target_net.state_dict().items()},
-        "optimizer": optimizer.state_dict(),
-        "train_config": dataclasses.asdict(tc), "progress": progress,
-    })
+    save(path, KIND, config, net.arch(), net.state_dict(), trained_for=None,
+         info=_info(tc, progress),
+         resume={"target": {k: v.detach().cpu() for k, v in target_net.state_dict().items()},
+                 "optimizer": optimizer.state_dict()})
 
 
 def save_slim(path: str, net, tc: BlueprintTrainConfig, progress: dict, config) -> None:
     """Weights only, float16: a small file for shipping (not resumable)."""
-    from lbs_pz.models.checkpoint import save_plain
+    from lbs_pz.models.checkpoint import save_checkpoint as save
 
-    save_plain(path, {
-        "format": FORMAT, "version": VERSION, "game": _game_dict(config), "arch": net.arch(),
-        "model": {k: v.detach().cpu().half() for k, v in net.state_dict().items()},
-        "train_config": dataclasses.asdict(tc), "progress": progress,
-    })
+    save(path, KIND, config, net.arch(), net.state_dict(), trained_for=None,
+         info=_info(tc, progress), half=True)
+
+
+def _info(tc: BlueprintTrainConfig, progress: dict) -> dict:
+    return {"command": command_line("train-blueprint", tc), "train_config": dataclasses.asdict(tc),
+            "progress": progress}
 
 
 def load_checkpoint(path: str, map_location="cpu") -> dict:
-    """Read and check a public-LSTM checkpoint (raises CheckpointError if it is not one)."""
-    from lbs_pz.models.checkpoint import CheckpointError, load_plain
+    """Read and check a public-LSTM checkpoint (CheckpointError if it is not one)."""
+    from lbs_pz.models.checkpoint import load_checkpoint as load
 
-    ckpt = load_plain(path, FORMAT, VERSION, KIND, map_location=map_location)
-    for key in ("game", "arch", "model"):
-        if not isinstance(ckpt.get(key), dict):
-            raise CheckpointError(f"{path!r}: {KIND} checkpoint without a {key!r} dict")
-    return ckpt
-
-
-def _build_net(ckpt: dict, path: str):
-    from lbs_pz.agents.public_lstm import PublicLSTMNet
-    from lbs_pz.models.checkpoint import CheckpointError
-
-    try:
-        net = PublicLSTMNet(**ckpt["arch"])
-        net.load_state_dict({k: v.float() for k, v in ckpt["model"].items()})
-    except (TypeError, RuntimeError, ValueError, AttributeError) as err:
-        raise CheckpointError(f"{path!r}: weights do not fit a public-LSTM net: "
-                              f"{str(err).splitlines()[0][:160]}") from None
-    return net
+    return load(path, KIND, map_location=map_location)
 
 
 def load_blueprint(path: Optional[str] = None, name: str = "public-lstm", **kwargs):
-    """A `PublicLSTMBlueprint` from a checkpoint (full or slim); default: the shipped
-    `lbs_pz/models/public_lstm_2p.pt`. kwargs go to PublicLSTMBlueprint."""
+    """A `PublicLSTMBlueprint` from a checkpoint (full or slim; a path or a shipped name);
+    default: the shipped "public_lstm_2p". kwargs go to PublicLSTMBlueprint."""
     from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
-    from lbs_pz.engine import HanabiConfig
-    from lbs_pz.models.checkpoint import CheckpointError
 
-    if path is None:
-        from lbs_pz.models import path as model_path
-        path = model_path("public_lstm_2p.pt")
-    ckpt = load_checkpoint(path)
+    load = getattr(PublicLSTMBlueprint, "load", None)
+    if load is not None:
+        return load(path, name=name, **kwargs)
+    from lbs_pz.agents.public_lstm import PublicLSTMNet
+    from lbs_pz.models.checkpoint import CheckpointError, game_of
+
+    ckpt = load_checkpoint(path or "public_lstm_2p")
     try:
-        config = HanabiConfig(**ckpt["game"])
-    except (TypeError, ValueError) as err:
-        raise CheckpointError(f"{path!r}: bad game config: {err}") from None
-    return PublicLSTMBlueprint(_build_net(ckpt, path), config, name=name, **kwargs)
+        net = PublicLSTMNet(**ckpt["architecture"])
+        net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
+    except (TypeError, RuntimeError, ValueError, AttributeError) as err:
+        raise CheckpointError(f"{ckpt['path']!r}: weights do not fit a public-LSTM net: "
+                              f"{str(err).splitlines()[0][:160]}") from None
+    return PublicLSTMBlueprint(net, game_of(ckpt), name=name, **kwargs)
 
 
 # --- training ----------------------------------------------------------------------------------
@@ -463,21 +449,22 @@ def train(tc: BlueprintTrainConfig, log=print, progress_bar: bool = True) -> dic
                 "evals": [], "train_scores": []}
     if tc.resume:
         ckpt = load_checkpoint(tc.resume)
-        if ckpt["game"] != _game_dict(config) or ckpt["arch"] != net.arch():
-            raise ValueError(f"--resume {tc.resume}: trained for {ckpt['game']} {ckpt['arch']}, "
-                             f"this run is {_game_dict(config)} {net.arch()}")
-        if "optimizer" not in ckpt:
+        if ckpt["game"] != game_to_dict(config) or ckpt["architecture"] != net.arch():
+            raise ValueError(f"--resume {tc.resume}: trained for {ckpt['game']} "
+                             f"{ckpt['architecture']}, this run is {game_to_dict(config)} "
+                             f"{net.arch()}")
+        if not isinstance(ckpt.get("resume"), dict) or "optimizer" not in ckpt["resume"]:
             raise ValueError(f"--resume {tc.resume}: a slim (weights-only) checkpoint cannot "
                              f"be resumed; use the full one written by --out")
-        net.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
+        net.load_state_dict(ckpt["weights"])
+        optimizer.load_state_dict(ckpt["resume"]["optimizer"])
         for group in optimizer.param_groups:         # this run's learning rate
             group["lr"] = tc.lr
-        progress.update(ckpt["progress"])
+        progress.update(ckpt["info"].get("progress", {}))
         log(f"resumed from {tc.resume} at update {progress['updates']}")
     target_net = copy.deepcopy(net)
     if tc.resume:
-        target_net.load_state_dict(ckpt["target"])
+        target_net.load_state_dict(ckpt["resume"]["target"])
     target_net.eval()
 
     seed = tc.seed + 1000 * progress["updates"]          # fresh games after a resume

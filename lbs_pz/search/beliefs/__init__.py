@@ -36,7 +36,8 @@ BELIEF_KINDS = ("exact", "grounded", "learned", "grounded+cf", "learned+cf")
 
 def make_belief(kind: str, blueprint=None, checkpoint=None, **kwargs) -> Belief:
     """A belief by name: "exact" (needs the blueprint for counterfactual filtering),
-    "grounded" or "learned" (checkpoint: default the shipped one); a "+cf" suffix
+    "grounded" or "learned" (checkpoint: path or shipped name; default the shipped belief
+    trained for `blueprint`, checked against it: `LearnedBelief`); a "+cf" suffix
     filters the samples counterfactually through the blueprint (`FilteredBelief`)."""
     if kind.endswith("+cf"):
         if blueprint is None:
@@ -49,7 +50,7 @@ def make_belief(kind: str, blueprint=None, checkpoint=None, **kwargs) -> Belief:
         return GroundedBelief()
     if kind == "learned":
         from lbs_pz.search.beliefs.learned import LearnedBelief
-        return LearnedBelief(checkpoint, **kwargs)
+        return LearnedBelief(checkpoint, blueprint=blueprint, **kwargs)
     raise ValueError(f"unknown belief {kind!r}; choose one of {', '.join(BELIEF_KINDS)}")
 
 

@@ -14,49 +14,112 @@ the legal hands only (m <= n rows) and records `last_proposed` / `last_legal`;
 renormalised) distribution; `card_probabilities` are per-slot marginals estimated from
 `marginal_samples` samples with a fixed seed.
 
-The shipped model (`default_checkpoint()`): 2 players, 5 cards, trained on the "strong"
-rule bot; see lbs_pz/models/README.md for how it was made.
+A learned belief is trained FOR a blueprint (`lbs-pz train-belief --blueprint SPEC`) and a
+game variant; its checkpoint records both (`lbs_pz.models.checkpoint`). Given
+`blueprint=`, `LearnedBelief` checks the checkpoint against it (and, at `reset`, against
+the game's variant) and raises `CheckpointMismatchError` on a mismatch unless
+`allow_mismatch=True`. The shipped model ("belief_strong_2p", `default_checkpoint()`):
+2 players, 5 cards, trained for the "strong" rule bot; see lbs_pz/models/README.md.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import numpy as np
 
+from lbs_pz.models import path as model_path
+from lbs_pz.models.checkpoint import (CheckpointMismatchError, check_trained_for,
+                                      describe_game, find_model, same_game)
 from lbs_pz.search.beliefs.base import Belief, as_rng, check_hand
 
-_MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "models")
-DEFAULT_CHECKPOINT = "belief_strong_2p.pt"
+DEFAULT_CHECKPOINT = "belief_strong_2p"
 
 
 def default_checkpoint() -> str:
     """Path of the belief that ships with the package (2p, 5 cards, strong bot)."""
-    return os.path.join(_MODELS_DIR, DEFAULT_CHECKPOINT)
+    return model_path(DEFAULT_CHECKPOINT)
+
+
+def blueprint_identity_of(blueprint) -> dict:
+    """{"spec", "fingerprint"} of a blueprint object or spec string, as checkpoints
+    record it (`lbs_pz.agents.blueprint_identity`)."""
+    try:
+        from lbs_pz.agents import blueprint_identity, load_blueprint
+    except ImportError:       # an agents layer without blueprint specs: the name only
+        spec = blueprint if isinstance(blueprint, str) else (
+            getattr(blueprint, "spec", None) or getattr(blueprint, "name", None))
+        return {"spec": str(spec), "fingerprint": None}
+    if isinstance(blueprint, str):
+        blueprint = load_blueprint(blueprint)
+    return blueprint_identity(blueprint)
+
+
+def _structure(config):
+    return (config.encoding_size, config.hand_size, config.num_card_types)
 
 
 class LearnedBelief(Belief):
     """Args:
-        checkpoint: path of a `lbs-pz train-belief` checkpoint (default: the shipped one),
-            or None together with `model=` and `config=`.
+        checkpoint: a `lbs-pz train-belief` checkpoint: file path or shipped model name.
+            Default: the shipped belief trained for `blueprint` (`find_model`; a
+            CheckpointMismatchError naming the fix if none ships), or the shipped
+            strong-bot belief when no blueprint is given.
+        blueprint: the blueprint the partners play (object or spec string); the
+            checkpoint must have been trained for it (`trained_for`).
+        allow_mismatch: use a checkpoint made for another blueprint or variant anyway
+            (not when the network cannot read the variant's observations).
+        model, config: a BeliefNet and its HanabiConfig instead of a checkpoint
+            (nothing is checked against the blueprint then).
         mask: restrict each card to types allowed by knowledge and unseen counts.
         threads: torch intra-op threads while this belief computes (restored afterwards;
             None: torch's setting). One thread is fastest for these small ops, and avoids
             torch's pathological slow-down on a machine whose cores are busy.
+
+    Attributes: `trained_for` ({"spec", "fingerprint"} or None), `model_config`
+    (HanabiConfig it was trained on), `checkpoint_path` (None for a given model),
+    `mismatches` (what allow_mismatch let through).
     """
 
     name = "learned"
 
-    def __init__(self, checkpoint: Optional[str] = None, model=None, config=None,
-                 mask: bool = True, marginal_samples: int = 4000, threads: Optional[int] = 1):
+    def __init__(self, checkpoint: Optional[str] = None, blueprint=None,
+                 allow_mismatch: bool = False, model=None, config=None, mask: bool = True,
+                 marginal_samples: int = 4000, threads: Optional[int] = 1):
         super().__init__()
         import torch
 
+        self.allow_mismatch = bool(allow_mismatch)
+        self.trained_for = None
+        self.checkpoint_path = None
+        self.mismatches = []
+        identity = None if blueprint is None else blueprint_identity_of(blueprint)
         if model is None:
-            from lbs_pz.train.belief import load_checkpoint
-            model, config, _ = load_checkpoint(checkpoint or default_checkpoint())
+            from lbs_pz.search.beliefs.model import load_belief
+            if checkpoint is None:
+                checkpoint = DEFAULT_CHECKPOINT
+                if identity is not None:
+                    checkpoint = find_model("belief", identity)
+                    if checkpoint is None and not self.allow_mismatch:
+                        raise CheckpointMismatchError(
+                            f"no shipped learned belief was trained for blueprint "
+                            f"{identity['spec']!r}: train one with `lbs-pz train-belief "
+                            f"--blueprint SPEC` and pass it as checkpoint=PATH / "
+                            f"--belief-checkpoint PATH, or use a grounded belief "
+                            f"(\"grounded+cf\")")
+                    checkpoint = checkpoint or DEFAULT_CHECKPOINT
+            model, config, ckpt = load_belief(checkpoint)
+            self.trained_for = ckpt["trained_for"]
+            self.checkpoint_path = ckpt["path"]
+            self._ckpt_head = {"kind": "belief", "game": ckpt["game"],
+                               "trained_for": ckpt["trained_for"]}
+            self.mismatches = check_trained_for(self._ckpt_head, identity, None,
+                                                self.allow_mismatch, repr(ckpt["path"]))
+        elif config is None:
+            raise ValueError("LearnedBelief(model=...) needs the HanabiConfig it was trained "
+                             "on (config=...)")
+        else:
+            self._ckpt_head = None
         self.model = model.eval()
         self.model_config = config
         self.mask = mask
@@ -70,14 +133,29 @@ class LearnedBelief(Belief):
     # --- updates -------------------------------------------------------------------------------
 
     def _reset(self, start) -> None:
-        mc = self.model_config
-        if mc is not None and (start.config.players, start.config.colors, start.config.ranks,
-                               start.config.hand_size) != (mc.players, mc.colors, mc.ranks,
-                                                           mc.hand_size):
-            raise ValueError(f"the belief model was trained for {mc}, the game is {start.config}")
+        self.check_game(start.config)
         self._hc = None
         self._pending = [start.encode(self.seat)]
         self._ctx = None
+
+    def check_game(self, config) -> None:
+        """CheckpointMismatchError unless this belief was trained on the variant `config`
+        (or allow_mismatch is set and the network can read the variant's observations)."""
+        mc = self.model_config
+        if self._ckpt_head is not None and not same_game(self._ckpt_head["game"], config):
+            for problem in check_trained_for(self._ckpt_head, None, config,
+                                             self.allow_mismatch, repr(self.checkpoint_path)):
+                if problem not in self.mismatches:
+                    self.mismatches.append(problem)
+        elif self._ckpt_head is None and not same_game(mc, config) and not self.allow_mismatch:
+            raise CheckpointMismatchError(f"the belief model was trained for the game "
+                                          f"{describe_game(mc)}, not {describe_game(config)}")
+        if _structure(mc) != _structure(config):
+            raise CheckpointMismatchError(
+                f"the belief network reads the observations of {describe_game(mc)} "
+                f"(encoding {mc.encoding_size}, {mc.hand_size} cards), not those of "
+                f"{describe_game(config)}: train one with `lbs-pz train-belief "
+                f"--blueprint SPEC` for this variant")
 
     def _update(self, before, after, rec) -> None:
         self._pending.append(after.encode(self.seat))

@@ -170,3 +170,33 @@ class BeliefNet(nn.Module):
 
 def count_parameters(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
+
+
+# --- checkpoints (the lbs_pz layout of lbs_pz.models.checkpoint, kind "belief") -------------
+
+def save_belief(path: str, model: BeliefNet, config, trained_for: Optional[dict] = None,
+                info: Optional[dict] = None, half: bool = False) -> dict:
+    """Write `model` (trained on games of `config` for the blueprint identity
+    `trained_for`) as a "belief" checkpoint; float16 weights if `half`."""
+    from lbs_pz.models.checkpoint import save_checkpoint
+
+    return save_checkpoint(path, "belief", config, dataclasses.asdict(model.cfg),
+                           model.state_dict(), trained_for=trained_for, info=info, half=half)
+
+
+def load_belief(path_or_name: str, map_location="cpu"):
+    """A belief checkpoint (file path or shipped name, e.g. "belief_strong_2p") ->
+    (BeliefNet in eval mode, HanabiConfig, checkpoint dict). Read with
+    `torch.load(weights_only=True)`; CheckpointError (a ValueError) for a missing,
+    corrupt, foreign or old-layout file or weights that do not fit the network."""
+    from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint
+
+    ckpt = load_checkpoint(path_or_name, "belief", map_location)
+    config = game_of(ckpt)
+    try:
+        model = BeliefNet(BeliefNetConfig(**ckpt["architecture"]), config)
+        model.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise CheckpointError(f"{ckpt['path']!r}: belief checkpoint does not match the "
+                              f"network: {type(err).__name__}: {str(err)[:200]}") from None
+    return model.eval(), config, ckpt
