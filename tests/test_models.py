@@ -1,0 +1,152 @@
+"""lbs_pz.models: the one checkpoint layout, the loader by name or path, the shipped models."""
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from lbs_pz.engine import HanabiConfig
+from lbs_pz.models import (FORMAT, VERSION, CheckpointError, CheckpointMismatchError,
+                           check_trained_for, find_model, game_to_dict, load_checkpoint,
+                           save_checkpoint, shipped_models)
+from lbs_pz.models import checkpoint as ck
+
+STRONG = {"spec": "strong", "fingerprint": None}
+
+
+def _tiny(path, kind="value", trained_for=STRONG, game=HanabiConfig(), **kw):
+    net = torch.nn.Linear(3, 2)
+    return net, save_checkpoint(str(path), kind, game, {"inputs": 3}, net.state_dict(),
+                                trained_for=trained_for, info={"steps": 7}, **kw)
+
+
+def test_layout_round_trip_and_atomic_write(tmp_path):
+    path = tmp_path / "m.pt"
+    net, written = _tiny(path, half=True)
+    assert sorted(os.listdir(tmp_path)) == ["m.pt"]          # no temporary file left
+    raw = torch.load(path, weights_only=True)                 # a plain dict, no code
+    assert sorted(raw) == ["architecture", "format", "game", "info", "kind", "trained_for",
+                           "version", "weights"]
+    assert raw["format"] == FORMAT == "lbs_pz" and raw["version"] == VERSION
+    assert raw["game"] == game_to_dict(HanabiConfig()) and raw["trained_for"] == STRONG
+    assert raw["weights"]["weight"].dtype == torch.float16
+    loaded = load_checkpoint(str(path), "value")
+    assert loaded["path"] == str(path) and loaded["info"] == {"steps": 7}
+    np.testing.assert_allclose(loaded["weights"]["weight"].float(), net.weight.detach(),
+                               atol=1e-3)
+    assert ck.game_of(loaded) == HanabiConfig()
+
+
+def test_bad_files_are_checkpoint_errors(tmp_path):
+    _tiny(tmp_path / "v.pt")
+    cases = {
+        "missing.pt": None,
+        "garbage.pt": b"not a checkpoint",
+        "foreign.pt": {"format": "something", "weights": {}},
+        "future.pt": {"format": "lbs_pz", "version": 99},
+        "old.pt": {"format": "lbs_pz.value", "version": 1},
+        "no_game.pt": {"format": "lbs_pz", "version": 1, "kind": "value", "architecture": {},
+                       "weights": {}, "info": {}, "trained_for": None},
+        "bad_game.pt": {"format": "lbs_pz", "version": 1, "kind": "value", "game": {"players": 9},
+                        "architecture": {}, "weights": {}, "info": {}, "trained_for": None},
+        "code.pt": {"format": "lbs_pz", "obj": HanabiConfig()},
+    }
+    messages = {"missing.pt": "does not exist", "garbage.pt": "not a readable",
+                "foreign.pt": "no format='lbs_pz'", "future.pt": "version 99",
+                "old.pt": "old 'lbs_pz.value' layout", "no_game.pt": "valid 'game'",
+                "bad_game.pt": "bad game variant", "code.pt": "weights_only=True"}
+    for name, content in cases.items():
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif content is not None:
+            torch.save(content, path)
+        with pytest.raises(CheckpointError, match=messages[name]):
+            load_checkpoint(str(path), "value")
+    with pytest.raises(CheckpointError, match="holds a 'value' model, not a 'belief'"):
+        load_checkpoint(str(tmp_path / "v.pt"), "belief")
+    with pytest.raises(CheckpointError, match="shipped model: belief_strong_2p"):
+        load_checkpoint("no_such_model")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        save_checkpoint(str(tmp_path / "x.pt"), "policy", HanabiConfig(), {}, {})
+    with pytest.raises(ValueError, match="trained_for"):
+        save_checkpoint(str(tmp_path / "x.pt"), "value", HanabiConfig(), {}, {},
+                        trained_for="strong")
+
+
+def test_shipped_models_load_by_name_and_say_what_they_are_for():
+    by_name = {m["name"]: m for m in shipped_models()}
+    assert set(by_name) == {"belief_strong_2p", "value_strong_2p", "public_lstm_2p"}
+    assert by_name["belief_strong_2p"]["kind"] == "belief"
+    assert by_name["value_strong_2p"]["kind"] == "value"
+    assert by_name["public_lstm_2p"]["kind"] == "public_lstm"
+    assert by_name["public_lstm_2p"]["trained_for"] is None
+    for name in ("belief_strong_2p", "value_strong_2p"):
+        ckpt = load_checkpoint(name)
+        assert ckpt["trained_for"]["spec"] == "strong"
+        assert ckpt["game"] == game_to_dict(HanabiConfig())
+        assert ckpt["info"]["command"].startswith(f"lbs-pz train-{ckpt['kind']}")
+        assert "deals" in ckpt["info"]
+        assert load_checkpoint(name + ".pt")["path"] == ckpt["path"]
+    belief = load_checkpoint("belief_strong_2p", "belief")
+    assert belief["architecture"]["hidden"] == 256 and belief["architecture"]["prior"]
+    assert belief["info"]["steps"] == 3543 and belief["info"]["games"] == 113376
+    assert sum(v.numel() for v in belief["weights"].values()) == 955_645         # 0.96M, as the README says
+    assert all(v.dtype == torch.float16 for v in belief["weights"].values()
+               if v.is_floating_point())
+    lstm = load_checkpoint("public_lstm_2p", "public_lstm")
+    assert lstm["info"]["progress"]["updates"] == 9621 and "resume" not in lstm
+
+
+def test_find_model_matches_blueprint_and_variant():
+    assert find_model("belief", STRONG) == "belief_strong_2p"
+    assert find_model("value", STRONG, HanabiConfig()) == "value_strong_2p"
+    assert find_model("value", STRONG, HanabiConfig(random_start_player=True)) == "value_strong_2p"
+    assert find_model("belief", STRONG, HanabiConfig(hand_size=4)) is None
+    assert find_model("belief", {"spec": "medium", "fingerprint": None}) is None
+    assert find_model("belief", None) is None
+    with pytest.raises(ValueError, match="kind"):
+        find_model("policy", STRONG)
+
+
+def test_rule_bot_identity_finds_the_shipped_models():
+    agents = pytest.importorskip("lbs_pz.agents")
+    if not hasattr(agents, "blueprint_identity"):
+        pytest.skip("lbs_pz.agents.blueprint_identity is not available")
+    identity = agents.blueprint_identity(agents.RuleBot("strong"))
+    assert find_model("belief", identity, HanabiConfig()) == "belief_strong_2p"
+    assert find_model("value", identity, HanabiConfig()) == "value_strong_2p"
+    assert find_model("value", agents.blueprint_identity(agents.RuleBot("weak"))) is None
+
+
+def test_check_trained_for_names_both_sides_and_the_fix():
+    ckpt = {"kind": "belief", "game": game_to_dict(HanabiConfig()),
+            "trained_for": {"spec": "py:a.py:A", "fingerprint": "ab" * 32}}
+    same_file_elsewhere = {"spec": "py:/elsewhere/a.py:A", "fingerprint": "ab" * 32}
+    assert check_trained_for(ckpt, same_file_elsewhere, HanabiConfig()) == []
+    other = {"spec": "py:a.py:A", "fingerprint": "cd" * 32}
+    with pytest.raises(CheckpointMismatchError) as err:
+        check_trained_for(ckpt, other, HanabiConfig(players=3))
+    text = str(err.value)
+    assert "'py:a.py:A' (fingerprint abababababab)" in text and "cdcdcdcdcdcd" in text
+    assert "game 2p 5-card 5x5, not 3p 5-card 5x5" in text
+    assert "lbs-pz train-belief --blueprint SPEC" in text and "--allow-mismatch" in text
+    problems = check_trained_for(ckpt, other, None, allow_mismatch=True)
+    assert len(problems) == 1 and "not for" in problems[0]
+
+
+def test_upgrade_legacy_keeps_the_weights(tmp_path):
+    net = torch.nn.Linear(4, 1)
+    old = tmp_path / "old.pt"
+    torch.save({"format": "lbs_pz.value", "version": 1, "game_config": game_to_dict(HanabiConfig()),
+                "net_config": {"inputs": 4, "hidden": 8}, "blueprint": "weak",
+                "state_dict": net.state_dict(), "info": {"steps": 3}}, old)
+    with pytest.raises(CheckpointError, match="old"):
+        load_checkpoint(str(old))
+    ck.upgrade_legacy(str(old), str(tmp_path / "new.pt"), info={"command": "x"})
+    new = load_checkpoint(str(tmp_path / "new.pt"), "value")
+    assert new["trained_for"] == {"spec": "weak", "fingerprint": None}
+    assert new["info"] == {"steps": 3, "command": "x"}
+    assert new["architecture"] == {"inputs": 4, "hidden": 8}
+    assert torch.equal(new["weights"]["weight"], net.weight.detach())
