@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from fractions import Fraction
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
-from lbs_pz.agents.rule_bots import _bots as bots  # noqa: E402
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.agents.rule_bots import _bots as bots
 
 
 def initial_hand_count(config: HanabiConfig) -> int:
@@ -54,7 +52,7 @@ def initial_hand_count(config: HanabiConfig) -> int:
 
 
 def section_quality(games: int, seed: int, plot_path: str) -> None:
-    from lbs_pz.bench.beliefs import phase_table, plot, run_quality
+    from lbs_pz.eval.belief_quality import phase_table, plot, run_quality
 
     config = HanabiConfig(players=2)
     t0 = time.perf_counter()

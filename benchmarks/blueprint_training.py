@@ -15,11 +15,9 @@ import os
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the source tree's lbs_pz
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 
 def throughput(args) -> None:

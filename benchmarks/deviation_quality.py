@@ -19,20 +19,18 @@ Printed per belief: deviations per game, the gain the search estimated, the true
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from lbs_pz.agents import RuleBot  # noqa: E402
-from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
-from lbs_pz.engine import game_seeds  # noqa: E402
-from lbs_pz.search.agents import LBSAgent, SpartaAgent  # noqa: E402
-from lbs_pz.search.beliefs import make_belief  # noqa: E402
-from lbs_pz.search.rollout_search import move_returns  # noqa: E402
+from lbs_pz.agents import RuleBot
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine.seeds import EVAL, deal_seeds
+from lbs_pz.search.agents import LBSAgent, SpartaAgent
+from lbs_pz.search.beliefs import make_belief
+from lbs_pz.search.rollout_search import move_returns
 
 
 def true_gain(state: HanabiState, seat: int, move: int, blueprint_move: int, blueprint,
@@ -57,7 +55,7 @@ def run(belief: str, games: int, rollouts: int, truth_rollouts: int, seed: int):
     start = time.perf_counter()
     truth_seconds = 0.0
     for game in range(games):
-        state = HanabiState(HanabiConfig(), seed=int(game_seeds(seed, game, 1)[0]))
+        state = HanabiState(HanabiConfig(), seed=int(deal_seeds(EVAL, seed, game, 1)[0]))
         while not state.is_terminal:
             if state.current_player != 0:
                 state.apply(blueprint.act(state))

@@ -15,9 +15,8 @@ policy. Every other option is `lbs-pz compare`'s (see `lbs-pz compare --help`).
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the source tree's lbs_pz
 
-from lbs_pz.cli import main  # noqa: E402
+from lbs_pz.cli import main
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "results" / "maskable_ppo_2p" / "model.zip"
 DEFAULTS = {"--methods": "blueprint,lbs-1", "--games": "300", "--rollouts": "128",

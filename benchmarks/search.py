@@ -9,11 +9,9 @@ paper's 7-card setting). See `lbs-pz compare --help` for every option.
 """
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the source tree's lbs_pz
 
-from lbs_pz.cli import main  # noqa: E402
+from lbs_pz.cli import main
 
 DEFAULTS = ["--methods", "blueprint,sparta,lbs-1,lbs-2,lbs-4,lbs-8,lbs-16,lbs-32,lbs-inf",
             "--games", "500", "--plot", "search_score_vs_time.png"]

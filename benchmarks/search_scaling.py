@@ -19,19 +19,17 @@ learned belief was trained for 5 cards only; `--belief learned+cf` with `--hand-
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from lbs_pz.agents import RuleBot  # noqa: E402
-from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
-from lbs_pz.engine import game_seeds  # noqa: E402
-from lbs_pz.search.agents import LBSAgent, SpartaAgent  # noqa: E402
-from lbs_pz.search.beliefs import BeliefMemoryError, ExactBelief, make_belief  # noqa: E402
+from lbs_pz.agents import RuleBot
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine.seeds import EVAL, deal_seeds
+from lbs_pz.search.agents import LBSAgent, SpartaAgent
+from lbs_pz.search.beliefs import BeliefMemoryError, ExactBelief, make_belief
 
 VARIANTS = {
     5: HanabiConfig(players=2, hand_size=5),
@@ -47,7 +45,7 @@ def time_searcher(make_agent, config, games: int, moves: int, seed: int):
     seconds, agent = [], None
     for game in range(games):
         agent = make_agent()
-        state = HanabiState(config, seed=int(game_seeds(seed, game, 1)[0]))
+        state = HanabiState(config, seed=int(deal_seeds(EVAL, seed, game, 1)[0]))
         while not state.is_terminal and state.num_moves_played < moves:
             if state.current_player == 0:
                 start = time.perf_counter()

@@ -1,14 +1,22 @@
-"""`lbs-pz compare`: backends agree, summaries are right, the CLI writes its outputs."""
+"""`lbs-pz compare`: backends agree, summaries are right, the CLI writes its outputs,
+checkpoints are checked against the blueprint, and LBS's defaults never lose."""
 
 import dataclasses
 import json
+import warnings
 
 import numpy as np
 import pytest
 
-from lbs_pz.bench.compare import MethodSpec, collect, parse_method, summarize
+from lbs_pz.agents import RuleBot, as_blueprint
 from lbs_pz.cli import main
-from lbs_pz.engine import HanabiConfig
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, Move, encode_move
+from lbs_pz.engine.seeds import EVAL, deal_seeds
+from lbs_pz.eval.backends import collect
+from lbs_pz.eval.report import summarize
+from lbs_pz.eval.specs import MethodSpec, parse_method
+from lbs_pz.models import path as model_path
+from lbs_pz.search.agents import LBSAgent
 
 CONFIG = {"players": 2}
 SPECS = [MethodSpec("blueprint"), MethodSpec("lbs-4", belief="grounded", rollouts=8, seed=3)]
@@ -24,11 +32,10 @@ def test_inline_and_process_pool_agree():
                      show_progress=False)
     assert _scores(inline) == _scores(pooled)
     assert [g["game"] for g in pooled["blueprint"]] == [0, 1, 2]
-    # The blueprint rows are the rule bot's own self-play on the same deals.
-    from lbs_pz.agents import RuleBot
-
-    expected = RuleBot("strong").selfplay(HanabiConfig(), 3, seed=5)["score"].tolist()
-    assert _scores(inline)["blueprint"] == expected
+    # The blueprint rows are the rule bot's own self-play on the evaluation deals.
+    batch = HanabiBatch(HanabiConfig(), 3, seeds=deal_seeds(EVAL, 5, 0, 3))
+    RuleBot("strong").rollout(batch)
+    assert _scores(inline)["blueprint"] == batch.scores().tolist()
 
 
 def test_ray_backend_agrees_with_inline():
@@ -110,3 +117,97 @@ def test_bad_methods_and_seats_are_clear_errors(capsys):
     assert main(["compare", "--methods", "lbs-0", "--games", "1"]) == 2
     assert main(["compare", "--search-seats", "3", "--games", "1"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+# --- checkpoints and defaults ------------------------------------------------------------------
+
+class Cautious:
+    """A small user blueprint (only `name` and `act`): plays a card known to be playable,
+    else hints the rank of a playable partner card, else discards its oldest card."""
+
+    name = "cautious"
+
+    def act(self, state, seat=None):
+        view, config = state.view(seat), state.config
+        me = view.player
+        for i, k in enumerate(view.knowledge[me]):
+            if all(view.fireworks[c] == r for c in k.colors for r in k.ranks):
+                return config.hand_size + i
+        if view.information_tokens > 0:
+            partner = (me + 1) % view.num_players
+            for i, card in enumerate(view.hands[partner]):
+                color, rank = divmod(card, config.ranks)
+                if view.fireworks[color] == rank and view.knowledge[partner][i].hinted_rank is None:
+                    return encode_move(config, Move("reveal_rank", target_offset=1, rank=rank))
+        return 0 if 0 in view.legal_moves else view.legal_moves[0]
+
+
+def test_lbs_k_without_a_value_rolls_to_the_end_and_says_so(capsys):
+    """No value ships for the weak bot: lbs-4 rolls out to the end, in the log and label."""
+    code = main(["compare", "--blueprint", "weak", "--methods", "lbs-4", "--rollouts", "4",
+                 "--games", "1", "--backend", "inline", "--no-progress"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "rollouts go to the end" in captured.err and "--value-checkpoint" in captured.err
+    assert "rollouts to the end]" in captured.out
+
+
+def test_a_checkpoint_for_another_blueprint_is_one_clear_line(capsys):
+    """The shipped value and belief were trained for the strong bot: with the weak bot
+    they are a mismatch (one line naming the fix), accepted with --allow-mismatch."""
+    value = model_path("value_strong_2p")
+    base = ["compare", "--blueprint", "weak", "--methods", "lbs-2", "--rollouts", "4",
+            "--games", "1", "--backend", "inline", "--no-progress"]
+    assert main(base + ["--value-checkpoint", value]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "strong" in err and "weak" in err and "Traceback" not in err
+    assert main(base + ["--belief-checkpoint", model_path("belief_strong_2p")]) == 2
+    assert "strong" in capsys.readouterr().err
+    assert main(base + ["--value-checkpoint", value, "--allow-mismatch"]) == 0
+
+
+def test_a_matching_checkpoint_is_used():
+    spec = MethodSpec("lbs-2", blueprint="strong", rollouts=4,
+                      belief_checkpoint=model_path("belief_strong_2p"),
+                      value_checkpoint=model_path("value_strong_2p"))
+    results = collect([spec], CONFIG, games=1, backend="inline", show_progress=False)
+    (games,) = results.values()
+    assert games[0]["depth"] == 2 and games[0]["decisions"] > 0
+
+
+def _paired_gains(blueprint, games, rollouts):
+    """LBSAgent(blueprint) with its defaults on seat 0 vs the blueprint alone, on the
+    first `games` evaluation deals: the score differences."""
+    blueprint = as_blueprint(blueprint)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # "no value: rollouts to the end"
+        agent = LBSAgent(blueprint, rollouts=rollouts, seed=0)
+    gains = []
+    for seed in deal_seeds(EVAL, 0, 0, games):
+        alone = HanabiState(HanabiConfig(), seed=int(seed))
+        searched = alone.clone()
+        while not alone.is_terminal:
+            alone.apply(blueprint.act(alone))
+        while not searched.is_terminal:
+            mover = agent if searched.current_player == 0 else blueprint
+            searched.apply(mover.act(searched))
+        gains.append(searched.score - alone.score)
+    return agent, np.array(gains, dtype=np.float64)
+
+
+@pytest.mark.parametrize("blueprint", [RuleBot("strong"), Cautious()], ids=["strong", "user"])
+def test_lbs_defaults_never_lose(blueprint):
+    agent, gains = _paired_gains(blueprint, games=4, rollouts=16)
+    assert agent.defaults                               # it says what it chose
+    if isinstance(blueprint, Cautious):                 # nothing ships for it
+        assert agent.depth == -1 and "grounded+cf" in agent.defaults[0]
+    else:
+        assert agent.depth == 16 and "learned+cf" in agent.defaults[0]
+    assert gains.mean() >= 0, gains
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("blueprint", [RuleBot("strong"), Cautious()], ids=["strong", "user"])
+def test_lbs_defaults_never_lose_over_more_games(blueprint):
+    _, gains = _paired_gains(blueprint, games=30, rollouts=64)
+    assert gains.mean() >= 0, gains

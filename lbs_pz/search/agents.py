@@ -7,8 +7,18 @@ more than `delta`. They differ in the belief and the rollout depth, as in the pa
 
     SpartaAgent   exact belief (every consistent hand, counterfactually filtered through
                   the blueprint), rollouts to the end of the game
-    LBSAgent      any belief (the learned one by default), rollouts of `depth` blueprint
-                  moves bootstrapped with a value, or to the end
+    LBSAgent      any belief, rollouts of `depth` blueprint moves bootstrapped with a
+                  value, or to the end
+
+LBS's defaults never make a blueprint worse silently (`LBSAgent.defaults` says what was
+chosen and why):
+    belief  a learned belief trained for THIS blueprint and game when one ships
+            (`lbs_pz.models.find_model`), filtered counterfactually ("learned+cf");
+            else the grounded belief, filtered ("grounded+cf")
+    value   with a finite depth: the `value` given, else the blueprint's own value, else
+            a shipped value trained for this blueprint and game; else a warning, and the
+            rollouts go to the end of the game (`depth` becomes -1, `depth_reason` says
+            why): a cut-off rollout scored without a value would ignore lost lives.
 
 Neither reads hidden information: the belief sees only the seat's view, and each world's
 deck is re-dealt from the agent's own seeds, so the same view and seed give the same
@@ -17,11 +27,23 @@ move whatever the true hidden cards are.
 
 from __future__ import annotations
 
+import warnings
 from typing import List, Optional
 
 import numpy as np
 
-from lbs_pz.engine import HanabiState
+try:
+    from lbs_pz.agents import as_blueprint, blueprint_identity
+except ImportError:   # TEMPORARY until lbs_pz.agents.spec lands
+    def as_blueprint(bp):
+        return bp
+
+    def blueprint_identity(bp):
+        name = getattr(bp, "name", None)
+        return {"spec": name, "fingerprint": None} if name in ("strong",) else None
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.models import find_model, path as model_path
+from lbs_pz.search.beliefs import make_belief
 from lbs_pz.search.rollout_search import SearchResult, ValueFn, search_move
 
 
@@ -29,7 +51,9 @@ class SearchAgent:
     """Shared machinery: keeps the belief in step with the game, samples hands, searches.
 
     Args:
-        blueprint: the policy to improve (any Blueprint: act, rollout).
+        blueprint: the policy to improve: any Blueprint, or an object `as_blueprint`
+            accepts (a class with `name` and `act(state, seat=None)`); its contract is
+            checked here.
         belief: a `lbs_pz.search.beliefs.Belief` for the searching seat.
         rollouts: sampled worlds per decision (each is rolled out once per candidate move).
         depth: blueprint moves after the candidate move; -1 rolls out to the end.
@@ -55,8 +79,7 @@ class SearchAgent:
                  confidence: float = 2.0, verify: int = 0, pruning: bool = True,
                  min_legal_fraction: float = 0.1, time_budget: Optional[float] = None,
                  batch_size: int = 32, seed: int = 0):
-        if not callable(getattr(blueprint, "act", None)) or not callable(getattr(blueprint, "rollout", None)):
-            raise TypeError("blueprint must be a Blueprint (act and rollout)")
+        blueprint = as_blueprint(blueprint)
         if rollouts < 1:
             raise ValueError(f"rollouts must be >= 1, got {rollouts}")
         if depth == 0 or depth < -1:
@@ -68,7 +91,7 @@ class SearchAgent:
         self.blueprint, self.belief = blueprint, belief
         self.rollouts, self.depth, self.delta, self.pruning = rollouts, depth, delta, pruning
         self.confidence, self.verify = confidence, verify
-        if value is None and getattr(blueprint, "has_value", False):
+        if value is None and depth > 0 and getattr(blueprint, "has_value", False):
             value = blueprint.value
         self.value = value
         self.min_legal_fraction = min_legal_fraction
@@ -131,21 +154,88 @@ class SearchAgent:
 
 
 class LBSAgent(SearchAgent):
-    """Learned Belief Search. `belief` defaults to the shipped learned belief with its
-    samples counterfactually filtered through the blueprint (`make_belief("learned+cf")`):
-    the unfiltered model puts much of its mass on hands the partner's moves rule out, and
-    its deviations then gain little (see the README's search figures)."""
+    """Learned Belief Search with the safe defaults of the module docstring. A learned
+    belief is used with its samples counterfactually filtered through the blueprint
+    ("learned+cf"): the unfiltered model puts much of its mass on hands the partner's
+    moves rule out, and its deviations then gain little.
 
-    name = "lbs"
+    >>> import warnings
+    >>> from lbs_pz.agents import RuleBot
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     agent = LBSAgent(RuleBot("simple"), rollouts=16)   # no value ships for it
+    >>> agent.depth, agent.name
+    (-1, 'lbs-inf')
+    """
 
     def __init__(self, blueprint, belief=None, value: Optional[ValueFn] = None,
-                 rollouts: int = 512, depth: int = 16, **kwargs):
-        if belief is None:
-            from lbs_pz.search.beliefs import make_belief
-
-            belief = make_belief("learned+cf", blueprint=blueprint)
+                 rollouts: int = 512, depth: int = 16, game: Optional[HanabiConfig] = None,
+                 **kwargs):
+        """belief, value: None picks the defaults of the module docstring for `game`
+        (default: `HanabiConfig()`; picked again for another variant when the agent
+        first searches a game of it). Other arguments: see `SearchAgent`."""
+        blueprint = as_blueprint(blueprint)
+        self._wanted = (belief, value, depth)
+        self.defaults: List[str] = []
+        self.depth_reason: Optional[str] = None
+        self._game = HanabiConfig() if game is None else game
+        belief, value, depth = self._pick(blueprint, self._game, warn=False)
         super().__init__(blueprint, belief, rollouts=rollouts, depth=depth, value=value, **kwargs)
-        self.name = f"lbs-{'inf' if depth < 0 else depth}"
+        if self.depth_reason:
+            warnings.warn(self.depth_reason, stacklevel=2)
+
+    @property
+    def name(self) -> str:
+        return f"lbs-{'inf' if self.depth < 0 else self.depth}"
+
+    def _pick(self, blueprint, game: HanabiConfig, warn: bool):
+        """(belief, value, depth) for `game`: the ones given, defaults for the others."""
+        belief, value, depth = self._wanted
+        self.defaults, self.depth_reason = [], None
+        identity = blueprint_identity(blueprint)
+        if belief is None:
+            found = find_model("belief", identity, game)
+            if found is not None:
+                belief = make_belief("learned+cf", blueprint=blueprint,
+                                     checkpoint=model_path(found))
+                self.defaults.append(f"belief: learned+cf (shipped {found!r}, trained for "
+                                     f"{blueprint.name!r})")
+            else:
+                belief = make_belief("grounded+cf", blueprint=blueprint)
+                self.defaults.append(f"belief: grounded+cf (no learned belief ships for "
+                                     f"{blueprint.name!r} in this game)")
+        if depth > 0 and value is None:
+            if getattr(blueprint, "has_value", False):
+                value = blueprint.value
+                self.defaults.append(f"value: {blueprint.name!r}'s own")
+            else:
+                found = find_model("value", identity, game)
+                if found is not None:
+                    from lbs_pz.search.value import CentralValue   # torch, on use
+
+                    value = CentralValue(model_path(found))
+                    self.defaults.append(f"value: shipped {found!r}")
+                else:
+                    self.depth_reason = (
+                        f"LBS-{depth}: {blueprint.name!r} has no value and none ships for it "
+                        f"in this game, so rollouts go to the end of the game (depth -1); "
+                        f"train one with `lbs-pz train-value --blueprint SPEC` and pass "
+                        f"value=CentralValue(PATH) (CLI: --value-checkpoint PATH)")
+                    depth = -1
+                    self.defaults.append("depth: -1 (no value)")
+                    if warn:
+                        warnings.warn(self.depth_reason, stacklevel=3)
+        return belief, value, depth
+
+    def search(self, state: HanabiState, seat: Optional[int] = None) -> SearchResult:
+        if state.config != self._game and (self._wanted[0] is None or
+                                           (self._wanted[1] is None and self._wanted[2] > 0)):
+            # Defaults were picked for another variant: pick them again for this one.
+            self._game = state.config
+            self.belief, self.value, self.depth = self._pick(self.blueprint, self._game,
+                                                             warn=True)
+            self._tracked_seat = None
+        return super().search(state, seat)
 
 
 class SpartaAgent(SearchAgent):
@@ -154,9 +244,8 @@ class SpartaAgent(SearchAgent):
     name = "sparta"
 
     def __init__(self, blueprint, belief=None, rollouts: int = 512, **kwargs):
+        blueprint = as_blueprint(blueprint)
         if belief is None:
-            from lbs_pz.search.beliefs import ExactBelief
-
-            belief = ExactBelief(blueprint)
+            belief = make_belief("exact", blueprint=blueprint)
         kwargs.setdefault("depth", -1)
         super().__init__(blueprint, belief, rollouts=rollouts, **kwargs)

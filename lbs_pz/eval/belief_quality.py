@@ -6,6 +6,10 @@ true hand: cross-entropy = -log p(true hand) / hand_len (nats per card). The tab
 averages it by game phase (move number); `--plot` draws it against the move number.
 
     lbs-pz belief-quality --games 1000 --plot belief_quality.png
+    lbs-pz belief-quality --blueprint py:my_bot.py:MyBot --belief-checkpoint my_belief.pt
+
+The games are dealt from the evaluation stream (`deal_seeds(EVAL, seed, g, 1)`), never
+from the deals a learned belief was trained on.
 
 The exact belief enumerates ~9M hands at the start of a 2p game and filters them through
 the blueprint after each partner move: tens of seconds per game on one core, so 1,000
@@ -14,29 +18,31 @@ games take hours; use --games (and --beliefs) to choose.
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from lbs_pz.engine import HanabiState
+from lbs_pz.engine.seeds import EVAL, check_run_seed, deal_seeds
+from lbs_pz.eval.specs import make_search_belief
+from lbs_pz.search.beliefs import make_belief
+
 PHASES = ((0, 10), (10, 20), (20, 30), (30, 40), (40, 50), (50, 60), (60, 10_000))
 
 
-def run_quality(config, blueprint: str, num_games: int, seed: int = 0,
+def run_quality(config, blueprint, num_games: int, seed: int = 0,
                 beliefs: Sequence[str] = ("exact", "grounded", "learned"),
                 checkpoint: Optional[str] = None, memory_cap: Optional[int] = None,
-                progress: bool = True, log=print) -> Dict:
-    """Play `num_games` games of `blueprint` and score every belief after every move.
+                progress: bool = True, allow_mismatch: bool = False) -> Dict:
+    """Play `num_games` games of `blueprint` (a Blueprint) and score every belief after
+    every move. The learned belief is `checkpoint`, else one shipped for this blueprint
+    and game (else a ValueError naming the fix).
 
     Returns {"ce": {belief: list of per-game float arrays (one entry per move)},
              "seconds": {belief: total update+scoring time}, "scores": game scores}."""
-    from lbs_pz.engine import HanabiState, game_seeds
-    from lbs_pz.agents.rule_bots import _bots as bots
-    from lbs_pz.search.beliefs import make_belief
-
-    seeds = game_seeds(seed, 0, num_games)
+    seeds = deal_seeds(EVAL, check_run_seed(seed), 0, num_games)
     ce: Dict[str, List[np.ndarray]] = {b: [] for b in beliefs}
     seconds = {b: 0.0 for b in beliefs}
     scores = []
@@ -55,7 +61,8 @@ def run_quality(config, blueprint: str, num_games: int, seed: int = 0,
                 kwargs["memory_cap"] = memory_cap
             if b == "learned":
                 if learned_model is None:
-                    learned_model = make_belief("learned", checkpoint=checkpoint, threads=1)
+                    learned_model = make_search_belief("learned", blueprint, config,
+                                                       checkpoint, allow_mismatch)
                     belief = learned_model
                 else:
                     from lbs_pz.search.beliefs.learned import LearnedBelief
@@ -69,7 +76,7 @@ def run_quality(config, blueprint: str, num_games: int, seed: int = 0,
             tracked[b] = belief
         per_move = {b: [] for b in beliefs}
         while not state.is_terminal:
-            state.apply(bots.act(blueprint, state))
+            state.apply(blueprint.act(state))
             true = state.hand(seat)
             for b, belief in tracked.items():
                 t0 = time.perf_counter()
@@ -137,49 +144,3 @@ def plot(result, path: str, title: str = "") -> bool:
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return True
-
-
-def add_belief_quality_command(sub) -> None:
-    """Register `lbs-pz belief-quality` on an argparse subparsers object."""
-    p = sub.add_parser("belief-quality", help="cross-entropy of exact, grounded and learned "
-                                              "beliefs over blueprint games (table + PNG)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--games", type=int, default=1000, help="games of the blueprint (default 1000)")
-    p.add_argument("--blueprint", default="strong", help="rule bot playing every seat")
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--hand-size", type=int, default=None)
-    p.add_argument("--beliefs", default="exact,grounded,learned",
-                   help="comma-separated subset of exact,grounded,learned")
-    p.add_argument("--checkpoint", default=None, help="learned belief (default: shipped)")
-    p.add_argument("--memory-cap-gb", type=float, default=None, help="exact belief cap")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--plot", default="belief_quality.png", help="PNG path ('' for none)")
-    p.add_argument("--no-progress", action="store_true")
-    p.set_defaults(func=_cmd_belief_quality)
-
-
-def _cmd_belief_quality(args) -> int:
-    from lbs_pz.engine import HanabiConfig
-
-    beliefs = [b.strip() for b in args.beliefs.split(",") if b.strip()]
-    for b in beliefs:
-        if b not in ("exact", "grounded", "learned"):
-            raise ValueError(f"unknown belief {b!r}")
-    if args.games < 1:
-        raise ValueError("--games must be >= 1")
-    config = HanabiConfig(players=args.players, hand_size=args.hand_size)
-    cap = None if args.memory_cap_gb is None else int(args.memory_cap_gb * 2**30)
-    t0 = time.perf_counter()
-    result = run_quality(config, args.blueprint, args.games, args.seed, beliefs,
-                         args.checkpoint, cap, progress=not args.no_progress)
-    print(f"belief quality: {args.games} games of {args.blueprint} ({config.players}p, "
-          f"{config.hand_size} cards), mean score {result['scores'].mean():.2f}; "
-          f"per-card cross-entropy of the true hand (nats), by move number; "
-          f"{time.perf_counter() - t0:.0f} s")
-    print(phase_table(result))
-    if args.plot:
-        if plot(result, args.plot, f"{args.blueprint}, {config.players}p, {args.games} games"):
-            print(f"plot: {args.plot}")
-        else:
-            print("plot skipped: matplotlib is not installed (pip install matplotlib)")
-    return 0

@@ -1,1 +1,0 @@
-"""Benchmarks of lbs_pz (throughput measurements; run them via the scripts in benchmarks/)."""

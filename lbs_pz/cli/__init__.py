@@ -1,0 +1,48 @@
+"""The `lbs-pz` command: one module per subcommand, each with `add_command(subparsers)`.
+
+    lbs-pz demo | eval | compare | train-belief | train-value | train-blueprint | belief-quality
+
+Every command that takes a blueprint takes one spec (`--blueprint SPEC`, see
+`lbs_pz.cli.options.BLUEPRINT_HELP`). A bad parameter (a ValueError, e.g. a checkpoint
+trained for another blueprint) is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional
+
+from lbs_pz.cli import belief_quality, compare, demo, train_belief, train_blueprint, train_value
+from lbs_pz.cli import eval as eval_command
+from lbs_pz.cli.options import BLUEPRINT_HELP
+
+SUBCOMMANDS = (demo, eval_command, compare, train_belief, train_value, train_blueprint,
+               belief_quality)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lbs-pz",
+        description="Hanabi research toolkit: exact Cython engine, PettingZoo/Gymnasium "
+                    "environments, blueprints and Learned Belief Search.",
+        epilog=BLUEPRINT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in SUBCOMMANDS:
+        module.add_command(sub)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as err:  # bad parameters: one clear line, no traceback
+        message = " ".join(str(err).split("\n"))
+        print(f"lbs-pz {args.command}: error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

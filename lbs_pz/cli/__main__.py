@@ -1,0 +1,5 @@
+import sys
+
+from lbs_pz.cli import main
+
+sys.exit(main())

@@ -1,0 +1,55 @@
+"""`lbs-pz eval`: self-play any blueprint for N games on the evaluation deals.
+
+    lbs-pz eval --blueprint strong --games 10000 --json strong_2p.json
+    lbs-pz eval --blueprint py:my_bot.py:MyBot --games 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from lbs_pz.agents import load_blueprint
+from lbs_pz.cli.options import (BLUEPRINT_HELP, add_blueprint_option, add_game_options,
+                                add_seed_option, game_from)
+from lbs_pz.eval.evaluate import evaluate
+
+
+def run(args) -> int:
+    """Self-play a blueprint for N games and print its score statistics."""
+    config = game_from(args)
+    if args.games < 1:
+        raise ValueError(f"--games must be >= 1, got {args.games}")
+    blueprint = load_blueprint(args.blueprint)
+    result = evaluate(blueprint, config, games=args.games, seed=args.seed,
+                      progress=not args.no_progress)
+    print(f"lbs-pz eval: {config.players} players, hand size {config.hand_size}, "
+          f"{config.colors} colors x {config.ranks} ranks")
+    print(f"  blueprint      {result.bot} ({args.blueprint})")
+    print(f"  games          {result.games:,} (seed {result.seed}, evaluation deals)")
+    print(f"  mean score     {result.mean:.3f} +- {result.sem:.3f} (s.e.m.; std {result.std:.3f})")
+    print(f"  perfect games  {100 * result.perfect_rate:.2f}%")
+    print(f"  bomb-outs      {100 * result.bomb_rate:.2f}%")
+    print(f"  speed          {result.games_per_s:,.0f} games/s, {result.moves_per_s:,.0f} moves/s "
+          f"({result.seconds:.2f} s)")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({**result.to_dict(), "blueprint_spec": args.blueprint}, fh, indent=2)
+        print(f"  results        {args.json}")
+    return 0
+
+
+def add_command(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "eval", help="self-play a blueprint: mean score, s.e.m., perfect and bomb-out rates",
+        description=__doc__, epilog=BLUEPRINT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_blueprint_option(parser)
+    parser.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
+    add_seed_option(parser)
+    parser.add_argument("--json", metavar="PATH", default=None,
+                        help="also write the results as JSON to PATH")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_game_options(parser)
+    parser.set_defaults(func=run)
+    return parser

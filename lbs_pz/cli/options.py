@@ -1,0 +1,94 @@
+"""Options shared by the subcommands: the game variant, the blueprint spec, the run seed,
+and options generated from a trainer's hyper-parameter dataclass."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+from lbs_pz.engine import HanabiConfig
+from lbs_pz.engine.seeds import MAX_SEED, check_run_seed
+
+BLUEPRINT_HELP = """\
+blueprint SPEC (--blueprint), one of:
+  NAME                        a C rule bot: random, simple, weak, medium, strong
+  sb3:PATH                    a saved Stable-Baselines3 / sb3-contrib policy (.zip)
+  lstm:PATH                   a public-LSTM checkpoint (lbs-pz train-blueprint)
+  py:MODULE_OR_FILE.py:CLASS  your own class: `name` and `act(state, seat=None)` reading
+                              state.view(seat) are enough (e.g. py:my_bot.py:MyBot or
+                              py:my_package.bots:MyBot); the library batches it"""
+
+
+def add_game_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("game variant (HLE parameter names)")
+    group.add_argument("--players", type=int, default=2, help="2..5 (default 2)")
+    group.add_argument("--colors", type=int, default=5, help="1..5 (default 5)")
+    group.add_argument("--ranks", type=int, default=5, help="1..5 (default 5)")
+    group.add_argument("--hand-size", type=int, default=None,
+                       help="1..8 (default: 5, or 4 with 4+ players)")
+    group.add_argument("--max-information-tokens", type=int, default=8, help="default 8")
+    group.add_argument("--max-life-tokens", type=int, default=3, help="default 3")
+
+
+def game_from(args) -> HanabiConfig:
+    return HanabiConfig(
+        players=args.players, colors=args.colors, ranks=args.ranks, hand_size=args.hand_size,
+        max_information_tokens=args.max_information_tokens, max_life_tokens=args.max_life_tokens,
+    )
+
+
+def add_blueprint_option(parser: argparse.ArgumentParser, default: str = "strong",
+                         what: str = "the blueprint") -> None:
+    parser.add_argument("--blueprint", default=default, metavar="SPEC",
+                        help=f"{what}: NAME | sb3:PATH | lstm:PATH | "
+                             f"py:MODULE_OR_FILE.py:CLASS (default {default}; see the "
+                             f"spec list below)")
+
+
+def run_seed(text: str) -> int:
+    """argparse type of --seed: an integer in [0, 2**31)."""
+    try:
+        return check_run_seed(int(text))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err) if "must" in str(err) else
+                                         f"seed must be an integer in [0, {MAX_SEED}), "
+                                         f"got {text!r}")
+
+
+def add_seed_option(parser: argparse.ArgumentParser, help: str = "seed of the deals") -> None:
+    parser.add_argument("--seed", type=run_seed, default=0,
+                        help=f"{help}, in [0, 2**31) (default 0); evaluation deals come "
+                             f"from a stream disjoint from training's")
+
+
+def add_dataclass_options(parser: argparse.ArgumentParser, config_class, skip=()) -> None:
+    """`--field-name` for every field of a hyper-parameter dataclass: typed by its default
+    (int, float, str; bools as --name / --no-name), defaulted by it."""
+    for field in dataclasses.fields(config_class):
+        if field.name in skip:
+            continue
+        flag = f"--{field.name.replace('_', '-')}"
+        default = field.default
+        if default is dataclasses.MISSING and field.default_factory is not dataclasses.MISSING:
+            default = field.default_factory()
+        if isinstance(default, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default,
+                                help=f"default {default}")
+        elif isinstance(default, (int, float, str)):
+            parser.add_argument(flag, type=type(default), default=default,
+                                help=f"default {default!r}")
+        elif default is None:   # Optional[int] / Optional[float] / Optional[str]
+            annotation = str(field.type)
+            kind = int if "int" in annotation else float if "float" in annotation else str
+            parser.add_argument(flag, type=kind, default=None, help="default: none")
+        else:
+            raise TypeError(f"{config_class.__name__}.{field.name}: cannot become an option "
+                            f"(default {default!r})")
+
+
+def dataclass_from(config_class, args: argparse.Namespace, **overrides):
+    """The `config_class` instance the parsed options (and `overrides`) describe."""
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(config_class)
+              if hasattr(args, f.name)}
+    values.update(overrides)
+    return config_class(**values)

@@ -1,0 +1,35 @@
+"""`lbs-pz train-value`: train the centralized value that bootstraps LBS-k rollouts, FOR a
+blueprint, on its batched self-play (deals from the training stream); the checkpoint
+records the blueprint and the game.
+
+    lbs-pz train-value --blueprint py:my_bot.py:MyBot --minutes 10 --out my_value.pt
+    lbs-pz compare --blueprint py:my_bot.py:MyBot --methods lbs-16 --value-checkpoint my_value.pt
+
+One option per field of `lbs_pz.train.value.ValueTrainConfig`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from lbs_pz.cli.options import (BLUEPRINT_HELP, add_blueprint_option, add_dataclass_options,
+                                add_seed_option, dataclass_from)
+from lbs_pz.train.value import ValueTrainConfig, train_value
+
+
+def run(args) -> int:
+    train_value(dataclass_from(ValueTrainConfig, args))
+    return 0
+
+
+def add_command(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "train-value", help="train the centralized value (bootstraps LBS-k rollouts) for a "
+                            "blueprint",
+        description=__doc__, epilog=BLUEPRINT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_blueprint_option(parser, what="the blueprint the value is trained for")
+    add_seed_option(parser, "run seed of the training deals")
+    add_dataclass_options(parser, ValueTrainConfig, skip=("blueprint", "seed"))
+    parser.set_defaults(func=run)
+    return parser

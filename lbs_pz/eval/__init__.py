@@ -1,0 +1,1 @@
+"""Evaluation: self-play of any blueprint (`evaluate`) and `compare` (blueprint vs SPARTA vs LBS on the same deals: `specs`, `backends`, `report`); `belief_quality` scores beliefs over blueprint games."""

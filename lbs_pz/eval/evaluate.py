@@ -1,0 +1,134 @@
+"""Self-play evaluation of any blueprint: the one evaluator behind `lbs-pz eval`, the demo
+and the benchmarks.
+
+    >>> from lbs_pz.agents import RuleBot
+    >>> r = evaluate(RuleBot("strong"), games=20)
+    >>> r.games, 0 <= r.mean <= 25
+    (20, True)
+
+Game i of a run seeded `seed` is dealt from `deal_seeds(EVAL, seed, i, 1)` (the
+evaluation stream, disjoint from the deals training uses), so every blueprint plays the
+same deals and no evaluation replays a training game. The games of a chunk live in one
+`HanabiBatch`, stepped with `blueprint.act_batch(batch)` until every game is over; the
+C rule bots play the whole chunk in C (`RuleBot.rollout(batch)`, their batched
+self-play), with the same moves as stepping their `act_batch`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from typing import List
+
+import numpy as np
+
+from lbs_pz.agents import RuleBot
+from lbs_pz.engine import HanabiBatch, HanabiConfig
+from lbs_pz.engine.seeds import EVAL, check_run_seed, deal_seeds
+from lbs_pz.search.stats import mean_sem
+
+
+@dataclasses.dataclass
+class EvalResult:
+    """Summary of a self-play evaluation (rates are fractions in [0, 1])."""
+
+    bot: str                  # the blueprint's name
+    config: dict
+    games: int
+    seed: int
+    mean: float
+    sem: float                # standard error of the mean
+    std: float
+    perfect_rate: float       # games reaching the maximum score
+    bomb_rate: float          # games lost by losing every life (score 0)
+    mean_moves: float
+    seconds: float
+    games_per_s: float
+    moves_per_s: float
+    histogram: List[int]      # games per final score 0..max
+    first_game: int = 0
+
+    def summary(self) -> str:
+        return (f"{self.bot}: {self.games:,} games, mean {self.mean:.3f} +- {self.sem:.3f} "
+                f"(s.e.m.), perfect {100 * self.perfect_rate:.2f}%, "
+                f"bomb-out {100 * self.bomb_rate:.2f}%, {self.games_per_s:,.0f} games/s, "
+                f"{self.moves_per_s:,.0f} moves/s")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def play_batch(blueprint, batch: HanabiBatch) -> np.ndarray:
+    """Self-play every game of `batch` to the end with `blueprint` in every seat; returns
+    the moves made per game, int64 (N,). Rule bots play in C; any other blueprint is
+    stepped with one `act_batch` call per move over all unfinished games."""
+    if isinstance(blueprint, RuleBot):
+        return np.asarray(blueprint.rollout(batch), dtype=np.int64)
+    n = len(batch)
+    moves = np.zeros(n, dtype=np.int64)
+    done = batch.terminals()
+    while not done.all():
+        actions = np.asarray(blueprint.act_batch(batch), dtype=np.int64)
+        if actions.shape != (n,):
+            raise ValueError(f"{getattr(blueprint, 'name', blueprint)!r}: act_batch returned "
+                             f"shape {actions.shape} for {n} games, expected ({n},)")
+        actions[done] = -1
+        batch.step(actions)
+        moves += ~done
+        batch.terminals(out=done)
+    return moves
+
+
+def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: int = 0,
+             first_game: int = 0, chunk: int = 1000, progress: bool = False) -> EvalResult:
+    """Self-play games first_game .. first_game + games - 1 of the evaluation stream with
+    `blueprint` in every seat.
+
+    Args:
+        blueprint: a Blueprint (`lbs_pz.agents.load_blueprint(spec)` makes one from a
+            spec such as "strong", "lstm:PATH" or "py:my_bot.py:MyBot").
+        config: the game variant (default `HanabiConfig()`).
+        games: number of games (>= 1); chunk: games per batch.
+        seed: run seed in [0, 2**31): game i is dealt from deal_seeds(EVAL, seed, i, 1).
+    """
+    config = HanabiConfig() if config is None else config
+    seed = check_run_seed(seed)
+    if games < 1 or chunk < 1 or first_game < 0:
+        raise ValueError(f"need games >= 1, chunk >= 1 and first_game >= 0, got {games}, "
+                         f"{chunk} and {first_game}")
+    name = getattr(blueprint, "name", type(blueprint).__name__)
+    scores = np.empty(games, dtype=np.int64)
+    moves = np.empty(games, dtype=np.int64)
+    lives = np.empty(games, dtype=np.int64)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=games, unit="game", desc=f"eval {name}", file=sys.stderr)
+    start = time.perf_counter()
+    done = 0
+    while done < games:
+        n = min(chunk, games - done)
+        batch = HanabiBatch(config, n, seeds=deal_seeds(EVAL, seed, first_game + done, n))
+        moves[done:done + n] = play_batch(blueprint, batch)
+        scores[done:done + n] = batch.scores()
+        lives[done:done + n] = [batch.get_state(i).life_tokens for i in range(n)]
+        done += n
+        if bar is not None:
+            bar.update(n)
+            bar.set_postfix(mean=f"{scores[:done].mean():.3f}")
+    seconds = max(time.perf_counter() - start, 1e-9)
+    if bar is not None:
+        bar.close()
+    max_score = config.colors * config.ranks
+    mean, sem = mean_sem(scores)
+    return EvalResult(
+        bot=name, config=dataclasses.asdict(config), games=games, seed=seed,
+        mean=mean, sem=sem, std=float(np.std(scores, ddof=1)) if games > 1 else 0.0,
+        perfect_rate=float(np.mean(scores == max_score)),
+        bomb_rate=float(np.mean(lives == 0)),
+        mean_moves=float(np.mean(moves)), seconds=seconds, games_per_s=games / seconds,
+        moves_per_s=float(np.sum(moves)) / seconds,
+        histogram=np.bincount(scores, minlength=max_score + 1).tolist(),
+        first_game=first_game,
+    )
