@@ -9,7 +9,7 @@ no Python code runs per game or per move.
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int8_t, uint8_t, int64_t, uint64_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
 from lbs_pz.engine._core cimport (
@@ -234,6 +234,54 @@ cdef class HanabiBatch:
                 encode_canonical(&self._proto.cfg, &self.games[i], who[i], base + <long>i * E)
         return arr
 
+    def encode_sparse(self, players=None):
+        """The canonical encodings of `encode` as the positions of their ones (they are
+        binary), for first layers that sum embedding rows instead of multiplying a
+        mostly-zero matrix (`torch.nn.functional.embedding_bag(indices, W, offsets)`).
+
+        Returns (indices, offsets), both int64: indices (nnz,) the feature positions of
+        game 0's ones, then game 1's, ...; offsets (N,) where each game's run starts."""
+        cdef int E = self._proto.cfg.encoding_size, i, j, P = self._proto.cfg.players
+        cdef int[::1] who
+        cdef bint given = players is not None
+        if given:
+            seats = _int_vector(players, self.num_games, "players")
+            if np.any(seats < 0) or np.any(seats >= P):
+                raise ValueError(f"players must be {self.num_games} seat numbers in [0, {P})")
+            who = seats.astype(np.int32)
+        cdef cnp.ndarray[int64_t, ndim=1] offsets = np.empty(self.num_games, dtype=np.int64)
+        cdef int64_t* off = <int64_t*>cnp.PyArray_DATA(offsets)
+        cdef float* scratch = <float*>malloc(E * sizeof(float))
+        cdef int64_t cap = <int64_t>self.num_games * 256 + E, nnz = 0
+        cdef int64_t* idx = <int64_t*>malloc(cap * sizeof(int64_t))
+        cdef int64_t* grown
+        cdef bint failed = scratch == NULL or idx == NULL
+        if not failed:
+            with nogil:
+                for i in range(self.num_games):
+                    encode_canonical(&self._proto.cfg, &self.games[i],
+                                     who[i] if given else self.games[i].cur_player, scratch)
+                    if nnz + E > cap:
+                        cap = 2 * cap + E
+                        grown = <int64_t*>realloc(idx, cap * sizeof(int64_t))
+                        if grown == NULL:
+                            failed = True
+                            break
+                        idx = grown
+                    off[i] = nnz
+                    for j in range(E):          # branch-free: the ones are unpredictable
+                        idx[nnz] = j
+                        nnz += scratch[j] != 0
+        free(scratch)
+        if failed:
+            free(idx)
+            raise MemoryError("cannot allocate the sparse encodings")
+        cdef cnp.ndarray[int64_t, ndim=1] indices = np.empty(nnz, dtype=np.int64)
+        if nnz:
+            memcpy(cnp.PyArray_DATA(indices), idx, nnz * sizeof(int64_t))
+        free(idx)
+        return indices, offsets
+
     def scores(self, out=None):
         cdef int[::1] o = _out_array(out, (self.num_games,), np.int32, "out")
         cdef int i
@@ -284,11 +332,19 @@ cdef class HanabiBatch:
         return batch
 
     @classmethod
+    def _blank(cls, config, int n):
+        """A batch of n games of `config` whose slots the caller fills (no deal)."""
+        cdef HanabiBatch batch = cls.__new__(cls, config, n)
+        batch._config = config
+        batch._proto = HanabiState(config, seed=0)
+        return batch
+
+    @classmethod
     def from_state(cls, HanabiState state not None, int n):
         """A batch of `n` copies of `state` (one memcpy each)."""
         if n < 1:
             raise ValueError(f"n must be >= 1, got {n}")
-        cdef HanabiBatch batch = cls(state.config, n)
+        cdef HanabiBatch batch = cls._blank(state.config, n)
         cdef int i
         with nogil:
             for i in range(n):
@@ -311,7 +367,7 @@ cdef class HanabiBatch:
         if np.any(idx < 0) or np.any(idx >= self.num_games):
             bad = idx[(idx < 0) | (idx >= self.num_games)][0]
             raise IndexError(f"game index {bad} out of range [0, {self.num_games})")
-        cdef HanabiBatch out = type(self)(self._config, <int>m)
+        cdef HanabiBatch out = type(self)._blank(self._config, <int>m)
         cdef const int64_t[::1] iv = idx
         with nogil:
             for i in range(m):

@@ -76,7 +76,6 @@ from lbs_pz.engine.batch import game_seeds
 cnp.import_array()
 
 cdef extern from *:
-    int popcount32 "__builtin_popcount"(unsigned int) nogil
     int ctz32 "__builtin_ctz"(unsigned int) nogil
     int __builtin_clz(unsigned int) nogil
 
@@ -103,6 +102,25 @@ PARAMS[BOT_STRONG].play_best = 1
 
 cdef enum:
     REJECT = -1000000000
+    MAX_HINT_VALUES = MAX_COLORS + MAX_RANKS
+
+
+cdef inline int popcount32(uint32_t x) noexcept nogil:
+    """Bit count, inline on every x86-64 (no libgcc call, no -mpopcnt needed)."""
+    x = x - ((x >> 1) & 0x55555555u)
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u)
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu
+    return <int>((x * 0x01010101u) >> 24)
+
+
+# The hints one decision has scored, per receiver, in best_hint's order: a decision asks
+# for its best hint under several thresholds, and every hint is scored once.
+ctypedef struct HintCache:
+    int filled[MAX_PLAYERS]
+    int count[MAX_PLAYERS]
+    int move[MAX_PLAYERS][MAX_HINT_VALUES]
+    int score[MAX_PLAYERS][MAX_HINT_VALUES]
+    int danger[MAX_PLAYERS][MAX_HINT_VALUES]
 
 
 # --- tables, board, knowledge ----------------------------------------------------------
@@ -494,32 +512,44 @@ cdef int eval_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
 cdef int best_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
                    const Board* bd, const GameState* s, const BotMemory* mem, int me,
                    int only_target, uint32_t queued, int min_score,
-                   int max_danger) noexcept nogil:
+                   int max_danger, HintCache* hc) noexcept nogil:
     """The truthful hint with the best score minus the danger it leaves (the receiver's
-    next discard), among those scoring >= min_score with danger <= max_danger; or -1."""
+    next discard), among those scoring >= min_score with danger <= max_danger; or -1.
+    Scores come from `hc` (filled on first use per receiver; one decision, one queue)."""
     cdef int P = cfg.players, off, t, j, v, sc, d, best = -1, best_score = REJECT
-    cdef int is_rank
+    cdef int is_rank, e
     cdef uint32_t present
     for off in range(1, P):
         t = (me + off) % P
         if only_target >= 0 and t != only_target:
             continue
-        for is_rank in range(2):
-            present = 0
-            for j in range(s.hand_len[t]):
-                present |= 1u << (cfg.rank_of[s.hand[t][j]] if is_rank
-                                  else cfg.color_of[s.hand[t][j]])
-            for v in range(cfg.ranks if is_rank else cfg.colors):
-                if not (present >> v) & 1:
-                    continue
-                d = 0
-                sc = eval_hint(pr, cfg, tb, bd, s, mem, me, t, is_rank, v, queued, &d)
-                if sc < min_score or d > max_danger:
-                    continue
-                sc -= d
-                if sc > best_score:
-                    best_score = sc
-                    best = hint_move(cfg, off, is_rank, v)
+        if not hc.filled[t]:
+            hc.filled[t] = 1
+            hc.count[t] = 0
+            for is_rank in range(2):
+                present = 0
+                for j in range(s.hand_len[t]):
+                    present |= 1u << (cfg.rank_of[s.hand[t][j]] if is_rank
+                                      else cfg.color_of[s.hand[t][j]])
+                for v in range(cfg.ranks if is_rank else cfg.colors):
+                    if not (present >> v) & 1:
+                        continue
+                    d = 0
+                    e = hc.count[t]
+                    hc.score[t][e] = eval_hint(pr, cfg, tb, bd, s, mem, me, t, is_rank, v,
+                                               queued, &d)
+                    hc.danger[t][e] = d
+                    hc.move[t][e] = hint_move(cfg, off, is_rank, v)
+                    hc.count[t] = e + 1
+        for e in range(hc.count[t]):
+            sc = hc.score[t][e]
+            d = hc.danger[t][e]
+            if sc < min_score or d > max_danger:
+                continue
+            sc -= d
+            if sc > best_score:
+                best_score = sc
+                best = hc.move[t][e]
     return best
 
 
@@ -536,6 +566,9 @@ cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* t
     cdef int info = s.info_tokens, deck_left = cfg.deck_size - s.deck_pos
     cdef const HandMem* hm = &mem.hands[me]
     cdef const HandMem* hn
+    cdef HintCache hc
+    for t in range(P):
+        hc.filled[t] = 0
     board_init(cfg, s.fireworks, s.discard_count, pr.save_twos, &bd)
     if pr.delayed:
         board_queue(cfg, tb, &bd, s.fireworks, mem)
@@ -589,7 +622,7 @@ cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* t
         nxt = (me + 1) % P
         dnow = danger(pr, cfg, tb, &bd, s, me, nxt, &mem.hands[nxt])
         if dnow > 0:
-            best = best_hint(pr, cfg, tb, &bd, s, mem, me, nxt, queued, REJECT + 1, dnow - 1)
+            best = best_hint(pr, cfg, tb, &bd, s, mem, me, nxt, queued, REJECT + 1, dnow - 1, &hc)
             if best >= 0:
                 return best
 
@@ -609,13 +642,13 @@ cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* t
 
     # 3. A play clue.
     if info > 0:
-        best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, 100, 1 << 30)
+        best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, 100, 1 << 30, &hc)
         if best >= 0:
             return best
 
     # 3b. (weak) A hint that narrows down a playable card.
     if pr.info_hints and info > 0:
-        best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, 50, 1 << 30)
+        best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, 50, 1 << 30, &hc)
         if best >= 0:
             return best
 
@@ -627,7 +660,7 @@ cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* t
 
     # 5. Stall: keep the last cards in the deck while the others still have plays.
     if pr.stall and info > 0 and 0 < deck_left <= pr.stall and info < cfg.max_info and queued != 0:
-        best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, REJECT + 1, 1 << 30)
+        best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, REJECT + 1, 1 << 30, &hc)
         if best >= 0:
             return best
 
@@ -643,13 +676,13 @@ cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* t
         if risk < 0.75 or info == 0:
             return best
         # Every card is probably critical: rather spend a token on a harmless hint.
-        best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, REJECT + 1, 1 << 30)
+        best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, REJECT + 1, 1 << 30, &hc)
         if best >= 0:
             return best
         return least_valuable(cfg, &bd, rem, K, n, &risk)
 
     # 7. All tokens: the most useful harmless hint, else the likeliest play.
-    best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, REJECT + 1, 1 << 30)
+    best = best_hint(pr, cfg, tb, &bd, s, mem, me, -1, queued, REJECT + 1, 1 << 30, &hc)
     if best >= 0:
         return best
     if s.life_tokens > 1:
