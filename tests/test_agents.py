@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ from lbs_pz.agents import (
     BOT_NAMES, Agent, Blueprint, BlueprintBase, EnvPolicy, RandomAgent, RuleBot, ViewAgent,
     play_env_episode, seat_policy,
 )
-from lbs_pz.bench.evaluate import evaluate
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 
@@ -30,11 +28,26 @@ def test_protocols():
             return state.config.hand_size
 
     assert isinstance(Oldest(), Blueprint)
-    worlds = [HanabiState(HanabiConfig(), seed=s) for s in range(3)]
+    worlds = HanabiBatch.from_states([HanabiState(HanabiConfig(), seed=s) for s in range(3)])
     assert list(Oldest().act_batch(worlds)) == [5, 5, 5]
-    Oldest().rollout(worlds)
-    assert all(w.is_terminal for w in worlds)
+    made = Oldest().rollout(worlds)
+    assert made.dtype == np.int32 and np.all(made > 0) and worlds.terminals().all()
     assert Oldest().value(worlds) is None
+    assert list(Oldest().act_batch(worlds)) == [-1, -1, -1]
+
+
+def test_batched_methods_refuse_lists_of_states():
+    class Oldest(BlueprintBase):
+        name = "oldest"
+
+        def act(self, state, seat=None):
+            return state.config.hand_size
+
+    states = [HanabiState(HanabiConfig(), seed=1)]
+    for call in (lambda: Oldest().act_batch(states), lambda: Oldest().rollout(states),
+                 lambda: Oldest().value(states), lambda: RandomAgent().rollout(states, 3)):
+        with pytest.raises(TypeError, match="HanabiBatch.from_states"):
+            call()
 
 
 def test_random_agent_legal_and_reproducible():
@@ -49,9 +62,9 @@ def test_random_agent_legal_and_reproducible():
         moves.append(move)
         state.apply(move)
     # A function of the public history: replaying gives the same game.
-    again = HanabiState(config, seed=2)
-    RandomAgent(seed=4).rollout([again])
-    assert again.move_history == moves
+    again = HanabiBatch.from_states([HanabiState(config, seed=2)])
+    assert RandomAgent(seed=4).rollout(again)[0] == len(moves)
+    assert again.get_state(0).move_history == moves
     with pytest.raises(ValueError):
         agent.act(HanabiState(config, seed=2), seat=1 if state.current_player != 1 else 2)
 
@@ -73,18 +86,29 @@ def test_view_agent_sees_only_the_view():
     assert all(card is None for card in view.hands[view.player])
 
 
-def test_rule_bot_batched_api_matches_single_calls():
-    bot = RuleBot("strong")
-    config = HanabiConfig(players=2)
-    worlds = [HanabiState(config, seed=s) for s in range(8)]
-    acts = bot.act_batch(worlds)
-    assert list(acts) == [bot.act(w) for w in worlds]
-    clones = [w.clone() for w in worlds]
-    scores = bot.rollout_scores(clones, max_moves=-1)
-    assert all(c.is_terminal for c in clones)
+def test_generic_rollout_matches_move_by_move_play():
+    class Slow(BlueprintBase):          # the strong bot, driven move by move from Python
+        name = "strong-py"
+
+        def act(self, state, seat=None):
+            return RuleBot("strong").act(state, seat)
+
+    config = HanabiConfig(players=3)
+    worlds = [HanabiState(config, seed=s) for s in range(6)]
     batch = HanabiBatch.from_states(worlds)
-    assert np.array_equal(bot.rollout_scores(batch), scores)
-    assert np.array_equal(bot.act_batch(batch), -np.ones(8, dtype=np.int64))
+    assert list(Slow().act_batch(batch)) == [RuleBot("strong").act(w) for w in worlds]
+    made = Slow().rollout(batch, max_moves=7)
+    assert list(made) == [7] * 6
+    for w in worlds:
+        for _ in range(7):
+            w.apply(RuleBot("strong").act(w))
+    assert [batch.get_state(i).move_history for i in range(6)] == [w.move_history for w in worlds]
+    Slow().rollout(batch)
+    for w in worlds:
+        while not w.is_terminal:
+            w.apply(RuleBot("strong").act(w))
+    assert list(batch.scores()) == [w.score for w in worlds] and batch.terminals().all()
+    assert list(Slow().rollout(batch, 5)) == [0] * 6
 
 
 def test_seat_policy():
@@ -101,43 +125,13 @@ def test_pettingzoo_adapter_plays_like_the_engine():
     environment = make_env(players=2)
     environment.reset(seed=9)
     result = play_env_episode(environment, RuleBot("strong"))
-    direct = HanabiState(HanabiConfig(players=2), seed=9)
-    RuleBot("strong").rollout([direct])
-    assert result["score"] == direct.score
-    assert result["moves"] == direct.num_moves_played
+    direct = HanabiBatch.from_states([HanabiState(HanabiConfig(players=2), seed=9)])
+    RuleBot("strong").rollout(direct)
+    assert result["score"] == direct.scores()[0]
+    assert result["moves"] == direct.get_state(0).num_moves_played
 
     environment.reset(seed=9)
     mixed = play_env_episode(environment, [RuleBot("weak"), RandomAgent(1)])
     assert mixed["moves"] > 0
     environment.reset(seed=9)
     assert EnvPolicy(RuleBot("weak"))(environment) in environment.unwrapped.game.legal_moves()
-
-
-def test_evaluate_rule_bot_and_python_agent_agree_on_deals():
-    config = HanabiConfig(players=2)
-    fast = evaluate("medium", config, games=40, seed=5, chunk=16)
-
-    class Slow(BlueprintBase):          # the same bot, driven move by move from Python
-        name = "medium-py"
-
-        def act(self, state, seat=None):
-            return RuleBot("medium").act(state, seat)
-
-    slow = evaluate(Slow(), config, games=40, seed=5, chunk=16)
-    assert fast.histogram == slow.histogram
-    assert fast.mean == slow.mean and fast.games == 40
-    assert 0 <= fast.perfect_rate <= 1 and 0 <= fast.bomb_rate <= 1
-    assert fast.sem > 0 and fast.games_per_s > 0
-
-
-def test_cli_eval(tmp_path, capsys):
-    from lbs_pz.cli import main
-
-    out = tmp_path / "eval.json"
-    assert main(["eval", "--bot", "weak", "--games", "50", "--players", "3",
-                 "--no-progress", "--json", str(out)]) == 0
-    text = capsys.readouterr().out
-    assert "mean score" in text and "perfect games" in text and "bomb-outs" in text
-    data = json.loads(out.read_text())
-    assert data["bot"] == "weak" and data["games"] == 50 and data["config"]["players"] == 3
-    assert main(["eval", "--games", "5", "--hand-size", "9", "--no-progress"]) == 2

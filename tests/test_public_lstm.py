@@ -3,6 +3,7 @@
 features, the Blueprint protocol, no peeking, batched rollouts, learning, checkpoints."""
 
 import copy
+import hashlib
 import os
 import random
 import subprocess
@@ -47,8 +48,11 @@ def test_shapes(config):
     assert out.shape == (B, T, 32)
     bp = PublicLSTMBlueprint(net, config)
     state = HanabiState(config, seed=2)
-    assert bp.q_values([state]).shape == (1, P, M + 1)
-    assert bp.value([state]).shape == (1,) and bp.value([state]).dtype == np.float32
+    one = HanabiBatch.from_states([state])
+    assert bp.q_values(one).shape == (1, P, M + 1)
+    assert bp.value(one).shape == (1,) and bp.value(one).dtype == np.float32
+    with pytest.raises(TypeError, match="HanabiBatch.from_states"):
+        bp.value([state])
     with pytest.raises(ValueError):
         PublicLSTMBlueprint(make_net(HanabiConfig(players=4)), config)
     with pytest.raises(ValueError):
@@ -61,7 +65,7 @@ def test_illegal_moves_are_never_chosen():
         net.a_head.bias.copy_(torch.linspace(50, 0, net.num_moves + 1))
     bp = PublicLSTMBlueprint(net, CONFIG)
     states = positions(CONFIG, 3, seed=1, every=4)
-    moves = bp.act_batch(states)
+    moves = bp.act_batch(HanabiBatch.from_states(states))
     for st, m in zip(states, moves):
         assert m in st.legal_moves()
     q = torch.randn(500, 21)
@@ -117,17 +121,24 @@ def test_blueprint_protocol_and_value():
     assert bp.deterministic and bp.has_value and not bp.has_private_memory
     assert not PublicLSTMBlueprint(make_net(), CONFIG, epsilon=0.1).deterministic
     states = positions(CONFIG, 2, seed=3, every=10)
-    q = bp.q_values(states)
-    v = bp.value(states)
+    q = bp.q_values(HanabiBatch.from_states(states))
+    v = bp.value(HanabiBatch.from_states(states))
     for st, qs, val in zip(states, q, v):       # score + mover's best legal Q + others' no-op
         cur = st.current_player
         expect = st.score + max(qs[cur][m] for m in st.legal_moves()) + \
             sum(qs[p][CONFIG.num_moves] for p in range(CONFIG.players) if p != cur)
         assert val == pytest.approx(expect, abs=1e-4)
-    done = HanabiState(CONFIG, seed=0)
-    RuleBot("strong").rollout([done])
-    assert bp.value([done])[0] == done.score
-    assert bp.act(done) == -1 and list(bp.act_batch([done])) == [-1]
+    done = HanabiBatch.from_states([HanabiState(CONFIG, seed=0)])
+    RuleBot("strong").rollout(done)
+    assert bp.value(done)[0] == done.scores()[0]
+    assert bp.act(done.get_state(0)) == -1 and list(bp.act_batch(done)) == [-1]
+    assert list(bp.rollout(done)) == [0]
+    # act_batch's mover-only Q agrees with the Q of every seat
+    batch = HanabiBatch.from_states(states)
+    cur = batch.current_players()
+    legal = batch.legal_masks().astype(bool)
+    best = np.where(legal, q[np.arange(len(states)), cur, :CONFIG.num_moves], -np.inf).argmax(1)
+    assert np.array_equal(bp.act_batch(batch), best)
     live = HanabiState(CONFIG, seed=0)
     with pytest.raises(ValueError):
         bp.act(live, seat=1 - live.current_player)
@@ -166,25 +177,21 @@ def test_batched_rollout_matches_acting_one_world_at_a_time():
                 w = root.clone()
                 w.shuffle_deck(seed=s)
                 worlds.append(w)
-        batched = [w.clone() for w in worlds]
-        originals = [w.clone() for w in worlds[:4]]
+        batched = HanabiBatch.from_states(worlds)
         rolled_bp = PublicLSTMBlueprint(net, CONFIG)
         made = rolled_bp.rollout(batched, depth)
+        assert made.dtype == np.int32 and made.shape == (len(worlds),)
         # the states the rollout cached give the same values as replaying every history
         assert np.allclose(rolled_bp.value(batched), PublicLSTMBlueprint(net, CONFIG).value(batched),
                            atol=1e-4)
         single_bp = PublicLSTMBlueprint(net, CONFIG)
-        for w, b, n in zip(worlds, batched, made):
+        for i, (w, n) in enumerate(zip(worlds, made)):
             steps = 0
             while not w.is_terminal and (depth < 0 or steps < depth):
                 w.apply(single_bp.act(w))
                 steps += 1
             assert n == steps
-            assert w.move_history == b.move_history
-        as_batch = HanabiBatch.from_states(originals)
-        PublicLSTMBlueprint(net, CONFIG).rollout(as_batch, depth)
-        for i in range(4):
-            assert as_batch.get_state(i).move_history == batched[i].move_history
+            assert w.move_history == batched.get_state(i).move_history
 
 
 def test_selfplay_uses_the_evaluation_deals():
@@ -282,9 +289,18 @@ def test_train_checkpoint_resume_and_load(tmp_path):
     full = tb.load_blueprint(out)
     net = PublicLSTMNet(**ckpt["architecture"])
     net.load_state_dict(ckpt["weights"])
-    states = positions(CONFIG, 1, seed=2, every=10)
+    states = HanabiBatch.from_states(positions(CONFIG, 1, seed=2, every=10))
     assert np.allclose(full.q_values(states), PublicLSTMBlueprint(net, CONFIG).q_values(states))
     assert np.allclose(tb.load_blueprint(slim).q_values(states), full.q_values(states), atol=0.05)
+    # the agents layer loads the same file itself, and through a blueprint spec
+    direct = PublicLSTMBlueprint.load(out)
+    assert np.allclose(direct.q_values(states), full.q_values(states), atol=1e-6)
+    assert direct.spec == f"lstm:{os.path.normpath(out)}"
+    assert direct.fingerprint == hashlib.sha256(open(out, "rb").read()).hexdigest()
+    from lbs_pz.agents import blueprint_identity, load_blueprint
+    by_spec = load_blueprint(f"lstm:{out}")
+    assert blueprint_identity(by_spec) == {"spec": direct.spec, "fingerprint": direct.fingerprint}
+    assert blueprint_identity(by_spec) != blueprint_identity(load_blueprint(f"lstm:{slim}"))
     assert os.path.getsize(slim) < os.path.getsize(out)
     resumed = tb.train(tb.BlueprintTrainConfig(updates=8, resume=out, **small), log=logs.append,
                        progress_bar=False)
@@ -308,6 +324,8 @@ def test_bad_or_foreign_checkpoints(tmp_path):
     for path in (str(truncated), foreign, code, str(garbage), str(tmp_path / "missing.pt")):
         with pytest.raises(CheckpointError):
             tb.load_blueprint(path)
+        with pytest.raises(CheckpointError):
+            PublicLSTMBlueprint.load(path)
     wrong = str(tmp_path / "wrong.pt")
     ckpt = torch.load(good, weights_only=True)
     ckpt["architecture"]["hidden"] = 9
@@ -338,6 +356,6 @@ def test_cli_help_and_light_import():
 @pytest.mark.slow
 def test_shipped_checkpoint_scores_as_documented():
     """lbs_pz/models/README.md: 4.99 +- 0.06 over 1,000 games (seed 0)."""
-    bp = tb.load_blueprint()
-    assert bp.net.hidden == 128
+    bp = PublicLSTMBlueprint.load()
+    assert bp.net.hidden == 128 and bp.spec == "lstm:public_lstm_2p"
     assert abs(bp.selfplay(1000, seed=0).mean() - 4.99) < 0.01

@@ -82,10 +82,28 @@ def test_loads_a_saved_maskable_ppo_and_acts_like_sb3(maskable_zip):
     obs = np.stack([s.encode() for s in states])
     masks = np.stack([s.legal_mask() for s in states]).astype(bool)
     expected, _ = model.predict(obs, action_masks=masks, deterministic=True)
-    assert np.array_equal(blueprint.act_batch(states), expected)
+    batch = HanabiBatch.from_states(states)
+    assert np.array_equal(blueprint.act_batch(batch), expected)
     from_object = SB3Blueprint(model)          # an already-loaded model works the same
-    assert np.array_equal(from_object.act_batch(states), expected)
-    assert np.array_equal(SB3Blueprint(model.policy).act_batch(states), expected)
+    assert np.array_equal(from_object.act_batch(batch), expected)
+    assert np.array_equal(SB3Blueprint(model.policy).act_batch(batch), expected)
+    with pytest.raises(TypeError, match="HanabiBatch.from_states"):
+        blueprint.act_batch(states)
+
+
+def test_spec_and_identity(maskable_zip):
+    import hashlib
+
+    from lbs_pz.agents import blueprint_identity, load_blueprint
+
+    path, model = maskable_zip
+    blueprint = load_blueprint(f"sb3:{path}")
+    assert isinstance(blueprint, SB3Blueprint) and blueprint.spec == f"sb3:{path}"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert blueprint_identity(blueprint) == {"spec": f"sb3:{path}", "fingerprint": digest}
+    in_memory = blueprint_identity(SB3Blueprint(model))      # no file: a hash of the weights
+    assert in_memory["fingerprint"] != digest and in_memory["spec"].startswith("sb3:")
+    assert blueprint_identity(SB3Blueprint(model))["fingerprint"] == in_memory["fingerprint"]
 
 
 def test_only_legal_moves_and_no_peeking(maskable_zip):
@@ -132,26 +150,25 @@ def test_batched_rollout_equals_stepping_each_world(maskable_zip, monkeypatch):
         return original(obs)
 
     monkeypatch.setattr(blueprint, "_scores", counted)
-    listed = [w.clone() for w in worlds]
-    made = blueprint.rollout(listed)
-    assert [w.move_history for w in listed] == [w.move_history for w in stepped]
+    batch = HanabiBatch.from_states(worlds)
+    made = blueprint.rollout(batch)
+    assert [batch.get_state(i).move_history for i in range(6)] == [w.move_history for w in stepped]
     assert list(made) == [w.num_moves_played for w in stepped]
     assert len(forwards) == max(made) and forwards[0] == len(worlds)   # one forward per step
-    batch = HanabiBatch.from_states(worlds)
-    assert np.array_equal(blueprint.rollout(batch), made)
     assert np.array_equal(batch.scores(), [w.score for w in stepped])
     assert np.array_equal(blueprint.act_batch(batch), -np.ones(len(worlds), dtype=np.int64))
     # k moves only
-    partial = [w.clone() for w in worlds]
+    partial = HanabiBatch.from_states(worlds)
     assert list(blueprint.rollout(partial, max_moves=3)) == [3] * len(worlds)
-    assert [w.move_history for w in partial] == [w.move_history[:3] for w in stepped]
+    assert [partial.get_state(i).move_history for i in range(6)] == \
+        [w.move_history[:3] for w in stepped]
 
 
 def test_value_is_the_score_plus_the_critic(maskable_zip):
     path, model = maskable_zip
     blueprint = SB3Blueprint.load(path)
     states = positions(blueprint, games=2, seed=20)
-    values = blueprint.value(states)
+    values = blueprint.value(HanabiBatch.from_states(states))
     assert values.dtype == np.float32 and values.shape == (len(states),)
     assert np.all(np.isfinite(values))
     obs = torch.as_tensor(np.stack([s.encode() for s in states]))
@@ -160,10 +177,9 @@ def test_value_is_the_score_plus_the_critic(maskable_zip):
     scores = np.array([s.score for s in states])
     np.testing.assert_allclose(values, scores + critic, rtol=1e-5, atol=1e-5)
     assert np.all(np.abs(values - scores) < 25)       # score points, not a probability or logit
-    done = [s.clone() for s in states[:3]]
+    done = HanabiBatch.from_states(states[:3])
     blueprint.rollout(done)
-    assert np.array_equal(blueprint.value(done), [s.score for s in done])
-    assert np.array_equal(blueprint.value(HanabiBatch.from_states(states)), values)
+    assert done.terminals().all() and np.array_equal(blueprint.value(done), done.scores())
 
 
 def test_lbs_runs_on_top_of_it(maskable_zip):
@@ -204,19 +220,20 @@ def test_ppo_and_dqn_zips(tmp_path):
         model.save(path)
         blueprint = SB3Blueprint.load(path)
         assert blueprint.algorithm == algorithm and blueprint.gamma == pytest.approx(model.gamma)
-        worlds = [HanabiState(CONFIG, seed=s) for s in range(4)]
-        blueprint.rollout(worlds)                    # state.apply raises on an illegal move
-        assert all(w.is_terminal for w in worlds)
-        states = positions(blueprint, games=2)
+        worlds = HanabiBatch(CONFIG, 4, seeds=0)
+        blueprint.rollout(worlds)                    # batch.step raises on an illegal move
+        assert worlds.terminals().all()
+        states = HanabiBatch.from_states(positions(blueprint, games=2))
         assert np.array_equal(blueprint.act_batch(states), SB3Blueprint(model).act_batch(states))
         values = blueprint.value(states)
         assert np.all(np.isfinite(values)) and np.all(np.abs(values) < 50)
     # DQN's value: score + the largest *legal* Q
-    state = states[len(states) // 2]
+    state = states.get_state(len(states) // 2)
     with torch.no_grad():
         q = dqn.policy.q_net(torch.as_tensor(state.encode()[None])).numpy()[0]
     best = q[state.legal_mask().astype(bool)].max()
-    assert blueprint.value([state])[0] == pytest.approx(state.score + best, abs=1e-4)
+    assert blueprint.value(HanabiBatch.from_states([state]))[0] == \
+        pytest.approx(state.score + best, abs=1e-4)
 
 
 # --- bad files ----------------------------------------------------------------------------------
@@ -292,26 +309,3 @@ def test_bad_files_are_clear_errors(maskable_zip, tmp_path):
 
     with pytest.raises(TypeError, match="SB3 zip"):
         SB3Blueprint(42)
-
-
-def test_compare_accepts_an_sb3_blueprint(maskable_zip):
-    """`lbs-pz compare --blueprint sb3:PATH`: the blueprint row is the policy's own
-    self-play, LBS-k bootstraps with its critic, and the learned belief (a model of the
-    strong rule bot) is refused with a clear error."""
-    from lbs_pz.bench.compare import MethodSpec, collect
-
-    path, _ = maskable_zip
-    name = f"sb3:{path}"
-    specs = [MethodSpec("blueprint", blueprint=name),
-             MethodSpec("lbs-1", blueprint=name, belief="grounded", rollouts=4, seed=1)]
-    results = collect(specs, {"players": 2}, games=1, backend="inline", show_progress=False)
-    blueprint = SB3Blueprint.load(path)
-    from lbs_pz.engine import game_seeds
-
-    state = HanabiState(CONFIG, seed=int(game_seeds(0, 0, 1)[0]))
-    blueprint.rollout([state])
-    assert results["blueprint"][0]["score"] == state.score
-    assert results["lbs-1 (grounded)"][0]["decisions"] > 0
-    with pytest.raises(ValueError, match="strong rule bot"):
-        collect([MethodSpec("lbs-1", blueprint=name, belief="learned+cf")], {"players": 2},
-                games=1, backend="inline", show_progress=False)

@@ -1,24 +1,35 @@
 """Agents and blueprints.
 
-    Agent, Blueprint   the protocols (lbs_pz.agents.base explains the contract)
+    Agent, Blueprint   the protocols (lbs_pz.agents.base explains the contract and shapes)
+    load_blueprint     one spec names any blueprint: NAME | sb3:PATH | lstm:PATH |
+                       py:MODULE_OR_FILE.py:CLASS (lbs_pz.agents.spec)
+    blueprint_identity {"spec", "fingerprint"} of a blueprint (what checkpoints record)
+    as_blueprint       a contract-checked Blueprint for any object with act(state, seat=None)
+    PythonBlueprint    the wrapper as_blueprint uses for a user's class
+    BlueprintError     a broken blueprint contract or an unloadable spec (a ValueError)
     BlueprintBase      generic batched act / rollout for blueprints written in Python
     ViewAgent          base class for agents that decide from a PlayerView only
     RandomAgent        uniformly random legal moves, reproducible from the public history
     RuleBot            the C rule bots: random, simple, weak, medium, strong
     EnvPolicy, play_env_episode, seat_policy   adapters (PettingZoo env, fixed seat)
     PublicLSTMBlueprint  the paper's public-LSTM Q-network as a blueprint (imports torch
-                         on first use; `lbs_pz.train.blueprint.load_blueprint` loads one)
+                         on first use; `PublicLSTMBlueprint.load(path)` reads a checkpoint)
     SB3Blueprint       a saved Stable-Baselines3 / sb3-contrib policy as a blueprint
+
+Every Blueprint's `act_batch`, `rollout` and `value` take one `HanabiBatch`.
 """
 
-from lbs_pz.agents.base import Agent, Blueprint, BlueprintBase, ViewAgent
+from lbs_pz.agents.base import Agent, Blueprint, BlueprintBase, BlueprintError, ViewAgent
 from lbs_pz.agents.random_agent import RandomAgent
 from lbs_pz.agents.rule_bots import BOT_NAMES, STRONGEST, RuleBot
 from lbs_pz.agents.adapters import EnvPolicy, play_env_episode, seat_policy
+from lbs_pz.agents.python_blueprint import PythonBlueprint, as_blueprint
+from lbs_pz.agents.spec import SPEC_HELP, blueprint_identity, load_blueprint
 
 __all__ = [
-    "Agent", "Blueprint", "BlueprintBase", "ViewAgent", "RandomAgent", "RuleBot",
-    "BOT_NAMES", "STRONGEST", "EnvPolicy", "play_env_episode", "seat_policy",
+    "Agent", "Blueprint", "BlueprintBase", "BlueprintError", "ViewAgent", "RandomAgent",
+    "RuleBot", "BOT_NAMES", "STRONGEST", "EnvPolicy", "play_env_episode", "seat_policy",
+    "PythonBlueprint", "as_blueprint", "load_blueprint", "blueprint_identity", "SPEC_HELP",
     "PublicLSTMBlueprint", "SB3Blueprint",
 ]
 

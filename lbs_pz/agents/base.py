@@ -1,4 +1,4 @@
-"""The `Agent` and `Blueprint` protocols.
+"""The `Agent` and `Blueprint` protocols, and the batched machinery behind Python blueprints.
 
 An **Agent** chooses the move of one seat from what that seat may see. Agents receive the
 engine's `HanabiState` (so they can be driven from any game, a search's sampled world or a
@@ -10,24 +10,37 @@ A **Blueprint** is an agent search can simulate (SPARTA, LBS). Beyond `act` it i
 
 - deterministic given (public history, the seat's private observation): the same inputs
   always give the same move, so a search can replay it in sampled worlds;
-- batchable: `act_batch` acts in many worlds at once and `rollout` plays many worlds
-  forward (k moves or to the end) with the blueprint in every seat;
-- optionally a value estimator (`value`, for bootstrapping truncated rollouts);
+- batchable over ONE container of positions, a `HanabiBatch` (N games in C arrays):
+  `act_batch(batch)` acts in every world at once and `rollout(batch, max_moves)` plays
+  every world forward in place (k moves or to the end) with the blueprint in every seat;
+  a list of states is refused (a TypeError naming `HanabiBatch.from_states`);
+- optionally a value estimator (`value(batch)`, for bootstrapping truncated rollouts);
 - explicit about memory: `has_private_memory` is False when its decisions depend on
   nothing but the public history and the seat's own observation (rule bots, public-LSTM
   nets re-run from the history); a blueprint with hidden recurrent state sets it True,
   and a search must then replay the whole history to restore that state.
 
+Bring your own blueprint: a class needs only a `name` and `act(state, seat=None)` returning
+a legal move id (HLE numbering: discards, plays, color hints, rank hints; `state.view(seat)`
+holds what the seat may read, see `lbs_pz.engine.view.PlayerView`). `lbs_pz.agents.
+as_blueprint(obj)` (or `load_blueprint("py:FILE.py:CLASS")`) wraps it in a
+`PythonBlueprint` that supplies the batched methods and checks the contract; subclassing
+`BlueprintBase` (implement `act`) or `ViewAgent` (implement `act_view(view)`) gives the same
+batched methods directly.
+
 Example: a blueprint that always plays its oldest card, checked against the protocol::
 
-    >>> import numpy as np
     >>> from lbs_pz.agents import Blueprint, BlueprintBase
+    >>> from lbs_pz.engine import HanabiBatch, HanabiConfig
     >>> class OldestCard(BlueprintBase):
     ...     name = "oldest"
     ...     def act(self, state, seat=None):
     ...         return state.config.hand_size          # move id of "play slot 0"
     >>> isinstance(OldestCard(), Blueprint)
     True
+    >>> batch = HanabiBatch(HanabiConfig(), 3, seeds=0)
+    >>> OldestCard().act_batch(batch).tolist()
+    [5, 5, 5]
 
 The C rule bots (`lbs_pz.agents.RuleBot`) implement the same protocol with batched,
 GIL-free `act_batch` and `rollout`.
@@ -35,13 +48,23 @@ GIL-free `act_batch` and `rollout`.
 
 from __future__ import annotations
 
-from typing import Optional, Protocol, Sequence, Union, runtime_checkable
+import hashlib
+import os
+from typing import Callable, Optional, Protocol, runtime_checkable
 
 import numpy as np
 
-from lbs_pz.engine import HanabiBatch, HanabiState, PlayerView
+from lbs_pz.engine import HanabiBatch, HanabiState, PlayerView, move_name
 
-States = Union[HanabiBatch, Sequence[HanabiState]]
+
+# The type every batched Blueprint method takes (kept as a name for type hints).
+States = HanabiBatch
+
+
+class BlueprintError(ValueError):
+    """A blueprint broke its contract (illegal move, wrong signature, wrong return type or
+    shape, a rollout that does not advance), or a blueprint spec cannot be loaded. The
+    message names the blueprint (and the position, where there is one)."""
 
 
 @runtime_checkable
@@ -64,6 +87,9 @@ class Agent(Protocol):
 class Blueprint(Agent, Protocol):
     """An Agent that search can simulate (see the module docstring).
 
+    Every batched method takes a `HanabiBatch` of N worlds (one config); N below is
+    `len(batch)`. A list of states is a TypeError: wrap it with `HanabiBatch.from_states`.
+
     Attributes:
         deterministic: True: the move is a function of (public history, private view).
         has_private_memory: True if decisions depend on memory beyond that (then a search
@@ -75,25 +101,129 @@ class Blueprint(Agent, Protocol):
     has_private_memory: bool
     has_value: bool
 
-    def act_batch(self, states: States) -> np.ndarray:
-        """Move of each world's player to move: int64 array (N,), -1 where it is over."""
+    def act_batch(self, batch: HanabiBatch) -> np.ndarray:
+        """Move of each world's player to move: int64 (N,), -1 where the game is over.
+        Every other entry is a legal move of that world."""
         ...
 
-    def rollout(self, states: States, max_moves: int = -1) -> np.ndarray:
+    def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
         """Self-play every world in place with this blueprint in every seat, for at most
-        `max_moves` moves (to the end if negative). Returns moves made per world (N,)."""
+        `max_moves` moves (to the end if negative). Returns moves made per world, int32
+        (N,): each running world makes min(max_moves, moves to its end) moves."""
         ...
 
-    def value(self, states: States) -> Optional[np.ndarray]:
+    def value(self, batch: HanabiBatch) -> Optional[np.ndarray]:
         """Expected final score of each world from its player to move's view, float32
-        (N,), or None if this blueprint has no value estimate."""
+        (N,) (a finished world: its score), or None if this blueprint has no value."""
         ...
 
 
-def _as_list(states: States):
-    if isinstance(states, HanabiBatch):
-        return [states.get_state(i) for i in range(len(states))]
-    return list(states)
+# --- helpers shared by the blueprints of this package ----------------------------------------
+
+def require_batch(batch, who: str = "a blueprint") -> HanabiBatch:
+    """`batch` itself if it is a HanabiBatch, else a TypeError naming the fix."""
+    if isinstance(batch, HanabiBatch):
+        return batch
+    what = type(batch).__name__
+    raise TypeError(f"{who} takes a HanabiBatch (the Blueprint protocol's one container of "
+                    f"positions), got {what}; wrap a list of states with "
+                    f"HanabiBatch.from_states(states)")
+
+
+def check_max_moves(max_moves) -> int:
+    if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)):
+        raise TypeError(f"max_moves must be an int (negative: to the end), got {max_moves!r}")
+    return int(max_moves)
+
+
+def file_sha256(path: str) -> str:
+    """Hex sha256 of a file's bytes (a blueprint's fingerprint: weights or source file)."""
+    digest = hashlib.sha256()
+    with open(os.fspath(path), "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def describe_position(state: HanabiState, limit: int = 12) -> str:
+    """'after moves [..] (t moves), seat p to move' with move names: a position in an error."""
+    history = state.move_history
+    shown = [f"{m} {move_name(state.config, m)}" for m in history[-limit:]]
+    more = f"... {len(history) - limit} earlier, " if len(history) > limit else ""
+    return (f"the position after moves [{more}{', '.join(shown)}] ({len(history)} moves, "
+            f"start player {state.start_player}), seat {state.current_player} to move")
+
+
+def legal_text(state: HanabiState) -> str:
+    return "[" + ", ".join(f"{m} {move_name(state.config, m)}" for m in state.legal_moves()) + "]"
+
+
+def checked_move(blueprint_name: str, state: HanabiState, move, where: str = "act") -> int:
+    """`move` as an int if it is a legal move of the player to move in `state`; otherwise a
+    BlueprintError naming the blueprint, the position, the move and the legal moves. Python
+    and numpy ints are accepted; None, bool, float and anything else are not."""
+    if isinstance(move, (bool, np.bool_)) or not isinstance(move, (int, np.integer)):
+        raise BlueprintError(
+            f"blueprint {blueprint_name!r}: {where} returned {move!r} ({type(move).__name__}) "
+            f"in {describe_position(state)}; it must return a move id, an int (legal moves: "
+            f"{legal_text(state)})")
+    move = int(move)
+    if not (0 <= move < state.config.num_moves and state.is_legal(move)):
+        name = move_name(state.config, move) if 0 <= move < state.config.num_moves \
+            else "(no such move)"
+        raise BlueprintError(
+            f"blueprint {blueprint_name!r}: {where} returned the illegal move {move} {name} in "
+            f"{describe_position(state)}; legal moves: {legal_text(state)}")
+    return move
+
+
+ActFn = Callable[[HanabiState, Optional[int]], int]
+
+
+def act_each(name: str, act: ActFn, batch: HanabiBatch) -> np.ndarray:
+    """`act_batch` from a per-state `act`: every running world's state is taken out of the
+    batch once and `act(state, seat)` is asked for its player to move. Illegal or non-int
+    moves are BlueprintErrors naming `name` and the position. int64 (N,), -1 where over."""
+    batch = require_batch(batch, f"blueprint {name!r}: act_batch")
+    out = np.full(len(batch), -1, dtype=np.int64)
+    for i in np.flatnonzero(~batch.terminals()):
+        state = batch.get_state(int(i))
+        out[i] = checked_move(name, state, act(state, state.current_player))
+    return out
+
+
+def rollout_each(name: str, act: ActFn, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
+    """`rollout` from a per-state `act`: every running world is taken out of the batch once,
+    played forward with `act` in every seat (at most `max_moves` moves; all if negative)
+    and written back. Illegal or non-int moves are BlueprintErrors. int32 (N,) moves made."""
+    batch = require_batch(batch, f"blueprint {name!r}: rollout")
+    max_moves = check_max_moves(max_moves)
+    made = np.zeros(len(batch), dtype=np.int32)
+    if max_moves == 0:
+        return made
+    for i in np.flatnonzero(~batch.terminals()):
+        state = batch.get_state(int(i))
+        count = 0
+        while not state.is_terminal and (max_moves < 0 or count < max_moves):
+            state.apply(checked_move(name, state, act(state, state.current_player)))
+            count += 1
+        batch.set_state(int(i), state)
+        made[i] = count
+    return made
+
+
+def _worlds_with_hands(before: HanabiState, seat: int, hands: np.ndarray) -> HanabiBatch:
+    """One HanabiBatch of copies of `before` in which `seat` holds hands[r]."""
+    if hasattr(HanabiBatch, "from_state") and hasattr(HanabiBatch, "set_hands"):
+        batch = HanabiBatch.from_state(before, len(hands))
+        batch.set_hands(seat, hands)
+        return batch
+    worlds = []
+    for hand in hands:
+        world = before.clone()
+        world.set_hand(seat, [int(c) for c in hand])
+        worlds.append(world)
+    return HanabiBatch.from_states(worlds)
 
 
 def counterfactual_mask(blueprint, before: HanabiState, seat: int, move: int,
@@ -104,25 +234,30 @@ def counterfactual_mask(blueprint, before: HanabiState, seat: int, move: int,
     This is the counterfactual filter of SPARTA and LBS beliefs: the partners see the
     seat's hand, so a hand under which the blueprint would have moved otherwise is ruled
     out. A blueprint may provide a fast `counterfactual_mask(before, seat, move, hands)`
-    of its own (the C rule bots do); otherwise the blueprint acts in copies of `before`."""
+    of its own (the C rule bots do); otherwise the blueprint's `act_batch` runs once per
+    chunk of 4096 hands on ONE HanabiBatch of copies of `before` holding those hands."""
     own = getattr(blueprint, "counterfactual_mask", None)
     if own is not None:
         return np.asarray(own(before, seat, move, hands), dtype=bool)
+    hands = np.asarray(hands)
+    if hands.ndim != 2 or not np.issubdtype(hands.dtype, np.integer):
+        raise ValueError(f"hands must be an int array (N, hand_len), got {hands.dtype} "
+                         f"{hands.shape}")
     keep = np.zeros(len(hands), dtype=bool)
     chunk = 4096
     for lo in range(0, len(hands), chunk):
-        worlds = []
-        for h in hands[lo:lo + chunk]:
-            w = before.clone()
-            w.set_hand(seat, [int(c) for c in h])
-            worlds.append(w)
-        keep[lo:lo + chunk] = np.asarray(blueprint.act_batch(worlds)) == move
+        batch = _worlds_with_hands(before, seat, hands[lo:lo + chunk])
+        keep[lo:lo + chunk] = np.asarray(blueprint.act_batch(batch)) == move
     return keep
 
 
 class BlueprintBase:
     """Generic `act_batch`, `rollout` and `value` for blueprints written in Python: a
-    subclass only implements `act(state, seat)`. Deterministic, memoryless by default."""
+    subclass only implements `act(state, seat=None)` (read `state.view(seat)`), and may
+    override `value(batch)` (then set `has_value = True`). Deterministic, memoryless by
+    default. The batched methods take a HanabiBatch and take each running world out of it
+    once (`act_each`, `rollout_each`); an illegal move is a BlueprintError naming the
+    blueprint, the position and the legal moves."""
 
     name = "blueprint"
     deterministic = True
@@ -132,23 +267,17 @@ class BlueprintBase:
     def act(self, state: HanabiState, seat: Optional[int] = None) -> int:  # pragma: no cover
         raise NotImplementedError
 
-    def act_batch(self, states: States) -> np.ndarray:
-        return np.array([-1 if st.is_terminal else self.act(st) for st in _as_list(states)],
-                        dtype=np.int64)
+    def act_batch(self, batch: HanabiBatch) -> np.ndarray:
+        """int64 (N,): the move of each world's player to move, -1 where it is over."""
+        return act_each(self.name, self.act, batch)
 
-    def rollout(self, states: States, max_moves: int = -1) -> np.ndarray:
-        is_batch = isinstance(states, HanabiBatch)
-        worlds = _as_list(states)
-        moves = np.zeros(len(worlds), dtype=np.int32)
-        for i, st in enumerate(worlds):
-            while not st.is_terminal and (max_moves < 0 or moves[i] < max_moves):
-                st.apply(self.act(st))
-                moves[i] += 1
-            if is_batch:
-                states.set_state(i, st)
-        return moves
+    def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
+        """Play every world forward in place (at most max_moves each, all if negative);
+        int32 (N,) moves made."""
+        return rollout_each(self.name, self.act, batch, max_moves)
 
-    def value(self, states: States) -> Optional[np.ndarray]:
+    def value(self, batch: HanabiBatch) -> Optional[np.ndarray]:
+        require_batch(batch, f"blueprint {self.name!r}: value")
         return None
 
     def __repr__(self) -> str:
@@ -158,7 +287,11 @@ class BlueprintBase:
 class ViewAgent(BlueprintBase):
     """Base class for agents that decide from the seat's `PlayerView` only: implement
     `act_view(view)`; `act(state, seat)` builds the view and calls it, so such an agent
-    cannot peek at hidden information."""
+    cannot peek at hidden information. The view's fields (lbs_pz.engine.view.PlayerView):
+    player, num_players, current_player, fireworks, information_tokens, life_tokens,
+    deck_size, discard_pile, hands (the viewer's own cards are None), knowledge (per seat
+    and slot: CardKnowledge colors / ranks still possible, hinted_color / hinted_rank),
+    history (PastMove per move), last_moves, legal_moves, score, is_terminal."""
 
     def act_view(self, view: PlayerView) -> int:  # pragma: no cover
         raise NotImplementedError

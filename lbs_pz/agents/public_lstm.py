@@ -22,8 +22,11 @@ estimates the expected final score (the paper bootstraps LBS-k rollouts the same
 
 `PublicLSTMBlueprint` wraps a trained net as a `Blueprint` (`lbs_pz.agents.base`):
 greedy, deterministic, no private memory (its recurrent state is rebuilt from the public
-history, and cached per history), batched `act_batch` / `rollout` / `value` with one
-forward per step over all running worlds.
+history, and cached per history), batched `act_batch` / `rollout` / `value` on a
+`HanabiBatch` with one forward per step over all running worlds (the rollout carries each
+world's LSTM state along, one LSTM step per move). `PublicLSTMBlueprint.load(path)` reads
+a checkpoint of `lbs-pz train-blueprint` (a path, or a shipped model's name, default
+"public_lstm_2p"); `lbs_pz.agents.load_blueprint("lstm:PATH")` calls it.
 
 >>> from lbs_pz.engine import HanabiConfig, HanabiState
 >>> bp = PublicLSTMBlueprint(PublicLSTMNet.for_config(HanabiConfig(), hidden=32))
@@ -35,15 +38,17 @@ True
 from __future__ import annotations
 
 import collections
-from typing import Dict, List, Optional, Sequence, Tuple
+import os
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 import torch
 from torch import nn
 
-from lbs_pz.agents.base import States
-from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.agents.base import check_max_moves, file_sha256, require_batch
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.features import private_size
+from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint
 
 NEG = -1e9          # Q given to masked (illegal) moves before the argmax
 
@@ -135,6 +140,16 @@ class PublicLSTMNet(nn.Module):
         adv = self.a_head(fused)
         return self.v_head(fused) + adv - adv.mean(dim=-1, keepdim=True)
 
+    def q_seat(self, h: torch.Tensor, obs: torch.Tensor, seat) -> torch.Tensor:
+        """Q-values of one seat per row: h (B, H), obs (B, E) that seat's canonical vector,
+        seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every seat)[b, seat[b]], at
+        1/P of the cost (what acting needs)."""
+        seat = torch.as_tensor(np.asarray(seat), dtype=torch.long)
+        onehot = torch.nn.functional.one_hot(seat, self.players).to(obs.dtype)
+        fused = h * self.mlp(torch.cat([obs, onehot], dim=-1))
+        adv = self.a_head(fused)
+        return self.v_head(fused) + adv - adv.mean(dim=-1, keepdim=True)
+
     def forward(self, pub: torch.Tensor, obs: torch.Tensor, hc=None):
         """Whole sequences: pub (B, T, Dpub), obs (B, T, P, E) -> Q (B, T, P, M + 1),
         final LSTM state. `pub` must be `public_part(obs)`."""
@@ -193,6 +208,9 @@ class PublicLSTMBlueprint:
         cache_size: number of public histories whose LSTM state is kept.
         name: shown in tables.
         seed: seed of the random moves when epsilon > 0.
+
+    Attributes: spec and fingerprint (the `lstm:` spec and the sha256 of the checkpoint
+    file, set by `load`; None for a net built in memory).
     """
 
     has_private_memory = False
@@ -220,6 +238,34 @@ class PublicLSTMBlueprint:
             collections.OrderedDict()
         self._rng = np.random.default_rng(seed)
         self._k = private_size(config)
+        self.spec: Optional[str] = None
+        self.fingerprint: Optional[str] = None
+
+    @classmethod
+    def load(cls, path: Optional[str] = None, name: str = "public-lstm",
+             **kwargs) -> "PublicLSTMBlueprint":
+        """The blueprint of a public-LSTM checkpoint (`lbs_pz.models.checkpoint` layout,
+        kind "public_lstm", full or slim): a file path or a shipped model's name (default
+        "public_lstm_2p"). kwargs go to the constructor. CheckpointError (a ValueError) for
+        a missing, foreign or mismatched file; nothing in the file is ever run."""
+        ckpt = load_checkpoint(path or "public_lstm_2p", kind="public_lstm")
+        try:
+            net = PublicLSTMNet(**ckpt["architecture"])
+            net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
+        except (TypeError, RuntimeError, ValueError, AttributeError) as err:
+            raise CheckpointError(f"{ckpt['path']!r}: weights do not fit a public-LSTM net: "
+                                  f"{str(err).splitlines()[0][:160]}") from None
+        blueprint = cls(net, game_of(ckpt), name=name, **kwargs)
+        shipped = path is None or not os.path.isfile(path)
+        blueprint.spec = f"lstm:{path or 'public_lstm_2p'}" if shipped \
+            else f"lstm:{os.path.normpath(path)}"
+        blueprint.fingerprint = file_sha256(ckpt["path"])
+        return blueprint
+
+    def _check_config(self, config: HanabiConfig) -> None:
+        if config != self.config:
+            raise ValueError(f"{self.name}: the worlds have config {config}, the blueprint "
+                             f"plays {self.config}")
 
     # --- recurrent state of public histories ----------------------------------------------
 
@@ -236,8 +282,7 @@ class PublicLSTMBlueprint:
     def public_state(self, state: HanabiState, key: Optional[bytes] = None):
         """LSTM state (h, c), each (H,), after the public features of every position of
         `state`'s history up to and including the current one."""
-        if state.config != self.config:
-            raise ValueError(f"state has config {state.config}, the blueprint plays {self.config}")
+        self._check_config(state.config)
         key = _history_key(state) if key is None else key
         hit = self._cache.get(key)
         if hit is not None:
@@ -266,30 +311,25 @@ class PublicLSTMBlueprint:
             self._remember(key[:4 + 12 * t], (hc[0][0, 0], hc[1][0, 0]))
         return self._cache[key]
 
-    def _states_hc(self, worlds: Sequence[HanabiState]):
-        """(h, c) of every world, each (1, N, H): one computation per distinct history."""
-        keys = [_history_key(w) for w in worlds]
+    def _batch_hc(self, batch: HanabiBatch, rows: np.ndarray):
+        """(h, c) of the worlds `rows` of a batch, each (len(rows), H): one computation
+        per distinct public history (cached across calls)."""
         distinct: Dict[bytes, Tuple[torch.Tensor, torch.Tensor]] = {}
-        for w, k in zip(worlds, keys):
-            if k not in distinct:
-                distinct[k] = self.public_state(w, k)
-        h = torch.stack([distinct[k][0] for k in keys])[None]
-        c = torch.stack([distinct[k][1] for k in keys])[None]
-        return h, c
+        hs, cs = [], []
+        for i in rows:
+            state = batch.get_state(int(i))
+            k = _history_key(state)
+            hc = distinct.get(k)
+            if hc is None:
+                hc = distinct[k] = self.public_state(state, k)
+            hs.append(hc[0])
+            cs.append(hc[1])
+        return torch.stack(hs), torch.stack(cs)
 
     # --- acting ----------------------------------------------------------------------------
 
-    def _features(self, batch: HanabiBatch):
-        """public (N, Dpub) and every seat's observation (N, P, E), as tensors."""
-        enc = encode_batch(batch)
-        pub = public_part(enc, self.config)
-        return torch.from_numpy(np.ascontiguousarray(pub)), torch.from_numpy(enc)
-
-    def _choose(self, q: torch.Tensor, batch: HanabiBatch, current: np.ndarray) -> np.ndarray:
-        """Move of the player to move from Q of all seats (N, P, M + 1)."""
-        rows = np.arange(len(current))
-        q_cur = q[rows, current, : self.config.num_moves]
-        legal = batch.legal_masks().astype(bool)
+    def _pick(self, q_cur: torch.Tensor, legal: np.ndarray) -> np.ndarray:
+        """Move per row from the mover's Q (B, M) and legal masks bool (B, M)."""
         if self.epsilon > 0:
             return epsilon_greedy(q_cur, legal, self.epsilon, self._rng)
         return masked_greedy(q_cur, legal).numpy()
@@ -302,100 +342,93 @@ class PublicLSTMBlueprint:
             raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
         if state.is_terminal:
             return -1
-        return int(self.act_batch([state])[0])
+        return int(self.act_batch(HanabiBatch.from_states([state]))[0])
 
     @torch.inference_mode()
-    def act_batch(self, states: States) -> np.ndarray:
-        """Move of each world's player to move: int64 (N,), -1 where the game is over."""
-        worlds = _as_states(states)
-        out = np.full(len(worlds), -1, dtype=np.int64)
-        live = [i for i, w in enumerate(worlds) if not w.is_terminal]
-        if not live:
+    def act_batch(self, batch: HanabiBatch) -> np.ndarray:
+        """Move of each world's player to move: int64 (N,), -1 where the game is over.
+        One forward of the mover's Q over all running worlds."""
+        batch = require_batch(batch, f"{self.name}: act_batch")
+        self._check_config(batch.config)
+        out = np.full(len(batch), -1, dtype=np.int64)
+        live = np.flatnonzero(~batch.terminals())
+        if not live.size:
             return out
-        sub = [worlds[i] for i in live]
-        h, _ = self._states_hc(sub)
-        batch = HanabiBatch.from_states(sub)
-        _, obs = self._features(batch)
-        q = self.net.q(h[0], obs)
-        out[live] = self._choose(q, batch, batch.current_players())
+        h, _ = self._batch_hc(batch, live)
+        obs = torch.from_numpy(batch.encode()[live])
+        q = self.net.q_seat(h, obs, batch.current_players()[live])
+        legal = batch.legal_masks()[live].astype(bool)
+        out[live] = self._pick(q[:, : self.config.num_moves], legal)
         return out
 
     @torch.inference_mode()
-    def rollout(self, states: States, max_moves: int = -1) -> np.ndarray:
-        """Self-play every world in place with this blueprint in every seat, at most
-        `max_moves` moves (to the end if negative). One batched forward per move over all
-        running worlds; every world starts from its history's cached LSTM state. Returns
+    def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
+        """Self-play every world of the batch in place with this blueprint in every seat,
+        at most `max_moves` moves (to the end if negative). Every world starts from its
+        history's cached LSTM state and carries it along: per move, one batched encode,
+        one forward of the mover's Q and one LSTM step over all running worlds. Returns
         moves made per world, int32 (N,)."""
-        is_batch = isinstance(states, HanabiBatch)
-        worlds = _as_states(states)
-        n = len(worlds)
+        batch = require_batch(batch, f"{self.name}: rollout")
+        max_moves = check_max_moves(max_moves)
+        self._check_config(batch.config)
+        n = len(batch)
         made = np.zeros(n, dtype=np.int32)
-        if n == 0 or max_moves == 0:
+        idx = np.flatnonzero(~batch.terminals())
+        if max_moves == 0 or not idx.size:
             return made
-        h, c = self._states_hc(worlds)
-        batch = states if is_batch else HanabiBatch.from_states(worlds)
-        moves: List[np.ndarray] = []
+        h = torch.zeros(n, self.net.hidden)
+        c = torch.zeros(n, self.net.hidden)
+        h[idx], c[idx] = self._batch_hc(batch, idx)
+        seat0 = np.zeros(n, dtype=np.int64)
         actions = np.full(n, -1, dtype=np.int64)
-        while max_moves < 0 or len(moves) < max_moves:
-            running = ~batch.terminals()
-            if not running.any():
-                break
-            idx = np.flatnonzero(running)
-            _, obs = self._features(batch)
-            q = self.net.q(h[0, idx], obs[idx])
-            current = batch.current_players()[idx]
-            rows = np.arange(len(idx))
+        num_moves = self.config.num_moves
+        steps = 0
+        while idx.size and (max_moves < 0 or steps < max_moves):
+            obs = torch.from_numpy(batch.encode()[idx])
+            q = self.net.q_seat(h[idx], obs, batch.current_players()[idx])
             legal = batch.legal_masks()[idx].astype(bool)
-            q_cur = q[rows, current, : self.config.num_moves]
-            if self.epsilon > 0:
-                chosen = epsilon_greedy(q_cur, legal, self.epsilon, self._rng)
-            else:
-                chosen = masked_greedy(q_cur, legal).numpy()
             actions.fill(-1)
-            actions[idx] = chosen
+            actions[idx] = self._pick(q[:, :num_moves], legal)
             batch.step(actions)
-            moves.append(actions.copy())
             made[idx] += 1
-            still = np.flatnonzero(~batch.terminals())
-            if still.size:
-                pub, _ = self._features(batch)
-                _, (h2, c2) = self.net.public(pub[still][:, None], (h[:, still], c[:, still]))
-                h, c = h.clone(), c.clone()
-                h[:, still], c[:, still] = h2, c2
-        if not is_batch:           # replay the moves on the caller's state objects
-            for step in moves:
-                for i in np.flatnonzero(step >= 0):
-                    worlds[i].apply(int(step[i]))
+            steps += 1
+            idx = np.flatnonzero(~batch.terminals())
+            if idx.size:               # the public stream takes one step in running worlds
+                pub = torch.from_numpy(batch.encode(players=seat0)[idx, self._k:])
+                _, (h2, c2) = self.net.public(pub[:, None], (h[idx][None], c[idx][None]))
+                h[idx], c[idx] = h2[0], c2[0]
         # Remember where every unfinished world stopped: a `value` call on the same worlds
         # (a search bootstrapping depth-k rollouts) then needs no replay.
-        for i in np.flatnonzero((made > 0) & ~batch.terminals()):
-            world = worlds[i] if not is_batch else batch.get_state(int(i))
-            self._remember(_history_key(world), (h[0, i].clone(), c[0, i].clone()))
+        for i in idx:
+            if made[i] > 0:
+                self._remember(_history_key(batch.get_state(int(i))), (h[i].clone(), c[i].clone()))
         return made
 
     @torch.inference_mode()
-    def q_values(self, states: States) -> np.ndarray:
+    def q_values(self, batch: HanabiBatch) -> np.ndarray:
         """Q-values of every seat of every world: float32 (N, P, M + 1) (last: no-op)."""
-        worlds = _as_states(states)
-        h, _ = self._states_hc(worlds)
-        batch = HanabiBatch.from_states(worlds)
-        _, obs = self._features(batch)
-        return self.net.q(h[0], obs).numpy()
+        batch = require_batch(batch, f"{self.name}: q_values")
+        self._check_config(batch.config)
+        h, _ = self._batch_hc(batch, np.arange(len(batch)))
+        obs = torch.from_numpy(encode_batch(batch))
+        return self.net.q(h, obs).numpy()
 
     @torch.inference_mode()
-    def value(self, states: States) -> np.ndarray:
+    def value(self, batch: HanabiBatch) -> np.ndarray:
         """Expected final score of each world: score + sum over seats of the greedy legal
         Q (VDN; the seats not to move contribute their no-op's Q). The score of a
         finished world. float32 (N,)."""
-        worlds = _as_states(states)
-        out = np.array([w.score for w in worlds], dtype=np.float32)
-        live = [i for i, w in enumerate(worlds) if not w.is_terminal]
-        if not live:
+        batch = require_batch(batch, f"{self.name}: value")
+        self._check_config(batch.config)
+        out = batch.scores().astype(np.float32)
+        live = np.flatnonzero(~batch.terminals())
+        if not live.size:
             return out
-        sub = [worlds[i] for i in live]
-        q = torch.from_numpy(self.q_values(sub))
-        batch = HanabiBatch.from_states(sub)
-        mask = seat_masks(batch.legal_masks(), batch.current_players(), self.config.players)
+        h, _ = self._batch_hc(batch, live)
+        obs = torch.from_numpy(encode_batch(batch)[live])
+        q = self.net.q(h, obs)
+        mask = seat_masks(batch.legal_masks()[live], batch.current_players()[live],
+                          self.config.players)
         best = q.masked_fill(~torch.from_numpy(mask), NEG).max(dim=-1).values.sum(dim=-1)
         out[live] += best.numpy()
         return out
@@ -406,8 +439,6 @@ class PublicLSTMBlueprint:
                  chunk: int = 1000) -> np.ndarray:
         """Scores (int32 (num_games,)) of greedy self-play on the deals `lbs-pz eval` and
         `RuleBot.selfplay` use (`HanabiBatch(config, n, seeds=seed)`), batched."""
-        from lbs_pz.engine import game_seeds
-
         if num_games < 1:
             raise ValueError(f"num_games must be >= 1, got {num_games}")
         scores = []
@@ -424,9 +455,3 @@ class PublicLSTMBlueprint:
 
     def __repr__(self) -> str:
         return f"<PublicLSTMBlueprint {self.name!r} hidden={self.net.hidden}>"
-
-
-def _as_states(states: States) -> List[HanabiState]:
-    if isinstance(states, HanabiBatch):
-        return [states.get_state(i) for i in range(len(states))]
-    return list(states)

@@ -15,14 +15,17 @@ vector of the player to act and whose action is the HLE move id):
     lbs = LBSAgent(blueprint, GroundedBelief(), rollouts=64, depth=1)  # bootstraps with the critic
     move = lbs.act(state)                                              # state: a HanabiState
 
+or `lbs_pz.agents.load_blueprint("sb3:results/maskable_ppo_2p/model.zip")`.
+
 Acting. The blueprint is greedy and deterministic: the move is the arg-max over the *legal*
 moves of the action logits (PPO, MaskablePPO) or Q-values (DQN); illegal moves are always
 masked, also for PPO and DQN policies that were trained without masks (ties go to the
 lowest move id). The input is `HanabiState.encode(seat)` of the seat to act, which holds
 only what that seat may see, so the move never depends on the seat's own hidden cards or
 the deck. The policy is a feed-forward network of the current observation: no private
-memory, `has_private_memory = False`. `act_batch` and `rollout` encode all running worlds
-into one (N, encoding_size) array and run ONE batched forward pass per step.
+memory, `has_private_memory = False`. `act_batch`, `rollout` and `value` take a
+`HanabiBatch`; they encode all running worlds into one (N, encoding_size) array and run ONE
+batched forward pass per step.
 
 Value. `value(states)` is the expected final score of each world in score points:
 `state.score + critic(observation of the player to move)`, where the critic is the
@@ -64,7 +67,7 @@ from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
 
-from lbs_pz.agents.base import BlueprintBase, States
+from lbs_pz.agents.base import BlueprintBase, check_max_moves, file_sha256, require_batch
 from lbs_pz.engine import HanabiBatch, HanabiState
 from lbs_pz.models.checkpoint import CheckpointError
 
@@ -323,7 +326,8 @@ class SB3Blueprint(BlueprintBase):
         name: shown in tables (default "sb3-<algorithm>").
 
     Attributes: deterministic = True, has_private_memory = False, has_value = True;
-    `encoding_size` and `num_moves` of the policy's spaces; `gamma`; `algorithm`.
+    `encoding_size` and `num_moves` of the policy's spaces; `gamma`; `algorithm`; `spec`
+    and `fingerprint` (the `sb3:` spec and the zip's sha256, set by `load`).
 
     Shapes: `act_batch` -> int64 (N,), `rollout` -> int32 (N,) moves made,
     `value` -> float32 (N,) expected final scores; inside, observations are float32
@@ -372,11 +376,18 @@ class SB3Blueprint(BlueprintBase):
                          "MaskablePPO" if type(policy).__name__.startswith("Maskable") else "PPO")
         self.algorithm = algorithm
         self.name = name or f"sb3-{self.algorithm.lower()}"
+        self.spec: Optional[str] = None
+        self.fingerprint: Optional[str] = None
 
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"], **kwargs) -> "SB3Blueprint":
-        """`SB3Blueprint(path, **kwargs)`: the safe loader of the module docstring."""
-        return cls(os.fspath(path), **kwargs)
+        """`SB3Blueprint(path, **kwargs)`: the safe loader of the module docstring, with
+        `spec` ("sb3:PATH") and `fingerprint` (the zip's sha256) set."""
+        path = os.fspath(path)
+        blueprint = cls(path, **kwargs)
+        blueprint.spec = f"sb3:{os.path.normpath(path)}"
+        blueprint.fingerprint = file_sha256(path)
+        return blueprint
 
     # --- forward passes ----------------------------------------------------------------
 
@@ -438,78 +449,57 @@ class SB3Blueprint(BlueprintBase):
 
     # --- Blueprint -----------------------------------------------------------------------
 
-    def _observe(self, states: States, rows: np.ndarray):
-        """Observations (len(rows), E) and masks (len(rows), A) of the given worlds."""
-        if isinstance(states, HanabiBatch):
-            obs = states.encode()[rows]
-            masks = states.legal_masks()[rows].astype(bool)
-            return obs, masks
-        obs = np.empty((len(rows), self.encoding_size), np.float32)
-        masks = np.empty((len(rows), self.num_moves), bool)
-        for k, i in enumerate(rows):
-            obs[k] = states[i].encode()
-            masks[k] = states[i].legal_mask()
-        return obs, masks
+    def _observe(self, batch: HanabiBatch, rows: np.ndarray):
+        """Observations float32 (len(rows), E) and legal masks bool (len(rows), A) of the
+        given worlds: one batched encode."""
+        return batch.encode()[rows], batch.legal_masks()[rows].astype(bool)
 
-    def _prepare(self, states: States):
-        if isinstance(states, HanabiBatch):
-            if len(states):
-                self._check(states.get_state(0))
-            return states, states.terminals().copy()
-        states = list(states)
-        for st in states[:1]:
-            self._check(st)
-        return states, np.array([st.is_terminal for st in states], dtype=bool)
+    def _prepare(self, batch: HanabiBatch, what: str):
+        batch = require_batch(batch, f"{self.name}: {what}")
+        self._check(batch.get_state(0))
+        return batch, batch.terminals().copy()
 
-    def act_batch(self, states: States) -> np.ndarray:
+    def act_batch(self, batch: HanabiBatch) -> np.ndarray:
         """Greedy move of each world's player to move, one forward pass for all worlds:
         int64 (N,), -1 where the game is over."""
-        states, done = self._prepare(states)
+        batch, done = self._prepare(batch, "act_batch")
         moves = -np.ones(len(done), dtype=np.int64)
         rows = np.flatnonzero(~done)
         if rows.size:
-            moves[rows] = self._greedy(*self._observe(states, rows))
+            moves[rows] = self._greedy(*self._observe(batch, rows))
         return moves
 
-    def rollout(self, states: States, max_moves: int = -1) -> np.ndarray:
-        """Self-play every world in place (a list of HanabiState or a HanabiBatch), this
-        policy in every seat, for at most `max_moves` moves each (to the end if negative).
-        One batched forward pass per step over all running worlds. Returns int32 (N,)."""
-        states, done = self._prepare(states)
+    def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
+        """Self-play every world of the batch in place, this policy in every seat, for at
+        most `max_moves` moves each (to the end if negative). One batched encode and ONE
+        forward pass per step over all running worlds. Returns moves made, int32 (N,)."""
+        batch, done = self._prepare(batch, "rollout")
+        max_moves = check_max_moves(max_moves)
         made = np.zeros(len(done), dtype=np.int32)
-        is_batch = isinstance(states, HanabiBatch)
+        actions = np.empty(len(done), dtype=np.int64)
         steps = 0
         while max_moves < 0 or steps < max_moves:
             rows = np.flatnonzero(~done)
             if rows.size == 0:
                 break
-            chosen = self._greedy(*self._observe(states, rows))
-            if is_batch:
-                actions = -np.ones(len(done), dtype=np.int64)
-                actions[rows] = chosen
-                states.step(actions)
-                done = states.terminals().copy()
-            else:
-                for i, move in zip(rows, chosen):
-                    states[i].apply(int(move))
-                    done[i] = states[i].is_terminal
+            actions.fill(-1)
+            actions[rows] = self._greedy(*self._observe(batch, rows))
+            batch.step(actions)
+            done = batch.terminals()
             made[rows] += 1
             steps += 1
         return made
 
-    def value(self, states: States) -> np.ndarray:
+    def value(self, batch: HanabiBatch) -> np.ndarray:
         """Expected final score of each world, float32 (N,): the current score plus the
         critic's estimate of the future (discounted, gamma = `self.gamma`) score change,
         from the observation of the player to move; the score itself where the game is
         over. One forward pass for all running worlds."""
-        states, done = self._prepare(states)
-        if isinstance(states, HanabiBatch):
-            out = states.scores().astype(np.float64)
-        else:
-            out = np.array([st.score for st in states], dtype=np.float64)
+        batch, done = self._prepare(batch, "value")
+        out = batch.scores().astype(np.float64)
         rows = np.flatnonzero(~done)
         if rows.size:
-            out[rows] += self._critic(*self._observe(states, rows))
+            out[rows] += self._critic(*self._observe(batch, rows))
         return out.astype(np.float32)
 
     def __repr__(self) -> str:

@@ -1,0 +1,316 @@
+"""Any Python object with `act(state, seat=None)` as a full, contract-checked Blueprint.
+
+What a user class needs (the "bring your own blueprint" contract):
+
+    class MyBlueprint:
+        name = "mine"                          # shown in tables and error messages
+        def act(self, state, seat=None):       # state: lbs_pz.engine.HanabiState
+            view = state.view(seat)            # read ONLY what the seat may see
+            return view.legal_moves[0]         # a legal move id (an int) of the player to move
+
+`state.view(seat)` is a `lbs_pz.engine.view.PlayerView`: player, num_players,
+current_player, fireworks (per color, cards played), information_tokens, life_tokens,
+deck_size, discard_pile (card ids), hands (per seat, card ids; the viewer's own cards are
+None), knowledge (per seat and slot: `CardKnowledge` with the colors / ranks still
+possible and hinted_color / hinted_rank), history (`PastMove` per move: player, move_id,
+move, card, revealed, scored, information_token, drawn), last_moves, legal_moves, score,
+is_terminal. A card id is color * ranks + rank; move ids follow HLE (`lbs_pz.engine.
+decode_move` / `encode_move` / `move_name` convert).
+
+Optional attributes and methods: `deterministic` (default True: the move is a function
+of the seat's view; search replays it in sampled worlds), `has_private_memory` (default
+False), `value(batch)` (float (N,) expected final scores; `has_value` then defaults to
+True), and batched `act_batch(batch)` / `rollout(batch, max_moves)` of its own (used
+instead of the generic ones when given).
+
+`PythonBlueprint(obj)` supplies `act_batch(batch)`, `rollout(batch, max_moves)` and
+`value(batch)` (all on one `HanabiBatch`: shapes in `lbs_pz.agents.base.Blueprint`) and
+checks the contract at the boundary, each breach a `BlueprintError` (a ValueError) naming
+the blueprint: a class instead of an instance, a missing `act`, an `act` without the
+`seat` parameter, a non-int or illegal move (with the position: the move history and whose
+turn it is, and the legal moves), an `act_batch` of the wrong shape or with illegal
+moves, a `rollout` that returns None / the wrong shape / counts that do not match the
+moves it made, or does not advance, a `value` of the wrong shape or dtype. Moves are
+always checked (a legal-mask lookup); a user's own `rollout` and `value` are checked on
+their first `check_calls` calls, then trusted.
+
+`as_blueprint(obj)` is what search and evaluation call on whatever they are given: the
+library's own blueprints (RuleBot, RandomAgent, PublicLSTMBlueprint, SB3Blueprint, a
+PythonBlueprint) come back unchanged, anything else with `act` is wrapped.
+
+>>> from lbs_pz.engine import HanabiBatch, HanabiConfig
+>>> class FirstLegal:
+...     name = "first-legal"
+...     def act(self, state, seat=None):
+...         return state.view(seat).legal_moves[0]
+>>> bp = as_blueprint(FirstLegal())
+>>> batch = HanabiBatch(HanabiConfig(), 4, seeds=1)
+>>> bp.rollout(batch, 3).tolist()
+[3, 3, 3, 3]
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from typing import Any, Optional
+
+import numpy as np
+
+from lbs_pz.agents.base import (
+    BlueprintBase, BlueprintError, act_each, check_max_moves, checked_move,
+    describe_position, legal_text, require_batch, rollout_each,
+)
+from lbs_pz.agents.random_agent import RandomAgent
+from lbs_pz.agents.rule_bots import RuleBot
+from lbs_pz.engine import HanabiBatch, HanabiState, move_name
+
+CHECK_CALLS = 4
+SIGNATURE = "def act(self, state, seat=None) -> int"
+
+
+def _label(obj: Any) -> str:
+    name = getattr(obj, "name", None)
+    return repr(name) if isinstance(name, str) else type(obj).__name__
+
+
+def _check_act(obj: Any) -> None:
+    """BlueprintError unless obj (an instance) has an `act` that takes (state, seat)."""
+    if isinstance(obj, type):
+        raise BlueprintError(f"{obj.__name__} is a class, not a blueprint: pass an instance "
+                             f"({obj.__name__}())")
+    act = getattr(obj, "act", None)
+    if not callable(act):
+        raise BlueprintError(f"{type(obj).__name__} object {_label(obj)} is not a blueprint: "
+                             f"it has no act method; a blueprint needs a `name` and "
+                             f"`{SIGNATURE}` returning a legal move id")
+    try:
+        signature = inspect.signature(act)
+    except (TypeError, ValueError):       # a builtin or C method: nothing to inspect
+        return
+    try:
+        signature.bind(None, 0)
+    except TypeError:
+        raise BlueprintError(f"blueprint {_label(obj)}: act{signature} does not take the "
+                             f"seat; the required signature is `{SIGNATURE}` (seat: the "
+                             f"player to move, None meaning state.current_player)") from None
+
+
+def _own(obj: Any, attr: str):
+    """obj's bound method `attr` if it defines one (not BlueprintBase's generic one)."""
+    method = getattr(obj, attr, None)
+    if not callable(method):
+        return None
+    if isinstance(obj, BlueprintBase) and getattr(type(obj), attr, None) is getattr(BlueprintBase, attr):
+        return None
+    return method
+
+
+class PythonBlueprint:
+    """A user's object with `act(state, seat=None)` as a Blueprint (module docstring).
+
+    Args:
+        obj: an instance with `act` (and usually `name`).
+        name: overrides obj.name (default: obj.name, else its class name).
+        check_calls: how many calls of a user's own `rollout` / `value` are checked
+            before they are trusted (moves are always checked).
+
+    Attributes: name, deterministic, has_private_memory, has_value (from obj, with the
+    defaults True, False, "obj has value"), obj, spec (the blueprint spec it was loaded
+    from, or None), fingerprint (sha256 of its source file, or None).
+    """
+
+    def __init__(self, obj: Any, name: Optional[str] = None, check_calls: int = CHECK_CALLS):
+        if isinstance(obj, PythonBlueprint):
+            raise BlueprintError(f"{obj!r} is already a PythonBlueprint; use it as it is "
+                                 f"(as_blueprint returns it unchanged)")
+        _check_act(obj)
+        name = getattr(obj, "name", None) if name is None else name
+        if name is None:
+            name = type(obj).__name__
+        if not isinstance(name, str) or not name:
+            raise BlueprintError(f"blueprint {type(obj).__name__}: name must be a non-empty "
+                                 f"str, got {name!r}")
+        if isinstance(check_calls, bool) or not isinstance(check_calls, int) or check_calls < 0:
+            raise ValueError(f"check_calls must be an int >= 0, got {check_calls!r}")
+        self.obj, self.name = obj, name
+        self.deterministic = bool(getattr(obj, "deterministic", True))
+        self.has_private_memory = bool(getattr(obj, "has_private_memory", False))
+        self._act_batch = _own(obj, "act_batch")
+        self._rollout = _own(obj, "rollout")
+        self._value = _own(obj, "value")
+        self.has_value = self._value is not None and bool(getattr(obj, "has_value", True))
+        self.check_calls = check_calls
+        self._checks = {"rollout": check_calls, "value": check_calls}
+        self.spec: Optional[str] = None
+        self.fingerprint: Optional[str] = None
+
+    # --- Agent ------------------------------------------------------------------------------
+
+    def _call_act(self, state: HanabiState, seat: int):
+        return self.obj.act(state, seat)
+
+    def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
+        """The user's move for `seat` (default: the player to move), checked to be a legal
+        int; -1 if the game is over."""
+        if state.is_terminal:
+            return -1
+        seat = state.current_player if seat is None else seat
+        if seat != state.current_player:
+            raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
+        return checked_move(self.name, state, self.obj.act(state, seat))
+
+    # --- Blueprint --------------------------------------------------------------------------
+
+    def act_batch(self, batch: HanabiBatch) -> np.ndarray:
+        """int64 (N,): the move of each world's player to move, -1 where it is over."""
+        batch = require_batch(batch, f"blueprint {self.name!r}: act_batch")
+        if self._act_batch is None:
+            return act_each(self.name, self._call_act, batch)
+        return self._check_moves(self._act_batch(batch), batch)
+
+    def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
+        """Play every world forward in place, this blueprint in every seat, at most
+        `max_moves` moves each (all if negative): int32 (N,) moves made."""
+        batch = require_batch(batch, f"blueprint {self.name!r}: rollout")
+        max_moves = check_max_moves(max_moves)
+        if self._rollout is None:
+            return rollout_each(self.name, self._call_act, batch, max_moves)
+        if self._checks["rollout"] <= 0:
+            return np.asarray(self._rollout(batch, max_moves), dtype=np.int32)
+        self._checks["rollout"] -= 1
+        return self._checked_rollout(batch, max_moves)
+
+    def value(self, batch: HanabiBatch) -> Optional[np.ndarray]:
+        """float32 (N,) expected final scores (the user's `value`), or None without one."""
+        batch = require_batch(batch, f"blueprint {self.name!r}: value")
+        if not self.has_value:
+            return None
+        out = self._value(batch)
+        if self._checks["value"] <= 0:
+            return np.asarray(out, dtype=np.float32)
+        self._checks["value"] -= 1
+        return self._checked_value(out, batch)
+
+    # --- contract checks --------------------------------------------------------------------
+
+    def _fail(self, text: str) -> BlueprintError:
+        return BlueprintError(f"blueprint {self.name!r}: {text}")
+
+    def _check_moves(self, out, batch: HanabiBatch) -> np.ndarray:
+        n = len(batch)
+        if out is None:
+            raise self._fail(f"act_batch returned None; it must return an int array ({n},) "
+                             f"of moves (-1 where a game is over)")
+        arr = np.asarray(out)
+        if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+            raise self._fail(f"act_batch returned {arr.dtype} {arr.shape} for {n} worlds; it "
+                             f"must return an int array ({n},) of moves (-1 where a game is over)")
+        arr = arr.astype(np.int64, copy=False)
+        done = batch.terminals()
+        over = np.flatnonzero(done & (arr != -1))
+        if over.size:
+            raise self._fail(f"act_batch returned move {arr[over[0]]} for world {over[0]}, "
+                             f"whose game is over (its entry must be -1)")
+        legal = batch.legal_masks().astype(bool)
+        m = legal.shape[1]
+        ok = done | ((arr >= 0) & (arr < m) & legal[np.arange(n), np.clip(arr, 0, m - 1)])
+        bad = np.flatnonzero(~ok)
+        if bad.size:
+            i = int(bad[0])
+            state = batch.get_state(i)
+            move = int(arr[i])
+            name = move_name(state.config, move) if 0 <= move < m else "(no such move)"
+            raise self._fail(f"act_batch returned the illegal move {move} {name} for world {i} "
+                             f"({bad.size} illegal in all), {describe_position(state)}; legal "
+                             f"moves: {legal_text(state)}")
+        return arr
+
+    def _checked_rollout(self, batch: HanabiBatch, max_moves: int) -> np.ndarray:
+        n = len(batch)
+        running = ~batch.terminals()
+        before = np.array([batch.get_state(i).num_moves_played for i in range(n)])
+        made = self._rollout(batch, max_moves)
+        what = f"rollout(batch, max_moves={max_moves})"
+        if made is None:
+            raise self._fail(f"{what} returned None; it must return the moves made per world, "
+                             f"an int array ({n},)")
+        arr = np.asarray(made)
+        if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+            raise self._fail(f"{what} returned {arr.dtype} {arr.shape}; it must return the "
+                             f"moves made per world, an int array ({n},)")
+        after = np.array([batch.get_state(i).num_moves_played for i in range(n)])
+        done = batch.terminals()
+        wrong = np.flatnonzero(after - before != arr)
+        if wrong.size:
+            i = int(wrong[0])
+            raise self._fail(f"{what} says world {i} made {arr[i]} moves, but it made "
+                             f"{after[i] - before[i]}")
+        if max_moves != 0:
+            stuck = np.flatnonzero(running & (arr == 0))
+            if stuck.size:
+                raise self._fail(f"{what} did not advance world {int(stuck[0])} (a running "
+                                 f"game, {describe_position(batch.get_state(int(stuck[0])))})")
+        short = np.flatnonzero(running & ~done & ((arr < max_moves) if max_moves >= 0 else True))
+        if short.size:
+            i = int(short[0])
+            raise self._fail(f"{what} stopped world {i} after {arr[i]} moves, before "
+                             f"{'the end of the game' if max_moves < 0 else f'{max_moves} moves'}")
+        if max_moves >= 0 and np.any(arr > max_moves):
+            i = int(np.argmax(arr))
+            raise self._fail(f"{what} made {arr[i]} moves in world {i}, more than {max_moves}")
+        return arr.astype(np.int32)
+
+    def _checked_value(self, out, batch: HanabiBatch) -> np.ndarray:
+        n = len(batch)
+        if out is None:
+            raise self._fail(f"value returned None although has_value is True; it must return "
+                             f"a float array ({n},) of expected final scores (or set "
+                             f"has_value = False)")
+        arr = np.asarray(out)
+        if arr.shape != (n,) or arr.dtype == np.bool_ or not (
+                np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+            raise self._fail(f"value returned {arr.dtype} {arr.shape} for {n} worlds; it must "
+                             f"return a float array ({n},) of expected final scores")
+        if not np.all(np.isfinite(arr)):
+            raise self._fail("value returned a non-finite estimate (nan or inf)")
+        return arr.astype(np.float32)
+
+    # --- the rest ----------------------------------------------------------------------------
+
+    def __reduce__(self):
+        # A blueprint loaded from a spec travels (to worker processes) as its spec.
+        if self.spec is not None and self.spec.startswith("py:"):
+            return (_from_spec, (self.spec,))
+        return object.__reduce__(self)
+
+    def __repr__(self) -> str:
+        return f"<PythonBlueprint {self.name!r} of {type(self.obj).__name__}>"
+
+
+def _from_spec(spec: str):
+    from lbs_pz.agents.spec import load_blueprint
+
+    return load_blueprint(spec)
+
+
+def _trusted(obj: Any) -> bool:
+    """The library's own blueprints, whose contract is tested here."""
+    if isinstance(obj, (PythonBlueprint, RuleBot)) or type(obj) is RandomAgent:
+        return True
+    for module, cls in (("lbs_pz.agents.public_lstm", "PublicLSTMBlueprint"),
+                        ("lbs_pz.agents.sb3_policy", "SB3Blueprint")):
+        loaded = sys.modules.get(module)
+        if loaded is not None and type(obj) is getattr(loaded, cls):
+            return True
+    return False
+
+
+def as_blueprint(obj: Any):
+    """A Blueprint for `obj`: the library's own blueprints unchanged, anything else with
+    `act(state, seat=None)` wrapped in a contract-checking `PythonBlueprint`.
+    BlueprintError (a ValueError) for a class, an object without `act`, or an `act`
+    without the seat parameter."""
+    if _trusted(obj):
+        return obj
+    return PythonBlueprint(obj)

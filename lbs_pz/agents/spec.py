@@ -1,0 +1,206 @@
+"""Blueprint specs: one string names any blueprint, on the command line and in Python.
+
+    NAME                        a C rule bot: random, simple, weak, medium, strong
+    sb3:PATH                    a Stable-Baselines3 / sb3-contrib policy zip (`model.save`),
+                                read by the safe loader of `lbs_pz.agents.sb3_policy`
+    lstm:PATH_OR_NAME           a public-LSTM checkpoint (`lbs-pz train-blueprint --out`),
+                                or a shipped one by name (`lstm:public_lstm_2p`)
+    py:MODULE_OR_FILE.py:CLASS  a user's class with `name` and `act(state, seat=None)`: an
+                                importable module (`py:mypkg.bots:MyBot`) or a .py file
+                                (`py:examples/my_blueprint.py:HintPlayDiscard`); the class
+                                is instantiated without arguments and wrapped in a
+                                contract-checking PythonBlueprint
+
+>>> bp = load_blueprint("strong")
+>>> bp.spec, blueprint_identity(bp)["spec"]
+('strong', 'strong')
+
+Every loaded blueprint carries its canonical `spec`, and `blueprint_identity(bp)` returns
+{"spec": str, "fingerprint": str}: the fingerprint is the sha256 of the weights file
+(sb3:, lstm:), of the .py source file (py:), or of the rule bot's name and documented
+conventions (rule bots); for a blueprint built in memory, of its weights (a net) or of its
+class's source file. Belief and value checkpoints record this identity
+(`lbs_pz.models.checkpoint`), so that one trained for another blueprint is refused. A
+spec that cannot be loaded (a missing file, a missing class, an object that is not a
+blueprint, an unknown name) is a `BlueprintError` (a ValueError) naming the spec.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.machinery
+import importlib.util
+import inspect
+import os
+import sys
+from typing import Any, Dict, Optional
+
+from lbs_pz.agents.base import BlueprintError, file_sha256
+from lbs_pz.agents.python_blueprint import PythonBlueprint, as_blueprint
+from lbs_pz.agents.rule_bots import BOT_NAMES, RuleBot
+
+SPEC_HELP = ("NAME (rule bot: " + ", ".join(BOT_NAMES) + ") | sb3:PATH (SB3 policy zip) | "
+             "lstm:PATH (public-LSTM checkpoint) | py:MODULE_OR_FILE.py:CLASS (a class with "
+             "name and act(state, seat=None))")
+_USER_MODULES = "_lbs_pz_user"       # prefix of the module names of py: files
+
+
+def load_blueprint(spec: str):
+    """The blueprint a spec names (module docstring), with `.spec` set to its canonical
+    form. BlueprintError (ValueError) naming the spec when it cannot be loaded."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise BlueprintError(f"a blueprint spec is a non-empty string ({SPEC_HELP}), got {spec!r}")
+    spec = spec.strip()
+    kind, sep, rest = spec.partition(":")
+    if not sep:
+        name = spec.lower()
+        if name not in BOT_NAMES:
+            raise BlueprintError(f"unknown blueprint {spec!r}: a spec is {SPEC_HELP}")
+        bot = RuleBot(name)
+        bot.spec = name
+        return bot
+    kind = kind.lower()
+    if not rest:
+        raise BlueprintError(f"blueprint spec {spec!r} names no file: a spec is {SPEC_HELP}")
+    try:
+        if kind == "sb3":
+            from lbs_pz.agents.sb3_policy import SB3Blueprint
+
+            return SB3Blueprint.load(rest)
+        if kind == "lstm":
+            from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
+
+            return PublicLSTMBlueprint.load(rest)
+    except BlueprintError:
+        raise
+    except (ValueError, OSError, ImportError) as err:     # CheckpointError is a ValueError
+        raise BlueprintError(f"blueprint spec {spec!r}: {err}") from None
+    if kind == "py":
+        return _load_python(spec, rest)
+    raise BlueprintError(f"unknown blueprint spec prefix {kind + ':'!r} in {spec!r}: a spec "
+                         f"is {SPEC_HELP}")
+
+
+def _load_python(spec: str, rest: str):
+    target, sep, attr = rest.rpartition(":")
+    if not sep or not target or not attr:
+        raise BlueprintError(f"blueprint spec {spec!r}: expected py:MODULE_OR_FILE.py:CLASS")
+    if target.endswith(".py") or "/" in target or os.sep in target:
+        path = os.path.normpath(target)
+        if not os.path.isfile(path):
+            raise BlueprintError(f"blueprint spec {spec!r}: file {target!r} does not exist")
+        module = _import_file(spec, path)
+        canonical = f"py:{path}:{attr}"
+        source = path
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ImportError as err:
+            raise BlueprintError(f"blueprint spec {spec!r}: cannot import module {target!r} "
+                                 f"({err}); for a file write py:PATH.py:{attr}") from None
+        except Exception as err:
+            raise BlueprintError(f"blueprint spec {spec!r}: importing {target!r} raised "
+                                 f"{type(err).__name__}: {err}") from None
+        canonical = f"py:{target}:{attr}"
+        source = getattr(module, "__file__", None)
+    found: Any = module
+    for part in attr.split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            names = sorted(n for n, v in vars(module).items()
+                           if isinstance(v, type) and callable(getattr(v, "act", None)))
+            raise BlueprintError(f"blueprint spec {spec!r}: {target!r} has no {attr!r} (classes "
+                                 f"with act there: {', '.join(names) or 'none'})")
+    if isinstance(found, type):
+        try:
+            obj = found()
+        except Exception as err:
+            raise BlueprintError(f"blueprint spec {spec!r}: {attr}() raised {type(err).__name__}: "
+                                 f"{err} (the class is instantiated without arguments)") from None
+    else:
+        obj = found
+    try:
+        bp = as_blueprint(obj)
+    except BlueprintError as err:
+        raise BlueprintError(f"blueprint spec {spec!r}: {err}") from None
+    bp.spec = canonical
+    if isinstance(found, type):
+        try:
+            source = inspect.getsourcefile(found) or source
+        except TypeError:
+            pass
+    bp.fingerprint = file_sha256(source) if source and os.path.isfile(source) else None
+    return bp
+
+
+def _import_file(spec: str, path: str):
+    """Import a .py file as a module of its own (registered in sys.modules, so its classes
+    pickle and dataclasses work), under a name derived from its absolute path."""
+    absolute = os.path.abspath(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    digest = hashlib.sha256(absolute.encode()).hexdigest()[:12]
+    name = f"{_USER_MODULES}.{''.join(c if c.isalnum() else '_' for c in stem)}_{digest}"
+    if _USER_MODULES not in sys.modules:
+        package = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(_USER_MODULES, None))
+        package.__path__ = []
+        sys.modules[_USER_MODULES] = package
+    module_spec = importlib.util.spec_from_file_location(name, absolute)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as err:
+        del sys.modules[name]
+        raise BlueprintError(f"blueprint spec {spec!r}: running {path!r} raised "
+                             f"{type(err).__name__}: {err}") from None
+    return module
+
+
+# --- identities ----------------------------------------------------------------------------------
+
+def _rule_bot_fingerprint(name: str) -> str:
+    text = f"lbs_pz rule bot {name}\n{RuleBot.conventions(name)}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _weights_fingerprint(module) -> str:
+    """sha256 of a torch module's state_dict (names, dtypes, shapes and bytes)."""
+    digest = hashlib.sha256()
+    for key, value in sorted(module.state_dict().items()):
+        t = value.detach().cpu().contiguous()
+        digest.update(f"{key}:{t.dtype}:{tuple(t.shape)}".encode())
+        digest.update(t.numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _class_identity(obj: Any) -> Dict[str, Optional[str]]:
+    cls = type(obj)
+    try:
+        source = inspect.getsourcefile(cls)
+    except TypeError:
+        source = None
+    module = cls.__module__
+    where = module if module != "__main__" and not module.startswith(_USER_MODULES) else source
+    return {"spec": f"py:{where or module}:{cls.__qualname__}",
+            "fingerprint": file_sha256(source) if source and os.path.isfile(source) else None}
+
+
+def blueprint_identity(bp: Any) -> Dict[str, Optional[str]]:
+    """{"spec": str, "fingerprint": str} of a blueprint (module docstring): what a belief
+    or value checkpoint records as the blueprint it was trained for."""
+    spec, fingerprint = getattr(bp, "spec", None), getattr(bp, "fingerprint", None)
+    if isinstance(bp, RuleBot):
+        return {"spec": spec or bp.name, "fingerprint": fingerprint or _rule_bot_fingerprint(bp.name)}
+    if spec is not None and fingerprint is not None:
+        return {"spec": spec, "fingerprint": fingerprint}
+    net = getattr(bp, "net", None) if hasattr(bp, "net") else getattr(bp, "policy", None)
+    if net is not None and callable(getattr(net, "state_dict", None)):
+        kind = "lstm" if hasattr(bp, "net") else "sb3"
+        return {"spec": spec or f"{kind}:<in memory: {getattr(bp, 'name', type(bp).__name__)}>",
+                "fingerprint": fingerprint or _weights_fingerprint(net)}
+    inner = bp.obj if isinstance(bp, PythonBlueprint) else bp
+    if not callable(getattr(inner, "act", None)):
+        raise BlueprintError(f"{type(bp).__name__} object is not a blueprint (no act method)")
+    found = _class_identity(inner)
+    return {"spec": spec or found["spec"], "fingerprint": fingerprint or found["fingerprint"]}
