@@ -409,58 +409,6 @@ def test_shipped_belief_is_found_for_the_strong_bot_only():
         "not for 'medium'" in loose.mismatches[0]
 
 
-USER_BLUEPRINT = '''
-class PlayKnownOrHint:
-    """Plays a card known to be playable, else hints, else discards its oldest card."""
-    name = "play-known-or-hint"
-
-    def act(self, state, seat=None):
-        view = state.view(seat)
-        me, legal = view.player, view.legal_moves
-        hand_size = len(view.knowledge[me])
-        for slot, k in enumerate(view.knowledge[me]):
-            if len(k.colors) == 1 and len(k.ranks) == 1 \\
-                    and view.fireworks[k.colors[0]] == k.ranks[0] and hand_size + slot in legal:
-                return hand_size + slot
-        hints = [m for m in legal if m >= 2 * hand_size]
-        return hints[len(view.history) % len(hints)] if hints else min(legal)
-'''
-
-
-@pytest.fixture
-def user_blueprint_spec(tmp_path):
-    path = tmp_path / "user_bp.py"
-    path.write_text(USER_BLUEPRINT)
-    return f"py:{path}:PlayKnownOrHint"
-
-
-def test_belief_for_a_user_python_blueprint(tmp_path, user_blueprint_spec):
-    agents = pytest.importorskip("lbs_pz.agents")
-    if not hasattr(agents, "load_blueprint"):
-        pytest.skip("lbs_pz.agents.load_blueprint is not available")
-    from lbs_pz.agents import RuleBot, blueprint_identity, load_blueprint
-    from lbs_pz.models.checkpoint import CheckpointMismatchError
-    from lbs_pz.search.beliefs.learned import LearnedBelief
-    from lbs_pz.train.belief import BeliefTrainConfig, train_belief
-
-    out = str(tmp_path / "user_belief.pt")
-    tc = BeliefTrainConfig(blueprint=user_blueprint_spec, games_per_step=2, steps=2, minutes=0,
-                           val_games=2, val_every=100, embed=16, hidden=16, decoder=8,
-                           threads=1, out=out, progress=False)
-    train_belief(tc, log=lambda *a: None)
-    user = load_blueprint(user_blueprint_spec)
-    belief = LearnedBelief(out, blueprint=user)
-    assert belief.trained_for == blueprint_identity(user)
-    assert belief.trained_for["fingerprint"] and belief.trained_for["spec"].startswith("py:")
-    state = HanabiState(HanabiConfig(players=2), seed=3)
-    assert belief.reset(state, 0).sample(20, np.random.default_rng(0)).shape[1] == 5
-    with pytest.raises(CheckpointMismatchError, match="PlayKnownOrHint.*not for 'strong'"):
-        LearnedBelief(out, blueprint=RuleBot("strong"))
-    with pytest.raises(CheckpointMismatchError, match="PlayKnownOrHint"):
-        make_belief("learned+cf", blueprint=RuleBot("strong"), checkpoint=out)
-    assert LearnedBelief(out, blueprint=RuleBot("strong"), allow_mismatch=True).mismatches
-
-
 def test_belief_for_another_variant_is_refused():
     from lbs_pz.models.checkpoint import CheckpointMismatchError
     from lbs_pz.search.beliefs.learned import LearnedBelief

@@ -162,9 +162,7 @@ class CentralValue:
             if not len(states):
                 return np.zeros(0, np.float32)
             states = HanabiBatch.from_states(states)
-        if states.config != self.config:
-            raise ValueError(f"value model trained for {self.config}, got states of "
-                             f"{states.config}")
+        self.check_game(states.config)
         from lbs_pz.search.beliefs.learned import TorchThreads
 
         with torch.no_grad(), TorchThreads(torch, self.threads):
