@@ -328,9 +328,12 @@ cdef class HanabiState:
 
     # --- presentation -------------------------------------------------------------------
 
-    def view(self, player):
-        """What `player` may see, as a `PlayerView` (no hidden information)."""
+    def view(self, player=None):
+        """What `player` (None: the player to move) may see, as a `PlayerView` (no hidden
+        information)."""
         from lbs_pz.engine.view import player_view
+        if player is None:
+            player = self.s.cur_player
         self._check_player(player)
         return player_view(self, player)
 
