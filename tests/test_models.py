@@ -208,7 +208,7 @@ def test_belief_and_value_for_a_user_python_blueprint(tmp_path, user_blueprint_s
 
     out = str(tmp_path / "user_value.pt")
     train_value(ValueTrainConfig(blueprint=user_blueprint_spec, steps=2, games_per_step=2,
-                                 val_games=2, hidden=16, out=out, progress=0),
+                                 val_games=2, hidden=16, out=out, progress=False),
                 log=lambda *a: None)
     value = CentralValue(out, blueprint=load_blueprint(user_blueprint_spec))
     assert value.trained_for == blueprint_identity(user)

@@ -17,7 +17,7 @@ from lbs_pz.train.value import ValueTrainConfig, generate_positions, train_value
 def trained(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("value") / "v.pt")
     result = train_value(ValueTrainConfig(steps=40, games_per_step=32, val_games=60, out=path,
-                                          progress=0), log=lambda *_: None)
+                                          progress=False), log=lambda *_: None)
     return path, result
 
 

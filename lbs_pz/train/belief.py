@@ -25,16 +25,18 @@ variant (CheckpointMismatchError) unless allow_mismatch=True.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import time
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
 from lbs_pz.train.config_args import command_line, load_training_blueprint
+
+if TYPE_CHECKING:
+    import torch
 
 
 # --- data --------------------------------------------------------------------------------
@@ -236,54 +238,3 @@ def train_belief(tc: BeliefTrainConfig, log=print):
     log(f"done: {step} steps, {game_index:,} games, val {v:.4f} nats/card, saved {tc.out} "
         f"(trained for {identity['spec']})")
     return model, history
-
-
-# --- CLI -------------------------------------------------------------------------------------
-
-SPEC_HELP = ("blueprint to train for: a rule bot NAME (random, simple, weak, medium, strong), "
-             "sb3:PATH (a Stable-Baselines3 zip), lstm:PATH (a public-LSTM checkpoint) or "
-             "py:MODULE_OR_FILE.py:CLASS (your class with `name` and `act(state, seat=None)`)")
-
-
-def add_train_belief_command(sub) -> None:
-    """Register `lbs-pz train-belief` on an argparse subparsers object."""
-    p = sub.add_parser("train-belief", help="train a learned belief on a blueprint's self-play",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    d = BeliefTrainConfig()
-    p.add_argument("--blueprint", default=d.blueprint, metavar="SPEC",
-                   help=SPEC_HELP + " (default strong)")
-    p.add_argument("--players", type=int, default=d.players)
-    p.add_argument("--hand-size", type=int, default=d.hand_size)
-    p.add_argument("--minutes", type=float, default=d.minutes, help="wall-clock budget (0: none)")
-    p.add_argument("--steps", type=int, default=d.steps, help="optimisation steps (0: budget)")
-    p.add_argument("--games-per-step", type=int, default=d.games_per_step)
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--lr-final", type=float, default=d.lr_final)
-    p.add_argument("--val-games", type=int, default=d.val_games)
-    p.add_argument("--val-every", type=int, default=d.val_every)
-    p.add_argument("--seed", type=int, default=d.seed, help="run seed of the TRAIN deal stream")
-    p.add_argument("--embed", type=int, default=d.embed)
-    p.add_argument("--hidden", type=int, default=d.hidden)
-    p.add_argument("--layers", type=int, default=d.layers)
-    p.add_argument("--decoder", type=int, default=d.decoder)
-    p.add_argument("--no-prior", action="store_true",
-                   help="plain decoder, without the grounded prior added to its logits")
-    p.add_argument("--threads", type=int, default=d.threads)
-    p.add_argument("--device", default=d.device, help="auto (GPU if present), cpu, cuda")
-    p.add_argument("--half", action="store_true", help="store float16 weights")
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--out", default=d.out, help="checkpoint path (written at every validation)")
-    p.set_defaults(func=_cmd_train_belief)
-
-
-def _cmd_train_belief(args) -> int:
-    tc = BeliefTrainConfig(
-        blueprint=args.blueprint, players=args.players, hand_size=args.hand_size,
-        games_per_step=args.games_per_step, steps=args.steps, minutes=args.minutes, lr=args.lr,
-        lr_final=args.lr_final, val_games=args.val_games, val_every=args.val_every,
-        seed=args.seed, embed=args.embed, hidden=args.hidden, layers=args.layers,
-        decoder=args.decoder, prior=not args.no_prior, threads=args.threads,
-        device=args.device, out=args.out,
-        half=args.half, progress=not args.no_progress)
-    train_belief(tc)
-    return 0

@@ -41,7 +41,6 @@ float16 copy with the weights only (what `lbs_pz/models/public_lstm_2p.pt` is);
 
 from __future__ import annotations
 
-import argparse
 import copy
 import dataclasses
 import math
@@ -51,7 +50,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from lbs_pz.models.checkpoint import game_to_dict
-from lbs_pz.train.config_args import add_config_arguments, command_line, config_from_args
+from lbs_pz.train.config_args import command_line
 
 KIND = "public_lstm"          # its kind in the lbs_pz checkpoint layout
 
@@ -429,7 +428,7 @@ def evaluate_net(net, config, games: int, seed: int = 12345):
     return float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(len(scores))) if len(scores) > 1 else 0.0
 
 
-def train(tc: BlueprintTrainConfig, log=print, progress_bar: bool = True) -> dict:
+def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = True) -> dict:
     """Run training as configured; returns the progress dict (also in the checkpoint)."""
     import torch
     from tqdm import tqdm
@@ -584,19 +583,4 @@ def train(tc: BlueprintTrainConfig, log=print, progress_bar: bool = True) -> dic
     return progress
 
 
-# --- the command ----------------------------------------------------------------------------------
-
-
-def add_train_blueprint_command(sub) -> None:
-    parser = sub.add_parser("train-blueprint", help="train the public-LSTM blueprint "
-                                                    "(recurrent Q-learning, R2D2-style)",
-                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_config_arguments(parser, BlueprintTrainConfig)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-    def run(args) -> int:
-        tc = config_from_args(BlueprintTrainConfig, args)
-        train(tc, progress_bar=not args.no_progress)
-        return 0
-
-    parser.set_defaults(func=run)
+train = train_blueprint      # the earlier name

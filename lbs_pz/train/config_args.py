@@ -1,29 +1,11 @@
-"""What the trainers share: command-line options from a hyper-parameter dataclass (one
-`--field-name` option per field, typed and defaulted by the field's default), the command
-line a run records in its checkpoint, and the blueprint a run trains for."""
+"""What the trainers share: the command line a run records in its checkpoint (from its
+hyper-parameter dataclass, as `lbs_pz.cli.options` turns fields into options) and the
+blueprint a run trains for."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import shlex
-
-
-def add_config_arguments(parser: argparse.ArgumentParser, config_class) -> None:
-    """Add `--name` for every field of `config_class` (int, float or str defaults)."""
-    for field in dataclasses.fields(config_class):
-        kind = type(field.default)
-        if kind not in (int, float, str):   # argparse would read "False" as True for bool
-            raise TypeError(f"{config_class.__name__}.{field.name}: only int, float and str "
-                            f"fields become options, got {kind.__name__}")
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=kind,
-                            default=field.default, help=f"default {field.default!r}")
-
-
-def config_from_args(config_class, args: argparse.Namespace):
-    """The `config_class` instance the parsed options describe."""
-    return config_class(**{f.name: getattr(args, f.name)
-                           for f in dataclasses.fields(config_class)})
 
 
 def command_line(command: str, config) -> str:
@@ -47,13 +29,7 @@ def load_training_blueprint(spec: str):
     """(blueprint, identity) for a blueprint spec (`NAME` | `sb3:PATH` | `lstm:PATH` |
     `py:MODULE_OR_FILE.py:CLASS`, see `lbs_pz.agents.load_blueprint`); identity is the
     {"spec", "fingerprint"} that belief and value checkpoints record as `trained_for`."""
-    from lbs_pz.search.beliefs.learned import blueprint_identity_of
+    from lbs_pz.agents import blueprint_identity, load_blueprint
 
-    try:
-        from lbs_pz.agents import load_blueprint
-    except ImportError:       # an agents layer without blueprint specs: rule bots only
-        from lbs_pz.agents import RuleBot
-        blueprint = RuleBot(spec)
-    else:
-        blueprint = load_blueprint(spec)
-    return blueprint, blueprint_identity_of(blueprint)
+    blueprint = load_blueprint(spec)
+    return blueprint, blueprint_identity(blueprint)

@@ -17,15 +17,13 @@ validation games the last `--val-games` of the stream's range. The checkpoint (k
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import time
 
 import numpy as np
 
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
-from lbs_pz.train.config_args import (add_config_arguments, command_line, config_from_args,
-                                      load_training_blueprint)
+from lbs_pz.train.config_args import command_line, load_training_blueprint
 
 
 def generate_positions(config, blueprint, num_games: int, seed: int, first_game: int = 0):
@@ -66,7 +64,7 @@ class ValueTrainConfig:
     seed: int = 0                 # run seed of the TRAIN deal stream
     threads: int = 1
     out: str = "value.pt"
-    progress: int = 1             # 0: no progress bar
+    progress: bool = True         # a progress bar
 
 
 def train_value(tc: ValueTrainConfig, log=print) -> dict:
@@ -132,11 +130,3 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
         f"validation MSE {final:.3f} (predicting the mean: {baseline:.3f}); saved {tc.out} "
         f"(trained for {identity['spec']})")
     return {**info, "history": history}
-
-
-def add_train_value_command(sub) -> None:
-    parser = sub.add_parser("train-value", help="train the centralized value function used "
-                                                "to bootstrap LBS-k rollouts",
-                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_config_arguments(parser, ValueTrainConfig)
-    parser.set_defaults(func=lambda args: train_value(config_from_args(ValueTrainConfig, args)) and 0)

@@ -44,12 +44,8 @@ def default_checkpoint() -> str:
 def blueprint_identity_of(blueprint) -> dict:
     """{"spec", "fingerprint"} of a blueprint object or spec string, as checkpoints
     record it (`lbs_pz.agents.blueprint_identity`)."""
-    try:
-        from lbs_pz.agents import blueprint_identity, load_blueprint
-    except ImportError:       # an agents layer without blueprint specs: the name only
-        spec = blueprint if isinstance(blueprint, str) else (
-            getattr(blueprint, "spec", None) or getattr(blueprint, "name", None))
-        return {"spec": str(spec), "fingerprint": None}
+    from lbs_pz.agents import blueprint_identity, load_blueprint
+
     if isinstance(blueprint, str):
         blueprint = load_blueprint(blueprint)
     return blueprint_identity(blueprint)
