@@ -50,6 +50,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from lbs_pz.models.checkpoint import game_to_dict
+from lbs_pz.search.stats import mean_sem
 from lbs_pz.train.config_args import command_line
 
 KIND = "public_lstm"          # its kind in the lbs_pz checkpoint layout
@@ -393,24 +394,11 @@ def load_checkpoint(path: str, map_location="cpu") -> dict:
 
 
 def load_blueprint(path: Optional[str] = None, name: str = "public-lstm", **kwargs):
-    """A `PublicLSTMBlueprint` from a checkpoint (full or slim; a path or a shipped name);
-    default: the shipped "public_lstm_2p". kwargs go to PublicLSTMBlueprint."""
+    """A `PublicLSTMBlueprint` from a checkpoint (full or slim; a path or a shipped name;
+    default "public_lstm_2p"): `PublicLSTMBlueprint.load`."""
     from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
 
-    load = getattr(PublicLSTMBlueprint, "load", None)
-    if load is not None:
-        return load(path, name=name, **kwargs)
-    from lbs_pz.agents.public_lstm import PublicLSTMNet
-    from lbs_pz.models.checkpoint import CheckpointError, game_of
-
-    ckpt = load_checkpoint(path or "public_lstm_2p")
-    try:
-        net = PublicLSTMNet(**ckpt["architecture"])
-        net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
-    except (TypeError, RuntimeError, ValueError, AttributeError) as err:
-        raise CheckpointError(f"{ckpt['path']!r}: weights do not fit a public-LSTM net: "
-                              f"{str(err).splitlines()[0][:160]}") from None
-    return PublicLSTMBlueprint(net, game_of(ckpt), name=name, **kwargs)
+    return PublicLSTMBlueprint.load(path, name=name, **kwargs)
 
 
 # --- training ----------------------------------------------------------------------------------
@@ -425,7 +413,7 @@ def evaluate_net(net, config, games: int, seed: int = 12345):
     cpu_net = net if device.type == "cpu" else copy.deepcopy(net).cpu()
     scores = PublicLSTMBlueprint(cpu_net, config).selfplay(games, seed=seed).astype(np.float64)
     net.train(was_training)
-    return float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(len(scores))) if len(scores) > 1 else 0.0
+    return mean_sem(scores)
 
 
 def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = True) -> dict:
