@@ -20,6 +20,8 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from lbs_pz.engine import HanabiBatch, HanabiState
+from lbs_pz.search.stats import mean_sem
+from lbs_pz.search.stats import mean_sem_from_sums as _mean_sem
 
 # value(worlds) -> expected final score of each world of a HanabiBatch, float array (N,),
 # for bootstrapping (a blueprint's `value`, or a `CentralValue`).
@@ -186,15 +188,8 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
                              seeds.integers(0, 2**63, size=len(verify_hands)),
                              blueprint, depth, value)
         diff = pair[0] - pair[1]
-        gain, gain_sem = diff.mean(), diff.std(ddof=1) / np.sqrt(len(diff))
+        gain, gain_sem = mean_sem(diff)
         verified[:] = [gain, gain_sem, pair.size]
     deviate = gain > delta and gain > confidence * gain_sem
     return result(legal[best] if deviate else blueprint_move, fallback=False, worlds_used=used)
 
-
-def _mean_sem(sums: np.ndarray, sq_sums: np.ndarray, counts: np.ndarray):
-    """Mean and standard error from running sums (0 where there is no sample)."""
-    n = np.maximum(counts, 1)
-    means = sums / n
-    var = np.maximum(sq_sums / n - means ** 2, 0)
-    return means, np.sqrt(var / np.maximum(counts - 1, 1))
