@@ -10,7 +10,6 @@ over 1,000 two-player games, mean +- s.e.m.
 """
 
 import argparse
-import math
 import os
 import sys
 import tempfile
@@ -85,18 +84,16 @@ def throughput(args) -> None:
 def score(args) -> None:
     import torch
 
-    from lbs_pz.train.blueprint import load_blueprint
+    from lbs_pz.agents import load_blueprint
+    from lbs_pz.eval.evaluate import evaluate
 
     torch.set_num_threads(args.threads)
-    bp = load_blueprint(args.checkpoint)
-    start = time.perf_counter()
-    scores = bp.selfplay(args.games, seed=args.seed).astype(np.float64)
-    seconds = time.perf_counter() - start
-    sem = scores.std(ddof=1) / math.sqrt(len(scores))
-    print(f"{args.checkpoint or 'lbs_pz/models/public_lstm_2p.pt'}: greedy 2p self-play over "
-          f"{len(scores):,} games (seed {args.seed}): {scores.mean():.2f} +- {sem:.2f} "
-          f"(s.e.m.), perfect {100 * np.mean(scores == 25):.1f}%, "
-          f"zero {100 * np.mean(scores == 0):.1f}%; {len(scores) / seconds:.0f} games/s")
+    spec = f"lstm:{args.checkpoint or 'public_lstm_2p'}"
+    r = evaluate(load_blueprint(spec), games=args.games, seed=args.seed, chunk=args.games)
+    zero = r.histogram[0] / r.games
+    print(f"{spec}: greedy 2p self-play over {r.games:,} evaluation games (seed {args.seed}): "
+          f"{r.mean:.2f} +- {r.sem:.2f} (s.e.m.), perfect {100 * r.perfect_rate:.1f}%, "
+          f"zero {100 * zero:.1f}%; {r.games_per_s:.0f} games/s")
 
 
 def main(argv=None) -> int:

@@ -1,12 +1,14 @@
-"""Rule-bot figures (`python benchmarks/bots.py [--quick]`): self-play strength of every bot in every variant, and rollout speed.
+"""Rule-bot figures: self-play strength of every bot in every variant, and rollout speed.
+
+    python benchmarks/bots.py [--quick] [--json PATH]
 
 1. Self-play strength: for each bot and each variant (2, 3, 4, 5 players; 2 players with
-   6- and 7-card hands), `games` games on the deals `HanabiBatch(config, games,
-   seeds=seed)` uses: mean score +- s.e.m., perfect-game % and bomb-out %.
+   6- and 7-card hands), `games` games on the evaluation deals (`lbs_pz.eval.evaluate`):
+   mean score +- s.e.m., perfect-game % and bomb-out %.
 2. Speed of the strongest bot on one core (the process is pinned to one core):
    - self-play from the deal, in C (moves/s);
-   - rollouts to the end from mid-game clones, as a search does: `RuleBot.rollout` on
-     clones of states 20 moves into a game, history replay included (moves/s);
+   - rollouts to the end from mid-game copies, as a search does: `RuleBot.rollout` on a
+     HanabiBatch of copies of games 20 moves in, history replay included (moves/s);
    - single decisions from scratch (`act_batch` on mid-game states, which replays the
      public history each time): decisions/s.
 
@@ -25,6 +27,11 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 from _common import pin_to_one_core
 
+from lbs_pz.agents import BOT_NAMES, STRONGEST, RuleBot
+from lbs_pz.engine import HanabiBatch, HanabiConfig
+from lbs_pz.engine.seeds import EVAL, deal_seeds
+from lbs_pz.eval.evaluate import evaluate
+
 VARIANTS = (
     ("2p", dict(players=2)),
     ("3p", dict(players=3)),
@@ -41,9 +48,6 @@ def log(msg: str) -> None:
 
 def strength(bots: Sequence[str], variants=VARIANTS, games: int = 10_000, seed: int = 0,
              progress: bool = True) -> List[Dict]:
-    from lbs_pz.eval.evaluate import evaluate
-    from lbs_pz.engine import HanabiConfig
-
     rows = []
     for label, kwargs in variants:
         config = HanabiConfig(**kwargs)
@@ -71,28 +75,24 @@ def _median_rate(fn, repeats: int) -> float:
 def speed(bot: str = "strong", games: int = 2000, states: int = 500, clones: int = 8,
           seed: int = 0, repeats: int = 3) -> Dict:
     """Moves/s of `bot` on one core, three ways (see the module docstring)."""
-    from lbs_pz.agents import RuleBot
-    from lbs_pz.engine import HanabiConfig, HanabiState
-    from lbs_pz.engine import game_seeds
-
     config = HanabiConfig(players=2)
     blueprint = RuleBot(bot)
+    deals = deal_seeds(EVAL, seed, 0, games)
 
     def selfplay():
+        batch = HanabiBatch(config, games, seeds=deals)
         start = time.perf_counter()
-        out = blueprint.selfplay(config, games, seed=seed)
-        return int(out["moves"].sum()), time.perf_counter() - start
+        moves = blueprint.rollout(batch)
+        return int(moves.sum()), time.perf_counter() - start
 
     # Mid-game states: 20 moves of the bot's own play into each game.
-    mids = []
-    for s in game_seeds(seed + 1, 0, states):
-        st = HanabiState(config, seed=int(s))
-        blueprint.rollout([st], max_moves=20)
-        if not st.is_terminal:
-            mids.append(st)
+    start_batch = HanabiBatch(config, states, seeds=deal_seeds(EVAL, seed + 1, 0, states))
+    blueprint.rollout(start_batch, max_moves=20)
+    mids = start_batch.take(np.flatnonzero(~start_batch.terminals()))
+    worlds_index = np.repeat(np.arange(len(mids)), clones)
 
     def rollouts():
-        worlds = [st.clone() for st in mids for _ in range(clones)]
+        worlds = mids.take(worlds_index)
         start = time.perf_counter()
         moves = blueprint.rollout(worlds)
         return int(moves.sum()), time.perf_counter() - start
@@ -108,7 +108,7 @@ def speed(bot: str = "strong", games: int = 2000, states: int = 500, clones: int
         "bot": bot,
         "selfplay_moves_per_s": _median_rate(selfplay, repeats),
         "rollout_moves_per_s": _median_rate(rollouts, repeats),
-        "rollout_worlds": len(mids) * clones,
+        "rollout_worlds": len(worlds_index),
         "decisions_per_s": _median_rate(decisions, repeats),
     }
 
@@ -116,8 +116,6 @@ def speed(bot: str = "strong", games: int = 2000, states: int = 500, clones: int
 def run(games: int = 10_000, seed: int = 0, bots: Optional[Sequence[str]] = None,
         variants=VARIANTS, core: Optional[int] = None, pin: bool = True,
         progress: bool = True) -> Dict:
-    from lbs_pz.agents import BOT_NAMES, STRONGEST
-
     bots = list(bots or BOT_NAMES)
     pinned = pin_to_one_core(core) if pin else None
     log(f"pinned to core {pinned}" if pinned is not None else "not pinned to a core")
@@ -161,8 +159,6 @@ def format_table(results: Dict) -> str:
 
 
 def parse_args(argv=None):
-    from lbs_pz.agents import BOT_NAMES
-
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--games", type=int, default=10_000, help="games per bot and variant")
     p.add_argument("--seed", type=int, default=0)

@@ -710,7 +710,6 @@ def write_json(results: dict, path) -> None:
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(
-        prog="lbs-pz bench-engine",
         description=__doc__.split("\n\n")[0],  # the module docstring's first paragraph
         epilog="The default run takes about a minute (plus a one-time download and "
                "compile of HLE's C++ core, ~20 s); --quick takes a few seconds.",

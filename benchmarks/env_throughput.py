@@ -1,4 +1,4 @@
-"""Environment throughput (`python benchmarks/env_throughput.py [--quick]`): lbs_pz's PettingZoo/SB3 environments, side by side in one run.
+"""Environment throughput: lbs_pz's PettingZoo/SB3 environments, side by side in one run.
 
 1. AEC API random-legal play through `hanabi_v0.env()` (the standard wrappers, `last()`,
    the action mask, `step`), vs PettingZoo's classic `hanabi_v5.env()` doing the same
@@ -7,6 +7,8 @@
    and action masks, random legal actions.
 3. MaskablePPO training on that VecEnv: env steps per second of `learn()` (rollouts and
    gradient updates together), on CPU.
+
+    python benchmarks/env_throughput.py [--quick]
 """
 
 from __future__ import annotations

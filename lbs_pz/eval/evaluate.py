@@ -1,7 +1,7 @@
 """Self-play evaluation of any blueprint: the one evaluator behind `lbs-pz eval`, the demo
 and the benchmarks.
 
-    >>> from lbs_pz.agents import RuleBot
+    >>> from lbs_pz.agents import RuleBot, as_blueprint, load_blueprint
     >>> r = evaluate(RuleBot("strong"), games=20)
     >>> r.games, 0 <= r.mean <= 25
     (20, True)
@@ -23,7 +23,7 @@ from typing import List
 
 import numpy as np
 
-from lbs_pz.agents import RuleBot
+from lbs_pz.agents import RuleBot, as_blueprint, load_blueprint
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.seeds import EVAL, check_run_seed, deal_seeds
 from lbs_pz.search.stats import mean_sem
@@ -86,14 +86,17 @@ def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: in
     `blueprint` in every seat.
 
     Args:
-        blueprint: a Blueprint (`lbs_pz.agents.load_blueprint(spec)` makes one from a
-            spec such as "strong", "lstm:PATH" or "py:my_bot.py:MyBot").
+        blueprint: a Blueprint, any object `lbs_pz.agents.as_blueprint` accepts (a
+            class with `name` and `act(state, seat=None)`), or a blueprint spec string
+            ("strong", "lstm:PATH", "py:my_bot.py:MyBot": `load_blueprint`).
         config: the game variant (default `HanabiConfig()`).
         games: number of games (>= 1); chunk: games per batch.
         seed: run seed in [0, 2**31): game i is dealt from deal_seeds(EVAL, seed, i, 1).
     """
     config = HanabiConfig() if config is None else config
     seed = check_run_seed(seed)
+    blueprint = load_blueprint(blueprint) if isinstance(blueprint, str) else \
+        as_blueprint(blueprint)
     if games < 1 or chunk < 1 or first_game < 0:
         raise ValueError(f"need games >= 1, chunk >= 1 and first_game >= 0, got {games}, "
                          f"{chunk} and {first_game}")

@@ -32,15 +32,7 @@ from typing import List, Optional
 
 import numpy as np
 
-try:
-    from lbs_pz.agents import as_blueprint, blueprint_identity
-except ImportError:   # TEMPORARY until lbs_pz.agents.spec lands
-    def as_blueprint(bp):
-        return bp
-
-    def blueprint_identity(bp):
-        name = getattr(bp, "name", None)
-        return {"spec": name, "fingerprint": None} if name in ("strong",) else None
+from lbs_pz.agents import as_blueprint, blueprint_identity
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.models import find_model, path as model_path
 from lbs_pz.search.beliefs import make_belief
