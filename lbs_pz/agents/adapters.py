@@ -1,11 +1,19 @@
 """Adapters: drive any Agent/Blueprint from a PettingZoo env or a HanabiState seat.
 
->>> from lbs_pz.envs.hanabi_v0 import env as make_env
+In a PettingZoo env (`lbs_pz.envs.hanabi_v0`, a higher layer: this module only reads the
+env object it is given):
+
+    environment = lbs_pz.envs.hanabi_v0.env(players=2)
+    environment.reset(seed=5)
+    result = play_env_episode(environment, RuleBot("strong"))   # {"score": .., "moves": ..}
+
+For one seat of a game:
+
 >>> from lbs_pz.agents import RuleBot
->>> environment = make_env(players=2)
->>> environment.reset(seed=5)
->>> scores = play_env_episode(environment, RuleBot("strong"))
->>> 0 <= scores["score"] <= 25
+>>> from lbs_pz.engine import HanabiConfig, HanabiState
+>>> state = HanabiState(HanabiConfig(players=2), seed=5)
+>>> policy = seat_policy(RuleBot("strong"), state.current_player)
+>>> policy(state) in state.legal_moves()
 True
 """
 
