@@ -216,3 +216,19 @@ def test_belief_and_value_for_a_user_python_blueprint(tmp_path, user_blueprint_s
     with pytest.raises(CheckpointMismatchError, match="PlayKnownOrHint.*not for 'strong'"):
         CentralValue(out, blueprint=RuleBot("strong"))
     assert CentralValue(out, blueprint=RuleBot("strong"), allow_mismatch=True).mismatches
+
+
+def test_blueprint_training_deals_come_from_the_train_stream():
+    from lbs_pz.engine import HanabiBatch
+    from lbs_pz.engine.seeds import TRAIN, deal_seeds
+    from lbs_pz.train.blueprint import Actors
+
+    config = HanabiConfig()
+    actors = Actors(config, 4, seed=9, bot="simple", deal_seed=3, first_game=10)
+    same = HanabiBatch(config, 4, seeds=deal_seeds(TRAIN, 3, 10, 4))
+    for p in range(2):
+        np.testing.assert_array_equal(actors.batch.hands(p), same.hands(p))
+    finished = []
+    while not finished:
+        finished = actors.step()
+    assert actors.next_game == 14 + len(finished)     # the next deals follow on

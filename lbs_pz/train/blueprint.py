@@ -31,6 +31,10 @@ R2D2-style, kept readable (Kapturowski et al. 2019; the paper's blueprints are t
   phase; the agent does not act meanwhile), as do all updates until `learning_starts`
   games of the agent's own are stored.
 
+Deals: the TRAIN stream of the run seed (`lbs_pz.engine.seeds`), disjoint from the EVAL
+stream of `eval` and `compare`: the agent's games 0, 1, 2, ..., the demonstrations' from
+2**31, the greedy evaluations during training the last `eval_games` of the stream's range.
+
 Checkpoints (`--out`) use the lbs_pz layout (`lbs_pz.models.checkpoint`, kind
 "public_lstm"; `torch.load(weights_only=True)`), written every
 `save_every` updates and at the end, and hold everything needed to resume (`--resume`)
@@ -49,11 +53,13 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
+from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
 from lbs_pz.models.checkpoint import game_to_dict
 from lbs_pz.search.stats import mean_sem
 from lbs_pz.train.config_args import command_line
 
 KIND = "public_lstm"          # its kind in the lbs_pz checkpoint layout
+DEMO_GAMES = 2**31            # the demonstrations' first game in the TRAIN deal stream
 
 
 @dataclasses.dataclass
@@ -103,6 +109,7 @@ class BlueprintTrainConfig:
             if not ok:
                 raise ValueError(msg)
         need(self.players in (2, 3, 4, 5), f"players must be 2..5, got {self.players}")
+        check_run_seed(self.seed)
         need(self.minutes > 0 or self.updates > 0, "give --minutes > 0 or --updates > 0")
         for name in ("hidden", "num_actors", "act_steps", "batch_size", "n_step", "target_every",
                      "replay_games", "learning_starts", "eval_games", "save_every",
@@ -210,14 +217,19 @@ class GameReplay:
 class Actors:
     """`n` games played at once in a HanabiBatch, by the net (epsilon-greedy per game) or
     by a C rule bot; each step is one batched encode / forward / step. Finished games are
-    returned whole by `step` and their slots restart with fresh deals."""
+    returned whole by `step` and their slots restart with fresh deals: games first_game,
+    first_game + 1, ... of the TRAIN deal stream of run `deal_seed` (default `seed`),
+    never an evaluation deal. `seed` seeds the exploration."""
 
     def __init__(self, config, n: int, seed: int, epsilons: Optional[np.ndarray] = None,
-                 bot: str = "", life_penalty: float = 0.0):
+                 bot: str = "", life_penalty: float = 0.0, deal_seed: Optional[int] = None,
+                 first_game: int = 0):
         from lbs_pz.engine import HanabiBatch
         self.config, self.n, self.bot = config, n, bot
         self.life_penalty = life_penalty
         self.rng = np.random.default_rng(seed)
+        self.deal_seed = seed if deal_seed is None else deal_seed
+        self.next_game = first_game
         self.eps = np.zeros(n) if epsilons is None else np.asarray(epsilons, dtype=np.float64)
         self.batch = HanabiBatch(config, n, seeds=self._seeds(n))
         self.max_len = max_game_length(config)
@@ -234,8 +246,10 @@ class Actors:
         self.scores: List[int] = []                 # final scores of finished games
         self.moves = 0
 
-    def _seeds(self, k: int) -> List[int]:
-        return [int(s) for s in self.rng.integers(0, 2**62, size=k)]
+    def _seeds(self, k: int) -> np.ndarray:
+        seeds = deal_seeds(TRAIN, self.deal_seed, self.next_game, k)
+        self.next_game += k
+        return seeds
 
     def step(self, net=None) -> List[Dict[str, np.ndarray]]:
         """One move in every game. Returns the games that ended (dicts of arrays)."""
@@ -404,14 +418,19 @@ def load_blueprint(path: Optional[str] = None, name: str = "public-lstm", **kwar
 # --- training ----------------------------------------------------------------------------------
 
 
-def evaluate_net(net, config, games: int, seed: int = 12345):
-    """Greedy self-play of `net` on `games` fixed deals: (mean, s.e.m.)."""
+def evaluate_net(net, config, games: int, seed: int = 0):
+    """Greedy self-play of `net` on `games` fixed held-out deals: the last `games` of the
+    TRAIN stream of run `seed` (2**32 - games .. 2**32 - 1, which the actors never reach).
+    Returns (mean, s.e.m.)."""
     from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
+    from lbs_pz.engine import HanabiBatch
 
     was_training = net.training
     device = next(net.parameters()).device
     cpu_net = net if device.type == "cpu" else copy.deepcopy(net).cpu()
-    scores = PublicLSTMBlueprint(cpu_net, config).selfplay(games, seed=seed).astype(np.float64)
+    batch = HanabiBatch(config, games, seeds=deal_seeds(TRAIN, seed, MAX_GAMES - games, games))
+    PublicLSTMBlueprint(cpu_net, config).rollout(batch)
+    scores = batch.scores().astype(np.float64)
     net.train(was_training)
     return mean_sem(scores)
 
@@ -432,7 +451,8 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
     net = PublicLSTMNet.for_config(config, tc.hidden).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=tc.lr, eps=tc.adam_eps)
     # evals: [update, env steps, training seconds, greedy mean, s.e.m.]
-    progress = {"updates": 0, "env_steps": 0, "demo_steps": 0, "games": 0, "seconds": 0.0,
+    progress = {"updates": 0, "env_steps": 0, "demo_steps": 0, "games": 0, "demo_games": 0,
+                "seconds": 0.0,
                 "evals": [], "train_scores": []}
     if tc.resume:
         ckpt = load_checkpoint(tc.resume)
@@ -448,21 +468,26 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
         for group in optimizer.param_groups:         # this run's learning rate
             group["lr"] = tc.lr
         progress.update(ckpt["info"].get("progress", {}))
+        progress.setdefault("demo_games", 0)
         log(f"resumed from {tc.resume} at update {progress['updates']}")
     target_net = copy.deepcopy(net)
     if tc.resume:
         target_net.load_state_dict(ckpt["resume"]["target"])
     target_net.eval()
 
-    seed = tc.seed + 1000 * progress["updates"]          # fresh games after a resume
+    seed = tc.seed + 1000 * progress["updates"]          # fresh exploration after a resume
     rng = np.random.default_rng(seed)
+    # deals: the TRAIN stream of run tc.seed, the agent's games from 0, the demonstrations'
+    # from 2**31; a resumed run goes on after the games it has finished
     actors = Actors(config, tc.num_actors, seed + 1, actor_epsilons(tc.num_actors, tc.eps, tc.eps_alpha),
-                    life_penalty=tc.life_penalty)
+                    life_penalty=tc.life_penalty, deal_seed=tc.seed,
+                    first_game=progress["games"])
     dims = (config.encoding_size, config.players, config.num_moves)
     replay = GameReplay(tc.replay_games, actors.max_len, *dims)
     demo_actors = demo_replay = None
     if tc.demo_bot:
-        demo_actors = Actors(config, tc.demo_actors, seed + 2, bot=tc.demo_bot)
+        demo_actors = Actors(config, tc.demo_actors, seed + 2, bot=tc.demo_bot,
+                             deal_seed=tc.seed, first_game=DEMO_GAMES + progress["demo_games"])
         demo_replay = GameReplay(tc.demo_replay_games, actors.max_len, *dims)
 
     start = time.perf_counter()
@@ -498,6 +523,7 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
             if demo_actors is not None:
                 for game in demo_actors.step():
                     demo_replay.add(game)
+                    progress["demo_games"] += 1
                 progress["demo_steps"] += demo_actors.n
         # 2. learn from a batch of games: demonstrations only until the agent has stored
         #    learning_starts games of its own, then a demo_fraction of the batch
@@ -540,7 +566,7 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
         if u % tc.target_every == 0:
             target_net.load_state_dict(net.state_dict())
         if tc.eval_every and u % tc.eval_every == 0:
-            last_eval = evaluate_net(net, config, tc.eval_games)
+            last_eval = evaluate_net(net, config, tc.eval_games, tc.seed)
             progress["evals"].append([u, progress["env_steps"], round(run_seconds(), 1),
                                       last_eval[0], last_eval[1]])
             log(f"update {u}: greedy self-play {last_eval[0]:.2f} +- {last_eval[1]:.2f} "
@@ -557,7 +583,7 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
                             eval=f"{last_eval[0]:.2f}" if last_eval else "-")
     bar.close()
     elapsed = time.perf_counter() - start
-    last_eval = evaluate_net(net, config, tc.eval_games)
+    last_eval = evaluate_net(net, config, tc.eval_games, tc.seed)
     progress["evals"].append([progress["updates"], progress["env_steps"], round(run_seconds(), 1),
                               last_eval[0], last_eval[1]])
     progress["train_scores"] = [float(np.mean(actors.scores[-500:]))] if actors.scores else []
