@@ -286,3 +286,43 @@ def test_central_value_sparse_first_layer_equals_the_dense_network():
     assert got.shape == (len(open_games),) and got.dtype == np.float32
     np.testing.assert_allclose(got, dense, atol=1e-4)
     assert np.all((got > 5) & (got < 26))
+
+
+def test_counterfactual_mask_with_a_memory_cache_equals_a_fresh_fold():
+    """The cache follows a game forward, jumps back and to another game, and notices a
+    change of the bot's switches; the masks always equal those of a fresh replay."""
+    cache = bots.MemoryCache("strong")
+    positions = []
+    for game in (3, 4):
+        state = HanabiState(HanabiConfig(), seed=game)
+        while not state.is_terminal:
+            positions.append(state.clone())
+            state.apply(BOT.act(state))
+    order = positions[:40] + positions[10:15] + positions[-30:] + positions[5:8]
+    checked = 0
+    for before in order:
+        seat = 1 - before.current_player
+        hands = _consistent_hands(before, seat, 8, seed=before.num_moves_played)
+        hands[0] = before.hand(seat)            # the true hand: the move it made
+        hands = np.ascontiguousarray(hands, dtype=np.int8)
+        move = BOT.act(before)
+        fresh = bots.counterfactual_mask("strong", before, seat, move, hands)
+        cached = bots.counterfactual_mask("strong", before, seat, move, hands, cache)
+        assert cached.tolist() == fresh.tolist() and fresh[0] == 1
+        checked += 1
+    assert checked == len(order)
+    before = positions[30]
+    seat = 1 - before.current_player
+    hands = np.ascontiguousarray(_consistent_hands(before, seat, 64, seed=1), dtype=np.int8)
+    move = BOT.act(before)
+    bots.counterfactual_mask("strong", before, seat, move, hands, cache)
+    old = bots.get_params("strong")
+    try:
+        bots._set_params("strong", warn=0, delayed=0)
+        fresh = bots.counterfactual_mask("strong", before, seat, move, hands)
+        assert bots.counterfactual_mask("strong", before, seat, move, hands, cache).tolist() \
+            == fresh.tolist()
+    finally:
+        bots._set_params("strong", **old)
+    with pytest.raises(ValueError, match="cache"):
+        bots.counterfactual_mask("medium", before, seat, move, hands, cache)

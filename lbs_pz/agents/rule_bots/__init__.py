@@ -44,6 +44,7 @@ class RuleBot:
     def __init__(self, name: str = STRONGEST):
         self.kind = _bots.bot_kind(name)
         self.name = BOT_NAMES[self.kind]
+        self._memory = _bots.MemoryCache(self.kind)   # counterfactual_mask's fold cache
 
     @staticmethod
     def conventions(name: str) -> str:
@@ -89,7 +90,8 @@ class RuleBot:
         makes `move` when `seat` holds hands[r] (int (N, hand_len)); in C, with the bot's
         memory of the public history computed once for all hands."""
         hands = np.ascontiguousarray(hands, dtype=np.int8)
-        return _bots.counterfactual_mask(self.kind, before, seat, move, hands).astype(bool)
+        return _bots.counterfactual_mask(self.kind, before, seat, move, hands,
+                                         self._memory).astype(bool)
 
     # --- evaluation -----------------------------------------------------------------------
 

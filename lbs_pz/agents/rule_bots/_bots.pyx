@@ -63,7 +63,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int8_t, uint8_t, int16_t, int32_t, uint32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 from lbs_pz.engine._core cimport (
     ERR_OK, MAX_MOVES, apply_move, legal_moves, rng_below, rng_next,
@@ -455,9 +455,11 @@ cdef int danger(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
 
 cdef int eval_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
                    const Board* bd, const GameState* s, const BotMemory* mem, int me, int t,
-                   int is_rank, int value, uint32_t queued, int* danger_after) noexcept nogil:
+                   int is_rank, int value, uint32_t queued, int* danger_after,
+                   const uint32_t* known_before) noexcept nogil:
     """Score of hinting `value` to seat t, or REJECT if, interpreted by the conventions,
-    the hint would make some card's knowledge exclude its true type."""
+    the hint would make some card's knowledge exclude its true type. known_before: the
+    knowledge of t's slots before the hint (the same for every hint to t), or NULL."""
     cdef HandMem h = mem.hands[t]
     cdef const HandMem* before = &mem.hands[t]
     cdef int16_t ng = mem.next_group
@@ -484,7 +486,7 @@ cdef int eval_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
         ka = knowledge(tb, bd, &h, j)
         if not (ka & tbit):
             return REJECT
-        kb = knowledge(tb, bd, before, j)
+        kb = known_before[j] if known_before != NULL else knowledge(tb, bd, before, j)
         pa = subset(ka, bd.playable | bd.soon)
         pb = subset(kb, bd.playable | bd.soon)
         if pa and not pb:
@@ -519,6 +521,7 @@ cdef int best_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
     cdef int P = cfg.players, off, t, j, v, sc, d, best = -1, best_score = REJECT
     cdef int is_rank, e
     cdef uint32_t present
+    cdef uint32_t known[MAX_HAND]
     for off in range(1, P):
         t = (me + off) % P
         if only_target >= 0 and t != only_target:
@@ -526,6 +529,8 @@ cdef int best_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
         if not hc.filled[t]:
             hc.filled[t] = 1
             hc.count[t] = 0
+            for j in range(mem.hands[t].len):
+                known[j] = knowledge(tb, bd, &mem.hands[t], j)
             for is_rank in range(2):
                 present = 0
                 for j in range(s.hand_len[t]):
@@ -537,7 +542,7 @@ cdef int best_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
                     d = 0
                     e = hc.count[t]
                     hc.score[t][e] = eval_hint(pr, cfg, tb, bd, s, mem, me, t, is_rank, v,
-                                               queued, &d)
+                                               queued, &d, known)
                     hc.danger[t][e] = d
                     hc.move[t][e] = hint_move(cfg, off, is_rank, v)
                     hc.count[t] = e + 1
@@ -1070,19 +1075,54 @@ def _hint_scores(bot, HanabiState state):
                           for j in range(state.s.hand_len[t]))
             for v in sorted(present):
                 d = 0
-                sc = eval_hint(pr, &state.cfg, &tb, &bd, &state.s, &mem, me, t, is_rank, v, 0, &d)
+                sc = eval_hint(pr, &state.cfg, &tb, &bd, &state.s, &mem, me, t, is_rank, v, 0, &d,
+                               NULL)
                 out.append((hint_move(&state.cfg, off, is_rank, v), None if sc == REJECT else sc, d))
     return out
 
 
-def counterfactual_mask(bot, HanabiState before, int seat, int move,
-                        const int8_t[:, ::1] hands):
+cdef class MemoryCache:
+    """A bot's memories of the positions of one game, kept between calls: a call on a
+    later position of the same game folds only the moves made since (counterfactual
+    filters walk a game's partner decisions one after another). Use it with the GIL held
+    (one thread at a time); results never depend on it."""
+
+    cdef MemoCache* c
+    cdef readonly int kind
+    cdef object _config
+    cdef BotParams _params              # the switches the memories were folded with
+
+    def __cinit__(self, bot):
+        self.kind = bot_kind(bot)
+        self.c = <MemoCache*>calloc(1, sizeof(MemoCache))
+        if self.c == NULL:
+            raise MemoryError("cannot allocate the bot memory cache")
+        self.c.len = -1                 # no configuration yet
+
+    def __dealloc__(self):
+        free(self.c)
+
+    def __reduce__(self):
+        return (MemoryCache, (self.kind,))     # a copy starts empty
+
+    cdef void fetch(self, HanabiState state, BotTables* tb, BotMemory* out):
+        if self.c.len < 0 or state.config != self._config or \
+                memcmp(&self._params, &PARAMS[self.kind], sizeof(BotParams)) != 0:
+            self._config = state.config
+            self._params = PARAMS[self.kind]
+            memo_init(self.kind, &state.cfg, self.c)
+        memo_memory(&state.cfg, tb, self.c, &state.s, out)
+
+
+def counterfactual_mask(bot, HanabiState before not None, int seat, int move,
+                        const int8_t[:, ::1] hands not None, MemoryCache cache=None):
     """uint8 (N,): 1 where rule bot `bot`, acting for the player to move in `before`,
     makes `move` when `seat` (another player) holds hands[r] (int8 (N, hand_len)).
 
     Only `seat`'s hand is replaced (in a private copy of the game); the bots read neither
     the actor's own cards nor the undrawn deck, and their memory is a fold over the public
-    history, computed once for all candidates."""
+    history, computed once for all candidates (with `cache`, a MemoryCache of this bot,
+    only the moves since its previous call on the same game are folded)."""
     cdef int kind = bot_kind(bot)
     cdef int64_t N = hands.shape[0], r
     cdef int n = hands.shape[1], i
@@ -1092,6 +1132,9 @@ def counterfactual_mask(bot, HanabiState before, int seat, int move,
         raise ValueError(f"hands have {n} cards, seat {seat} holds {before.s.hand_len[seat]}")
     if N and (np.min(hands) < 0 or np.max(hands) >= before.cfg.card_types):
         raise ValueError(f"card ids must be in [0, {before.cfg.card_types})")
+    if cache is not None and cache.kind != kind:
+        raise ValueError(f"the cache holds memories of bot {BOT_NAMES[cache.kind]}, not "
+                         f"{BOT_NAMES[kind]}")
     cdef cnp.ndarray out = np.empty(N, dtype=np.uint8)
     cdef uint8_t* o = <uint8_t*>cnp.PyArray_DATA(out)
     cdef GameState s
@@ -1099,9 +1142,13 @@ def counterfactual_mask(bot, HanabiState before, int seat, int move,
     cdef BotMemory mem
     cdef int actor = before.s.cur_player
     memcpy(&s, &before.s, sizeof(GameState))
+    bot_tables_init(&before.cfg, &tb)
+    if kind >= BOT_WEAK:
+        if cache is not None:
+            cache.fetch(before, &tb, &mem)
+        else:
+            bot_memory_replay(kind, &before.cfg, &tb, &s, &mem)
     with nogil:
-        bot_tables_init(&before.cfg, &tb)
-        bot_memory_replay(kind, &before.cfg, &tb, &s, &mem)
         for r in range(N):
             for i in range(n):
                 s.hand[seat][i] = hands[r, i]
