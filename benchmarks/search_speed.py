@@ -3,7 +3,8 @@
 
 Plays deals of the evaluation stream (`deal_seeds(EVAL, seed, i, 1)`), seat 0 searching,
 seat 1 the blueprint, on one core (torch and BLAS limited to one thread), and prints per
-method: seconds per game, mean score, and per search decision the seconds spent in the
+method: seconds per game (wall clock, and this process's CPU time, the fairer figure on a
+busy machine), mean score, and per search decision the seconds spent in the
 belief (following the game and sampling hands), in the value and in the rest (building
 and rolling out the worlds, choosing the move).
 
@@ -80,7 +81,7 @@ def play(method: str, game: int, args) -> dict:
     agent, timers = make_searcher(method, blueprint, args.belief, args.rollouts, args.seed)
     state = HanabiState(config, seed=int(deal_seeds(EVAL, args.seed, game, 1)[0]))
     search_seconds = 0.0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     while not state.is_terminal:
         if agent is not None and state.current_player == 0:
             t = time.perf_counter()
@@ -90,10 +91,12 @@ def play(method: str, game: int, args) -> dict:
             move = blueprint.act(state)
         state.apply(move)
     seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     decisions = agent.decisions if agent is not None else 0
     belief = sum(timers[k].seconds for k in ("reset", "observe", "sample") if k in timers)
     value = timers["value"].seconds if "value" in timers else 0.0
     return {"method": method, "game": game, "score": state.score, "seconds": seconds,
+            "cpu_s": cpu,
             "decisions": decisions, "deviations": agent.deviations if agent else 0,
             "belief_s": belief, "value_s": value,
             "rollouts_s": search_seconds - belief - value}
@@ -126,7 +129,7 @@ def main(argv=None) -> int:
             rows.append(row)
             per = max(row["decisions"], 1)
             print(f"{args.label:8s} {method:8s} game {game:3d}  score {row['score']:2d}  "
-                  f"{row['seconds']:7.2f} s  decisions {row['decisions']:2d}  per decision: "
+                  f"{row['seconds']:7.2f} s (cpu {row['cpu_s']:6.2f} s)  decisions {row['decisions']:2d}  per decision: "
                   f"belief {row['belief_s'] / per * 1e3:7.1f} ms  rollouts "
                   f"{row['rollouts_s'] / per * 1e3:7.1f} ms  value "
                   f"{row['value_s'] / per * 1e3:6.1f} ms", flush=True)
@@ -134,9 +137,11 @@ def main(argv=None) -> int:
                 with open(args.json, "a") as f:
                     f.write(json.dumps(row) + "\n")
         secs = np.array([r["seconds"] for r in rows])
+        cpus = np.array([r["cpu_s"] for r in rows])
         scores = np.array([r["score"] for r in rows])
         print(f"{args.label:8s} {method:8s} {args.rollouts} rollouts: {secs.mean():.2f} s/game "
-              f"(+- {secs.std(ddof=1) / np.sqrt(len(secs)) if len(secs) > 1 else 0:.2f}), "
+              f"(+- {secs.std(ddof=1) / np.sqrt(len(secs)) if len(secs) > 1 else 0:.2f}; "
+              f"cpu {cpus.mean():.2f} s/game), "
               f"score {scores.mean():.2f} over {len(rows)} games; load {os.getloadavg()[0]:.2f}",
               flush=True)
     return 0
