@@ -326,3 +326,19 @@ def test_counterfactual_mask_with_a_memory_cache_equals_a_fresh_fold():
         bots._set_params("strong", **old)
     with pytest.raises(ValueError, match="cache"):
         bots.counterfactual_mask("medium", before, seat, move, hands, cache)
+
+
+def test_filtered_belief_filters_repeated_hands_once_with_the_same_verdicts():
+    from lbs_pz.search.beliefs import FilteredBelief, GroundedBelief
+
+    belief = FilteredBelief(GroundedBelief(), BOT)
+    state = _position(45, seed=9)
+    seat = state.current_player
+    belief.reset(state, seat)
+    distinct = GroundedBelief().reset(state, seat).sample(40, np.random.default_rng(3))
+    hands = distinct[np.random.default_rng(4).integers(0, len(distinct), size=120)]
+    hands[0] = state.hand(seat)                 # the true hand is never filtered out
+    together = belief.consistent_with_partners(hands)
+    one_by_one = [belief.consistent_with_partners(h[None])[0] for h in hands]
+    assert together.tolist() == one_by_one
+    assert together[0] and not together.all()

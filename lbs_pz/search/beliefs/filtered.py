@@ -91,7 +91,15 @@ class FilteredBelief(Belief):
         skip_unexplained: ignore a partner move that none of the hands still kept
             explains (a partner that was not playing the blueprint, e.g. another
             searching seat), as ExactBelief does; meant for large samples."""
-        past = np.ascontiguousarray(hands, dtype=np.int8)
+        past = np.ascontiguousarray(hands, dtype=np.int8).reshape(len(hands), -1)
+        if len(past) > 1 and past.shape[1]:
+            # Sampled hands repeat (a belief concentrates its mass): filter each distinct
+            # hand once. Equal hands now were equal at every past decision.
+            key = past.astype(np.int64) @ (np.int64(self.config.num_card_types)
+                                           ** np.arange(past.shape[1], dtype=np.int64))
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            if len(first) < len(past):
+                return self.consistent_with_partners(past[first], skip_unexplained)[inverse]
         keep = np.ones(len(past), dtype=bool)
         for event in reversed(self._events):
             if not keep.any():
