@@ -180,15 +180,11 @@ def epsilon_greedy(q: torch.Tensor, mask: np.ndarray, eps, rng: np.random.Genera
 
 
 def _history_key(state: HanabiState) -> bytes:
-    """The public history of a game as bytes: start player, then (move, revealed card,
-    hinted slots) per move. Every prefix of the key (4 + 12 * t bytes) is the key of the
-    game after t moves. It never contains a hidden card (drawn cards are left out)."""
-    recs = state.move_records()
-    arr = np.empty(1 + 3 * len(recs), dtype=np.int32)
-    arr[0] = state.start_player
-    for i, r in enumerate(recs):
-        arr[1 + 3 * i: 4 + 3 * i] = (r["move"], r["card"], r["reveal"])
-    return arr.tobytes()
+    """The public history of a game as bytes (`HanabiState.public_history_key`): start
+    player, then (move, revealed card, hinted slots) per move. Every prefix of the key
+    (1 + 3 * t bytes) is the key of the game after t moves. It never contains a hidden
+    card (drawn cards are left out)."""
+    return state.public_history_key()
 
 
 class PublicLSTMBlueprint:
@@ -288,7 +284,7 @@ class PublicLSTMBlueprint:
         if hit is not None:
             self._cache.move_to_end(key)
             return hit
-        prev = self._cache.get(key[:-12]) if len(key) > 4 else None
+        prev = self._cache.get(key[:-3]) if len(key) > 1 else None
         if prev is not None:                       # one step from the previous position
             pub = torch.from_numpy(self._public_of(state))[None, None]
             _, (h, c) = self.net.public(pub, (prev[0][None, None], prev[1][None, None]))
@@ -308,7 +304,7 @@ class PublicLSTMBlueprint:
         x = self.net.pub_in(torch.from_numpy(np.stack(pubs)))
         for t in range(len(pubs)):
             _, hc = self.net.lstm(x[t][None, None], hc)
-            self._remember(key[:4 + 12 * t], (hc[0][0, 0], hc[1][0, 0]))
+            self._remember(key[:1 + 3 * t], (hc[0][0, 0], hc[1][0, 0]))
         return self._cache[key]
 
     def _batch_hc(self, batch: HanabiBatch, rows: np.ndarray):
@@ -381,22 +377,33 @@ class PublicLSTMBlueprint:
         h[idx], c[idx] = self._batch_hc(batch, idx)
         seat0 = np.zeros(n, dtype=np.int64)
         actions = np.full(n, -1, dtype=np.int64)
+        enc = np.empty((n, self.config.encoding_size), dtype=np.float32)
+        legal = np.empty((n, self.config.num_moves), dtype=np.int8)
         num_moves = self.config.num_moves
         steps = 0
         while idx.size and (max_moves < 0 or steps < max_moves):
-            obs = torch.from_numpy(batch.encode()[idx])
-            q = self.net.q_seat(h[idx], obs, batch.current_players()[idx])
-            legal = batch.legal_masks()[idx].astype(bool)
+            every = idx.size == n          # all running: whole arrays, no gather
+            batch.encode(out=enc)
+            batch.legal_masks(out=legal)
+            obs = torch.from_numpy(enc if every else enc[idx])
+            q = self.net.q_seat(h if every else h[idx], obs, batch.current_players()[idx])
+            mask = (legal if every else legal[idx]).view(np.bool_)
             actions.fill(-1)
-            actions[idx] = self._pick(q[:, :num_moves], legal)
+            actions[idx] = self._pick(q[:, :num_moves], mask)
             batch.step(actions)
             made[idx] += 1
             steps += 1
             idx = np.flatnonzero(~batch.terminals())
             if idx.size:               # the public stream takes one step in running worlds
-                pub = torch.from_numpy(batch.encode(players=seat0)[idx, self._k:])
-                _, (h2, c2) = self.net.public(pub[:, None], (h[idx][None], c[idx][None]))
-                h[idx], c[idx] = h2[0], c2[0]
+                every = idx.size == n
+                batch.encode(out=enc, players=seat0)
+                pub = torch.from_numpy(enc[:, self._k:] if every else enc[idx, self._k:])
+                if every:
+                    _, (h2, c2) = self.net.public(pub[:, None], (h[None], c[None]))
+                    h, c = h2[0], c2[0]
+                else:
+                    _, (h2, c2) = self.net.public(pub[:, None], (h[idx][None], c[idx][None]))
+                    h[idx], c[idx] = h2[0], c2[0]
         # Remember where every unfinished world stopped: a `value` call on the same worlds
         # (a search bootstrapping depth-k rollouts) then needs no replay.
         for i in idx:

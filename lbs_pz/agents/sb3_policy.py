@@ -449,10 +449,16 @@ class SB3Blueprint(BlueprintBase):
 
     # --- Blueprint -----------------------------------------------------------------------
 
-    def _observe(self, batch: HanabiBatch, rows: np.ndarray):
+    def _observe(self, batch: HanabiBatch, rows: np.ndarray, enc: Optional[np.ndarray] = None,
+                 legal: Optional[np.ndarray] = None):
         """Observations float32 (len(rows), E) and legal masks bool (len(rows), A) of the
-        given worlds: one batched encode."""
-        return batch.encode()[rows], batch.legal_masks()[rows].astype(bool)
+        given worlds: one batched encode (into `enc` (N, E) / `legal` (N, A) int8 when
+        given; no gather when every world is in `rows`)."""
+        enc = batch.encode(out=enc)
+        legal = batch.legal_masks(out=legal).view(np.bool_)
+        if rows.size == len(batch):
+            return enc, legal
+        return enc[rows], legal[rows]
 
     def _prepare(self, batch: HanabiBatch, what: str):
         batch = require_batch(batch, f"{self.name}: {what}")
@@ -477,13 +483,15 @@ class SB3Blueprint(BlueprintBase):
         max_moves = check_max_moves(max_moves)
         made = np.zeros(len(done), dtype=np.int32)
         actions = np.empty(len(done), dtype=np.int64)
+        enc = np.empty((len(done), self.encoding_size), dtype=np.float32)
+        legal = np.empty((len(done), self.num_moves), dtype=np.int8)
         steps = 0
         while max_moves < 0 or steps < max_moves:
             rows = np.flatnonzero(~done)
             if rows.size == 0:
                 break
             actions.fill(-1)
-            actions[rows] = self._greedy(*self._observe(batch, rows))
+            actions[rows] = self._greedy(*self._observe(batch, rows, enc, legal))
             batch.step(actions)
             done = batch.terminals()
             made[rows] += 1

@@ -7,6 +7,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int8_t, uint8_t, uint64_t
 from libc.string cimport memcpy
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
 from lbs_pz.engine._core cimport (
     ERR_BAD_CARD, ERR_NOT_AVAILABLE, ERR_NOT_PLAUSIBLE, ERR_OK, ERR_TERMINAL, MAX_MOVES,
@@ -218,6 +219,22 @@ cdef class HanabiState:
         reveal (bitmask of hinted slots), newly (bitmask of slots newly revealed),
         scored, info_token (gained), drawn (card drawn after it, -1 if none)."""
         return [dict(self.s.history[i]) for i in range(self.s.num_history)]
+
+    def public_history_key(self):
+        """The public history as bytes: the start player, then (move id, card played or
+        discarded (255 for a hint), bitmask of hinted slots) per move, one byte each.
+        Drawn cards are left out, so it holds nothing hidden; the first 1 + 3 * t bytes are
+        the key of the game after t moves. A cache key for blueprints whose state is a
+        function of the public history (the public-LSTM)."""
+        cdef int n = self.s.num_history, i
+        out = PyBytes_FromStringAndSize(NULL, 1 + 3 * n)
+        cdef char* p = PyBytes_AS_STRING(out)
+        p[0] = <char>self.start_player
+        for i in range(n):
+            p[1 + 3 * i] = <char>self.s.history[i].move
+            p[2 + 3 * i] = <char>self.s.history[i].card
+            p[3 + 3 * i] = <char>self.s.history[i].reveal
+        return out
 
     def card_knowledge(self, player):
         """What `player` knows (from hints) about each of its cards: a list of
