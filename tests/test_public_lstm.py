@@ -167,6 +167,25 @@ def test_no_peeking_at_own_hand():
     assert checked > 20
 
 
+def test_history_key_is_the_public_history_only():
+    """The LSTM-state cache key (HanabiState.public_history_key): start player, then
+    (move, card played/discarded, hinted slots) per move; prefixes are earlier positions;
+    re-dealing hidden cards (own hand, deck) leaves it unchanged."""
+    state = positions(CONFIG, 1, seed=4, every=30)[-1]
+    recs = state.move_records()
+    expect = bytes([state.start_player]) + b"".join(
+        bytes([r["move"], r["card"] & 0xFF, r["reveal"]]) for r in recs)
+    key = state.public_history_key()
+    assert key == expect and len(key) == 1 + 3 * len(recs)
+    replay = HanabiState(CONFIG, deck=state.deck, start_player=state.start_player, seed=0)
+    for t, move in enumerate(state.move_history):
+        assert replay.public_history_key() == key[:1 + 3 * t]
+        replay.apply(move)
+    alt = state.clone()
+    alt.shuffle_deck(seed=3)
+    assert alt.public_history_key() == key
+
+
 def test_batched_rollout_matches_acting_one_world_at_a_time():
     net = make_net(hidden=64, seed=4)
     roots = positions(CONFIG, 2, seed=11, every=15)[:6]
