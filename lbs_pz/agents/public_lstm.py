@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import collections
 import os
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -308,19 +308,43 @@ class PublicLSTMBlueprint:
         return self._cache[key]
 
     def _batch_hc(self, batch: HanabiBatch, rows: np.ndarray):
-        """(h, c) of the worlds `rows` of a batch, each (len(rows), H): one computation
-        per distinct public history (cached across calls)."""
-        distinct: Dict[bytes, Tuple[torch.Tensor, torch.Tensor]] = {}
-        hs, cs = [], []
-        for i in rows:
-            state = batch.get_state(int(i))
-            k = _history_key(state)
-            hc = distinct.get(k)
-            if hc is None:
-                hc = distinct[k] = self.public_state(state, k)
-            hs.append(hc[0])
-            cs.append(hc[1])
-        return torch.stack(hs), torch.stack(cs)
+        """(h, c) of the worlds `rows` of a batch, each (len(rows), H). One computation per
+        distinct public history: a cached one is looked up, those one move past a cached
+        one take ONE batched LSTM step together, the rest replay their history."""
+        index: Dict[bytes, int] = {}
+        order = np.empty(len(rows), dtype=np.int64)
+        first = []                                  # a row holding each distinct history
+        for j, i in enumerate(rows):
+            key = batch.get_state(int(i)).public_history_key()
+            d = index.get(key)
+            if d is None:
+                d = index[key] = len(first)
+                first.append(int(i))
+            order[j] = d
+        keys = list(index)
+        hs: List[Optional[torch.Tensor]] = [None] * len(keys)
+        cs: List[Optional[torch.Tensor]] = [None] * len(keys)
+        step = []                                   # distinct histories one move past the cache
+        for d, key in enumerate(keys):
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                hs[d], cs[d] = hit
+            elif len(key) > 1 and key[:-3] in self._cache:
+                step.append(d)
+            else:
+                hs[d], cs[d] = self.public_state(batch.get_state(first[d]), key)
+        if step:
+            prev = [self._cache[keys[d][:-3]] for d in step]
+            pub = np.stack([self._public_of(batch.get_state(first[d])) for d in step])
+            h0 = torch.stack([p[0] for p in prev])[None]
+            c0 = torch.stack([p[1] for p in prev])[None]
+            _, (h1, c1) = self.net.public(torch.from_numpy(pub)[:, None], (h0, c0))
+            for j, d in enumerate(step):
+                hs[d], cs[d] = h1[0, j].clone(), c1[0, j].clone()
+                self._remember(keys[d], (hs[d], cs[d]))
+        idx = torch.from_numpy(order)
+        return torch.stack(hs)[idx], torch.stack(cs)[idx]
 
     # --- acting ----------------------------------------------------------------------------
 
