@@ -59,6 +59,17 @@ def test_rule_bot_names():
             load_blueprint(bad)
 
 
+def test_shipped_models_are_found_for_the_strong_bot():
+    """The shipped belief and value record the strong bot's identity; a change of the
+    bot's documented conventions changes its fingerprint and must re-stamp them."""
+    from lbs_pz.models import find_model
+
+    strong = blueprint_identity(load_blueprint("strong"))
+    assert find_model("belief", strong, CONFIG) == "belief_strong_2p"
+    assert find_model("value", strong, CONFIG) == "value_strong_2p"
+    assert find_model("belief", blueprint_identity(RuleBot("medium")), CONFIG) is None
+
+
 def test_py_file_spec(tmp_path):
     path = write(tmp_path, """
         class Mine:

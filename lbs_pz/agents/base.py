@@ -213,17 +213,10 @@ def rollout_each(name: str, act: ActFn, batch: HanabiBatch, max_moves: int = -1)
 
 
 def _worlds_with_hands(before: HanabiState, seat: int, hands: np.ndarray) -> HanabiBatch:
-    """One HanabiBatch of copies of `before` in which `seat` holds hands[r]."""
-    if hasattr(HanabiBatch, "from_state") and hasattr(HanabiBatch, "set_hands"):
-        batch = HanabiBatch.from_state(before, len(hands))
-        batch.set_hands(seat, hands)
-        return batch
-    worlds = []
-    for hand in hands:
-        world = before.clone()
-        world.set_hand(seat, [int(c) for c in hand])
-        worlds.append(world)
-    return HanabiBatch.from_states(worlds)
+    """One HanabiBatch of copies of `before` in which `seat` holds hands[r] (in C)."""
+    batch = HanabiBatch.from_state(before, len(hands))
+    batch.set_hands(seat, hands)
+    return batch
 
 
 def counterfactual_mask(blueprint, before: HanabiState, seat: int, move: int,

@@ -18,8 +18,9 @@
 Every loaded blueprint carries its canonical `spec`, and `blueprint_identity(bp)` returns
 {"spec": str, "fingerprint": str}: the fingerprint is the sha256 of the weights file
 (sb3:, lstm:), of the .py source file (py:), or of the rule bot's name and documented
-conventions (rule bots); for a blueprint built in memory, of its weights (a net) or of its
-class's source file. Belief and value checkpoints record this identity
+conventions (rule bots: `RuleBot.conventions(name)` states its parameters; changing them
+changes the fingerprint, and the shipped belief and value must then be re-stamped); for a
+blueprint built in memory, of its weights (a net) or of its class's source file. Belief and value checkpoints record this identity
 (`lbs_pz.models.checkpoint`), so that one trained for another blueprint is refused. A
 spec that cannot be loaded (a missing file, a missing class, an object that is not a
 blueprint, an unknown name) is a `BlueprintError` (a ValueError) naming the spec.
