@@ -1,4 +1,4 @@
-# Rule-based Hanabi bots at C level (see bots.pyx for the conventions of each bot).
+# Rule-based Hanabi bots at C level (see _bots.pyx for the conventions of each bot).
 #
 # Every bot is a pure function of (config, game state, seat) that never reads the seat's
 # own cards (`s.hand[seat]`) nor the undrawn deck: only the other hands, the card

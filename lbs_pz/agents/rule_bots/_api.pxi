@@ -1,0 +1,308 @@
+# Included by _bots.pyx (one extension, so every call can be inlined): the Python API.
+
+# --- Python API ---------------------------------------------------------------------------
+
+def bot_kind(bot):
+    """The kind index of a bot given by name (see BOT_NAMES) or index."""
+    if isinstance(bot, str):
+        name = bot.lower()
+        if name in BOT_NAMES:
+            return BOT_NAMES.index(name)
+        raise ValueError(f"unknown bot {bot!r}; choose one of {', '.join(BOT_NAMES)}")
+    if isinstance(bot, (int, np.integer)) and not isinstance(bot, bool) and 0 <= bot < NUM_BOTS:
+        return int(bot)
+    raise ValueError(f"bot must be a name in {BOT_NAMES} or an index in [0, {NUM_BOTS}), got {bot!r}")
+
+
+def act(bot, HanabiState state, seat=None):
+    """The move id bot `bot` makes as `seat` (default: the player to move) in `state`,
+    or -1 if the game is over. Raises ValueError if it is not `seat`'s turn."""
+    cdef int kind = bot_kind(bot)
+    cdef int who = state.s.cur_player if seat is None else int(seat)
+    if who != state.s.cur_player and not state_terminal(&state.cfg, &state.s):
+        raise ValueError(f"it is seat {state.s.cur_player}'s turn, not seat {who}'s")
+    return bot_act(kind, &state.cfg, &state.s, who)
+
+
+cdef GameState** _state_pointers(list states, GameConfig* cfg_out) except NULL:
+    cdef int n = len(states), i
+    cdef HanabiState st
+    if n == 0:
+        raise ValueError("need at least one state")
+    cdef GameState** ptrs = <GameState**>calloc(n, sizeof(GameState*))
+    if ptrs == NULL:
+        raise MemoryError()
+    config = None
+    for i in range(n):
+        st = states[i]
+        if config is None:
+            config = st.config
+            cfg_out[0] = st.cfg
+        elif st.config != config:
+            free(ptrs)
+            raise ValueError("all states must share one config")
+        ptrs[i] = &st.s
+    return ptrs
+
+
+def act_states(bot, states):
+    """Moves of the player to move in each state: int64 array (N,), -1 where the game is
+    over. The states are not changed."""
+    cdef int kind = bot_kind(bot)
+    states = list(states)
+    cdef GameConfig cfg
+    cdef GameState** ptrs = _state_pointers(states, &cfg)
+    cdef int n = len(states), i
+    cdef cnp.ndarray[int64_t, ndim=1] out = np.empty(n, dtype=np.int64)
+    cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    with nogil:
+        for i in range(n):
+            o[i] = bot_act(kind, &cfg, ptrs[i], ptrs[i].cur_player)
+    free(ptrs)
+    return out
+
+
+def play_states(bot, states, int max_moves=-1):
+    """Self-play every state in place with `bot` in every seat: max_moves moves, or to the
+    end if negative. Returns the moves made per state, int32 (N,)."""
+    cdef int kind = bot_kind(bot)
+    states = list(states)
+    cdef GameConfig cfg
+    cdef GameState** ptrs = _state_pointers(states, &cfg)
+    cdef int n = len(states), i, bad = -1
+    cdef cnp.ndarray[int32_t, ndim=1] out = np.empty(n, dtype=np.int32)
+    cdef int32_t* o = <int32_t*>cnp.PyArray_DATA(out)
+    with nogil:
+        for i in range(n):
+            o[i] = bot_play(kind, &cfg, ptrs[i], max_moves)
+            if o[i] < 0 and bad < 0:
+                bad = i
+    free(ptrs)
+    if bad >= 0:
+        raise RuntimeError(f"bot {BOT_NAMES[kind]} chose an illegal move in state {bad}")
+    return out
+
+
+def act_batch(bot, HanabiBatch batch not None):
+    """Moves of each game's player to move in a HanabiBatch: int64 (N,), -1 if over.
+
+    Games whose public histories share a prefix (the worlds of one search) share the
+    bot's memory of it: it is folded once, not once per game (same moves)."""
+    cdef int kind = bot_kind(bot)
+    cdef int n = batch.num_games, i
+    cdef GameConfig* cfg = &batch._proto.cfg
+    cdef cnp.ndarray[int64_t, ndim=1] out = np.empty(n, dtype=np.int64)
+    cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+    cdef BotTables tb
+    cdef BotMemory mem
+    cdef GameState* g
+    cdef MemoCache* cache = memo_new(kind, cfg)
+    with nogil:
+        bot_tables_init(cfg, &tb)
+        for i in range(n):
+            g = &batch.games[i]
+            if kind >= BOT_WEAK and not state_terminal(cfg, g):
+                memo_memory(cfg, &tb, cache, g, &mem)
+            o[i] = bot_act_mem(kind, cfg, &tb, g, &mem, g.cur_player)
+    free(cache)
+    return out
+
+
+def play_batch(bot, HanabiBatch batch not None, int max_moves=-1):
+    """Self-play every game of a HanabiBatch in place (see play_states); returns the moves
+    made per game, int32 (N,). The bot's memory of a history prefix that games share is
+    folded once (see act_batch)."""
+    cdef int kind = bot_kind(bot)
+    cdef int n = batch.num_games, i, bad = -1
+    cdef GameConfig* cfg = &batch._proto.cfg
+    cdef cnp.ndarray[int32_t, ndim=1] out = np.empty(n, dtype=np.int32)
+    cdef int32_t* o = <int32_t*>cnp.PyArray_DATA(out)
+    cdef BotTables tb
+    cdef BotMemory mem
+    cdef GameState* g
+    cdef MemoCache* cache = memo_new(kind, cfg)
+    with nogil:
+        bot_tables_init(cfg, &tb)
+        for i in range(n):
+            g = &batch.games[i]
+            if kind >= BOT_WEAK and max_moves != 0 and not state_terminal(cfg, g):
+                memo_memory(cfg, &tb, cache, g, &mem)
+            o[i] = bot_play_mem(kind, cfg, &tb, g, &mem, max_moves)
+            if o[i] < 0 and bad < 0:
+                bad = i
+    free(cache)
+    if bad >= 0:
+        raise RuntimeError(f"bot {BOT_NAMES[kind]} chose an illegal move in game {bad}")
+    return out
+
+
+def selfplay(bot, config, int num_games, seed=0, int first_game=0):
+    """Play games first_game .. first_game+num_games-1 of a run seeded with `seed` (the
+    deals of `HanabiBatch(config, n, seeds=seed)`) to the end with `bot` in every seat,
+    in C. Returns a dict of arrays (num_games,): score, moves, lives (left at the end)."""
+    cdef int kind = bot_kind(bot)
+    cdef HanabiState proto = HanabiState(config, seed=0)
+    cdef cnp.ndarray[uint64_t, ndim=1] seeds = game_seeds(seed, first_game, num_games)
+    cdef GameState* games = <GameState*>calloc(max(num_games, 1), sizeof(GameState))
+    if games == NULL:
+        raise MemoryError()
+    cdef cnp.ndarray[int32_t, ndim=1] score = np.empty(num_games, dtype=np.int32)
+    cdef cnp.ndarray[int32_t, ndim=1] moves = np.empty(num_games, dtype=np.int32)
+    cdef cnp.ndarray[int32_t, ndim=1] lives = np.empty(num_games, dtype=np.int32)
+    cdef uint64_t* sd = <uint64_t*>cnp.PyArray_DATA(seeds)
+    cdef int32_t* sc = <int32_t*>cnp.PyArray_DATA(score)
+    cdef int32_t* mv = <int32_t*>cnp.PyArray_DATA(moves)
+    cdef int32_t* lv = <int32_t*>cnp.PyArray_DATA(lives)
+    cdef int i, bad = -1
+    with nogil:
+        for i in range(num_games):
+            state_reset(&proto.cfg, &games[i], sd[i])
+            mv[i] = bot_play(kind, &proto.cfg, &games[i], -1)
+            if mv[i] < 0 and bad < 0:
+                bad = i
+            sc[i] = state_score(&proto.cfg, &games[i])
+            lv[i] = games[i].life_tokens
+    free(games)
+    if bad >= 0:
+        raise RuntimeError(f"bot {BOT_NAMES[kind]} chose an illegal move in game "
+                           f"{first_game + bad} (seed {seed})")
+    return {"score": score, "moves": moves, "lives": lives}
+
+
+def memory(bot, HanabiState state):
+    """The bot's public-history memory of `state` (for inspection and tests): per seat a
+    list of (plausible color mask, plausible rank mask, promised types mask, group,
+    touched)."""
+    cdef int kind = bot_kind(bot)
+    cdef BotTables tb
+    cdef BotMemory mem
+    bot_tables_init(&state.cfg, &tb)
+    bot_memory_replay(kind, &state.cfg, &tb, &state.s, &mem)
+    return [[(mem.hands[p].cm[j], mem.hands[p].rm[j], mem.hands[p].promise[j],
+              mem.hands[p].group[j], mem.hands[p].touched[j]) for j in range(mem.hands[p].len)]
+            for p in range(state.cfg.players)]
+
+
+_PARAM_NAMES = ("use_eyes", "promise_play", "warn", "save_twos", "group_elim", "gamble",
+                "stall", "play_best", "delayed", "focus", "info_hints",
+                "keep_touched")
+
+
+def get_params(bot):
+    """The convention switches of a convention bot, as a dict."""
+    return dict(PARAMS[bot_kind(bot)])
+
+
+def _set_params(bot, **switches):
+    """Change convention switches of a bot kind for this process (tuning and tests only)."""
+    cdef int kind = bot_kind(bot)
+    for name, value in switches.items():
+        if name not in _PARAM_NAMES:
+            raise ValueError(f"unknown switch {name!r}; choose from {_PARAM_NAMES}")
+        d = dict(PARAMS[kind])
+        d[name] = int(value)
+        PARAMS[kind] = d
+
+
+def _hint_scores(bot, HanabiState state):
+    """(move, score, danger) of every hint the player to move could give, as a
+    convention bot scores it (score None: rejected as untruthful). For debugging."""
+    cdef int kind = bot_kind(bot)
+    cdef BotTables tb
+    cdef BotMemory mem
+    cdef Board bd
+    cdef const BotParams* pr = &PARAMS[kind]
+    cdef int me = state.s.cur_player, off, t, is_rank, v, j, d, sc
+    bot_tables_init(&state.cfg, &tb)
+    bot_memory_replay(kind, &state.cfg, &tb, &state.s, &mem)
+    board_init(&state.cfg, state.s.fireworks, state.s.discard_count, pr.save_twos, &bd)
+    if pr.delayed:
+        board_queue(&state.cfg, &tb, &bd, state.s.fireworks, &mem)
+    out = []
+    for off in range(1, state.cfg.players):
+        t = (me + off) % state.cfg.players
+        for is_rank in range(2):
+            present = set(state.cfg.rank_of[state.s.hand[t][j]] if is_rank
+                          else state.cfg.color_of[state.s.hand[t][j]]
+                          for j in range(state.s.hand_len[t]))
+            for v in sorted(present):
+                d = 0
+                sc = eval_hint(pr, &state.cfg, &tb, &bd, &state.s, &mem, me, t, is_rank, v, 0, &d,
+                               NULL)
+                out.append((hint_move(&state.cfg, off, is_rank, v), None if sc == REJECT else sc, d))
+    return out
+
+
+cdef class MemoryCache:
+    """A bot's memories of the positions of one game, kept between calls: a call on a
+    later position of the same game folds only the moves made since (counterfactual
+    filters walk a game's partner decisions one after another). Use it with the GIL held
+    (one thread at a time); results never depend on it."""
+
+    cdef MemoCache* c
+    cdef readonly int kind
+    cdef object _config
+    cdef BotParams _params              # the switches the memories were folded with
+
+    def __cinit__(self, bot):
+        self.kind = bot_kind(bot)
+        self.c = <MemoCache*>calloc(1, sizeof(MemoCache))
+        if self.c == NULL:
+            raise MemoryError("cannot allocate the bot memory cache")
+        self.c.len = -1                 # no configuration yet
+
+    def __dealloc__(self):
+        free(self.c)
+
+    def __reduce__(self):
+        return (MemoryCache, (self.kind,))     # a copy starts empty
+
+    cdef void fetch(self, HanabiState state, BotTables* tb, BotMemory* out):
+        if self.c.len < 0 or state.config != self._config or \
+                memcmp(&self._params, &PARAMS[self.kind], sizeof(BotParams)) != 0:
+            self._config = state.config
+            self._params = PARAMS[self.kind]
+            memo_init(self.kind, &state.cfg, self.c)
+        memo_memory(&state.cfg, tb, self.c, &state.s, out)
+
+
+def counterfactual_mask(bot, HanabiState before not None, int seat, int move,
+                        const int8_t[:, ::1] hands not None, MemoryCache cache=None):
+    """uint8 (N,): 1 where rule bot `bot`, acting for the player to move in `before`,
+    makes `move` when `seat` (another player) holds hands[r] (int8 (N, hand_len)).
+
+    Only `seat`'s hand is replaced (in a private copy of the game); the bots read neither
+    the actor's own cards nor the undrawn deck, and their memory is a fold over the public
+    history, computed once for all candidates (with `cache`, a MemoryCache of this bot,
+    only the moves since its previous call on the same game are folded)."""
+    cdef int kind = bot_kind(bot)
+    cdef int64_t N = hands.shape[0], r
+    cdef int n = hands.shape[1], i
+    if not 0 <= seat < before.cfg.players:
+        raise ValueError(f"seat {seat} out of range [0, {before.cfg.players})")
+    if n != before.s.hand_len[seat]:
+        raise ValueError(f"hands have {n} cards, seat {seat} holds {before.s.hand_len[seat]}")
+    if N and (np.min(hands) < 0 or np.max(hands) >= before.cfg.card_types):
+        raise ValueError(f"card ids must be in [0, {before.cfg.card_types})")
+    if cache is not None and cache.kind != kind:
+        raise ValueError(f"the cache holds memories of bot {BOT_NAMES[cache.kind]}, not "
+                         f"{BOT_NAMES[kind]}")
+    cdef cnp.ndarray out = np.empty(N, dtype=np.uint8)
+    cdef uint8_t* o = <uint8_t*>cnp.PyArray_DATA(out)
+    cdef GameState s
+    cdef BotTables tb
+    cdef BotMemory mem
+    cdef int actor = before.s.cur_player
+    memcpy(&s, &before.s, sizeof(GameState))
+    bot_tables_init(&before.cfg, &tb)
+    if kind >= BOT_WEAK:
+        if cache is not None:
+            cache.fetch(before, &tb, &mem)
+        else:
+            bot_memory_replay(kind, &before.cfg, &tb, &s, &mem)
+    with nogil:
+        for r in range(N):
+            for i in range(n):
+                s.hand[seat][i] = hands[r, i]
+            o[r] = bot_act_mem(kind, &before.cfg, &tb, &s, &mem, actor) == move
+    return out
