@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Optional, Tuple
 
 from lbs_pz.engine.moves import Move, decode_move
@@ -73,9 +74,23 @@ class PlayerView:
         return tuple(reversed(out))
 
 
+@functools.lru_cache(maxsize=64)
+def _tables(config):
+    """Per variant: the decoded move of every move id, the slots of every hint mask, and
+    a cache of the (immutable) PastMove of each distinct record: views of many worlds
+    that share a history share these objects."""
+    moves = tuple(decode_move(config, m) for m in range(config.num_moves))
+    slots = tuple(tuple(i for i in range(config.hand_size) if (mask >> i) & 1)
+                  for mask in range(1 << config.hand_size))
+    return moves, slots, {}
+
+
 def player_view(state, player: int) -> PlayerView:
     """Build the PlayerView of `player` from a HanabiState."""
     config = state.config
+    decoded, slots, past = _tables(config)
+    if len(past) > 100_000:
+        past.clear()
     seer = config.observation_type == "seer"
     minimal = config.observation_type == "minimal"
     hands = tuple(
@@ -96,16 +111,22 @@ def player_view(state, player: int) -> PlayerView:
     history = []
     for rec in state.move_records():
         hidden_draw = rec["player"] == player and not seer
-        history.append(PastMove(
-            player=rec["player"],
-            move_id=rec["move"],
-            move=decode_move(config, rec["move"]),
-            card=None if rec["card"] < 0 else rec["card"],
-            revealed=tuple(i for i in range(config.hand_size) if (rec["reveal"] >> i) & 1),
-            scored=bool(rec["scored"]),
-            information_token=bool(rec["info_token"]),
-            drawn=None if (rec["drawn"] < 0 or hidden_draw) else rec["drawn"],
-        ))
+        drawn = None if (rec["drawn"] < 0 or hidden_draw) else rec["drawn"]
+        key = (rec["player"], rec["move"], rec["card"], rec["reveal"], rec["scored"],
+               rec["info_token"], drawn)
+        entry = past.get(key)
+        if entry is None:
+            entry = past[key] = PastMove(
+                player=rec["player"],
+                move_id=rec["move"],
+                move=decoded[rec["move"]],
+                card=None if rec["card"] < 0 else rec["card"],
+                revealed=slots[rec["reveal"]],
+                scored=bool(rec["scored"]),
+                information_token=bool(rec["info_token"]),
+                drawn=drawn,
+            )
+        history.append(entry)
     return PlayerView(
         player=player,
         num_players=config.players,
