@@ -232,3 +232,14 @@ def test_blueprint_training_deals_come_from_the_train_stream():
     while not finished:
         finished = actors.step()
     assert actors.next_game == 14 + len(finished)     # the next deals follow on
+
+
+def test_a_checkpoint_without_trained_for_cannot_be_checked(tmp_path):
+    from lbs_pz.search.value import CentralValue, make_value_net, ValueNetConfig
+
+    net_cfg = ValueNetConfig(inputs=658 + 125, hidden=8)
+    save_checkpoint(str(tmp_path / "v.pt"), "value", HanabiConfig(), {"inputs": 783, "hidden": 8},
+                    make_value_net(net_cfg).state_dict())
+    CentralValue(str(tmp_path / "v.pt"))                   # no blueprint given: nothing to check
+    with pytest.raises(CheckpointMismatchError, match="does not record the blueprint"):
+        CentralValue(str(tmp_path / "v.pt"), blueprint="strong")

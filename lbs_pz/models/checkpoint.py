@@ -117,9 +117,7 @@ def same_blueprint(a: Optional[dict], b: Optional[dict]) -> bool:
     return a.get("spec") == b.get("spec")
 
 
-def _name(identity: Optional[dict]) -> str:
-    if identity is None:
-        return "no blueprint"
+def _name(identity: dict) -> str:
     fp = identity.get("fingerprint")
     return f"{identity.get('spec')!r}" + (f" (fingerprint {fp[:12]})" if fp else "")
 
@@ -133,7 +131,10 @@ def check_trained_for(ckpt: dict, blueprint=None, game=None, allow_mismatch: boo
     `allow_mismatch`."""
     kind = ckpt.get("kind", "belief")
     problems = []
-    if blueprint is not None and not same_blueprint(ckpt.get("trained_for"), blueprint):
+    if blueprint is not None and ckpt.get("trained_for") is None:
+        problems.append(f"it does not record the blueprint it was trained for, so it cannot "
+                        f"be checked against {_name(blueprint)}")
+    elif blueprint is not None and not same_blueprint(ckpt.get("trained_for"), blueprint):
         problems.append(f"it was trained for blueprint {_name(ckpt.get('trained_for'))}, "
                         f"not for {_name(blueprint)}")
     if game is not None and not same_game(ckpt["game"], game):

@@ -131,7 +131,7 @@ class CentralValue:
     def check_game(self, config) -> None:
         """CheckpointMismatchError unless this value was trained on the variant `config`
         (or allow_mismatch is set and the network can read the variant's features)."""
-        if same_game(self.config, config):
+        if config == self.config or same_game(self.config, config):
             return
         if self._ckpt_head is not None:
             for problem in check_trained_for(self._ckpt_head, None, config,

@@ -138,6 +138,8 @@ class LearnedBelief(Belief):
         """CheckpointMismatchError unless this belief was trained on the variant `config`
         (or allow_mismatch is set and the network can read the variant's observations)."""
         mc = self.model_config
+        if config == mc:
+            return
         if self._ckpt_head is not None and not same_game(self._ckpt_head["game"], config):
             for problem in check_trained_for(self._ckpt_head, None, config,
                                              self.allow_mismatch, repr(self.checkpoint_path)):
