@@ -92,7 +92,7 @@ def test_shipped_models_load_by_name_and_say_what_they_are_for():
     belief = load_checkpoint("belief_strong_2p", "belief")
     assert belief["architecture"]["hidden"] == 256 and belief["architecture"]["prior"]
     assert belief["info"]["steps"] == 3543 and belief["info"]["games"] == 113376
-    assert sum(v.numel() for v in belief["weights"].values()) == 955_645         # 0.96M, as the README says
+    assert sum(v.numel() for v in belief["weights"].values()) == 955_645   # 0.96M (README)
     assert all(v.dtype == torch.float16 for v in belief["weights"].values()
                if v.is_floating_point())
     lstm = load_checkpoint("public_lstm_2p", "public_lstm")

@@ -59,7 +59,7 @@ class CheckpointMismatchError(ValueError):
     """A checkpoint trained for another blueprint or game variant than the one at hand."""
 
 
-# --- games -----------------------------------------------------------------------------------
+# --- games ----------------------------------------------------------------------------------
 
 def game_to_dict(config: HanabiConfig) -> Dict[str, Any]:
     """Every field of a HanabiConfig as a plain dict (what checkpoints store)."""
@@ -91,7 +91,7 @@ def same_game(a, b) -> bool:
     return all(a.get(k) == b.get(k) for k in GAME_FIELDS)
 
 
-# --- what a model was trained for ----------------------------------------------------------------
+# --- what a model was trained for -----------------------------------------------------------
 
 def trained_for_dict(identity) -> Optional[Dict[str, Optional[str]]]:
     """{"spec", "fingerprint"} from a blueprint identity dict (or None for none).
@@ -146,7 +146,7 @@ def check_trained_for(ckpt: dict, blueprint=None, game=None, allow_mismatch: boo
     return problems
 
 
-# --- files -----------------------------------------------------------------------------------
+# --- files ----------------------------------------------------------------------------------
 
 def resolve(path_or_name: str) -> str:
     """A file path, or the path of the shipped model `name` / `name.pt` in this folder.
@@ -271,7 +271,7 @@ def game_of(ckpt: dict) -> HanabiConfig:
     return game_from_dict(ckpt["game"], repr(ckpt.get("path", "checkpoint")))
 
 
-# --- shipped models -------------------------------------------------------------------------------
+# --- shipped models -------------------------------------------------------------------------
 
 _HEADERS: Dict[str, tuple] = {}
 
@@ -311,7 +311,7 @@ def find_model(kind: str, trained_for: Optional[dict], game=None) -> Optional[st
     return None
 
 
-# --- the old layouts -------------------------------------------------------------------------------
+# --- the old layouts ------------------------------------------------------------------------
 
 def upgrade_legacy(path: str, out: str, trained_for: Optional[dict] = None,
                    info: Optional[dict] = None) -> dict:

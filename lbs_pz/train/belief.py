@@ -111,7 +111,7 @@ def mean_nll(model, obs, hands) -> "torch.Tensor":
 @dataclasses.dataclass
 class BeliefTrainConfig:
     """Every hyper-parameter of a `lbs-pz train-belief` run."""
-    blueprint: str = "strong"         # blueprint spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
+    blueprint: str = "strong"         # spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
     players: int = 2
     hand_size: Optional[int] = None
     games_per_step: int = 32          # fresh games per optimisation step (x players sequences)
@@ -149,7 +149,8 @@ def train_belief(tc: BeliefTrainConfig, log=print):
     import torch
 
     from lbs_pz.engine import HanabiConfig
-    from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig, count_parameters, save_belief
+    from lbs_pz.search.beliefs.model import (BeliefNet, BeliefNetConfig, count_parameters,
+                                             save_belief)
 
     if tc.games_per_step < 1 or tc.val_games < 1 or tc.val_every < 1:
         raise ValueError("games_per_step, val_games and val_every must be >= 1")

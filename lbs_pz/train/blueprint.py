@@ -479,7 +479,8 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
     rng = np.random.default_rng(seed)
     # deals: the TRAIN stream of run tc.seed, the agent's games from 0, the demonstrations'
     # from 2**31; a resumed run goes on after the games it has finished
-    actors = Actors(config, tc.num_actors, seed + 1, actor_epsilons(tc.num_actors, tc.eps, tc.eps_alpha),
+    actors = Actors(config, tc.num_actors, seed + 1,
+                    actor_epsilons(tc.num_actors, tc.eps, tc.eps_alpha),
                     life_penalty=tc.life_penalty, deal_seed=tc.seed,
                     first_game=progress["games"])
     dims = (config.encoding_size, config.players, config.num_moves)
