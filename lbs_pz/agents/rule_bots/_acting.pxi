@@ -16,7 +16,7 @@ cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* t
     cdef HintCache hc
     for t in range(P):
         hc.filled[t] = 0
-    board_init(cfg, s.fireworks, s.discard_count, pr.save_twos, &bd)
+    bd = mem.board          # the board of s: mem is folded over s's history
     if pr.delayed:
         board_queue(cfg, tb, &bd, s.fireworks, mem)
 

@@ -75,6 +75,8 @@ ctypedef struct BotMemory:
     int8_t discard_count[MAX_CARD_TYPES]
     int16_t next_group
     int16_t folded                 # history records folded in so far
+    Board board                    # board_init of fireworks + discards (this bot's
+                                   # save_twos; soon unset), renewed at each play/discard
 
 # Bot memories of many positions that share a history prefix (the worlds of one search
 # root), each computed once: snap[k] is the memory after ref[0:k]. A position whose
@@ -86,7 +88,7 @@ ctypedef struct MemoCache:
     BotMemory snap[MAX_HISTORY + 1]
 
 cdef void bot_tables_init(const GameConfig* cfg, BotTables* tb) noexcept nogil
-cdef void bot_memory_init(const GameConfig* cfg, BotMemory* mem) noexcept nogil
+cdef void bot_memory_init(int kind, const GameConfig* cfg, BotMemory* mem) noexcept nogil
 cdef void bot_memory_step(int kind, const GameConfig* cfg, const BotTables* tb,
                           BotMemory* mem, const MoveRecord* rec) noexcept nogil
 cdef void bot_memory_replay(int kind, const GameConfig* cfg, const BotTables* tb,

@@ -34,10 +34,11 @@ cdef int danger(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
 cdef int eval_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
                    const Board* bd, const GameState* s, const BotMemory* mem, int me, int t,
                    int is_rank, int value, uint32_t queued, int* danger_after,
-                   const uint32_t* known_before) noexcept nogil:
+                   const uint32_t* known_before, const int* known_count) noexcept nogil:
     """Score of hinting `value` to seat t, or REJECT if, interpreted by the conventions,
     the hint would make some card's knowledge exclude its true type. known_before: the
-    knowledge of t's slots before the hint (the same for every hint to t), or NULL."""
+    knowledge of t's slots before the hint (the same for every hint to t) and its bit
+    counts, or NULL (computed here)."""
     cdef HandMem h = mem.hands[t]
     cdef const HandMem* before = &mem.hands[t]
     cdef int16_t ng = mem.next_group
@@ -84,7 +85,7 @@ cdef int eval_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
                 score += 20
             elif tbit & bd.worthless:
                 score -= 40
-        score += popcount32(kb) - popcount32(ka)
+        score += (known_count[j] if known_count != NULL else popcount32(kb)) - popcount32(ka)
     danger_after[0] = danger(pr, cfg, tb, bd, s, me, t, &h)
     return score
 
@@ -100,6 +101,7 @@ cdef int best_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
     cdef int is_rank, e
     cdef uint32_t present
     cdef uint32_t known[MAX_HAND]
+    cdef int known_count[MAX_HAND]
     for off in range(1, P):
         t = (me + off) % P
         if only_target >= 0 and t != only_target:
@@ -109,6 +111,7 @@ cdef int best_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
             hc.count[t] = 0
             for j in range(mem.hands[t].len):
                 known[j] = knowledge(tb, bd, &mem.hands[t], j)
+                known_count[j] = popcount32(known[j])
             for is_rank in range(2):
                 present = 0
                 for j in range(s.hand_len[t]):
@@ -120,7 +123,7 @@ cdef int best_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
                     d = 0
                     e = hc.count[t]
                     hc.score[t][e] = eval_hint(pr, cfg, tb, bd, s, mem, me, t, is_rank, v,
-                                               queued, &d, known)
+                                               queued, &d, known, known_count)
                     hc.danger[t][e] = d
                     hc.move[t][e] = hint_move(cfg, off, is_rank, v)
                     hc.count[t] = e + 1

@@ -2,7 +2,7 @@
 
 # --- the public-history fold -----------------------------------------------------------
 
-cdef void bot_memory_init(const GameConfig* cfg, BotMemory* mem) noexcept nogil:
+cdef void bot_memory_init(int kind, const GameConfig* cfg, BotMemory* mem) noexcept nogil:
     cdef int p, j
     memset(mem, 0, sizeof(BotMemory))
     for p in range(cfg.players):
@@ -11,6 +11,7 @@ cdef void bot_memory_init(const GameConfig* cfg, BotMemory* mem) noexcept nogil:
             mem.hands[p].cm[j] = (1 << cfg.colors) - 1
             mem.hands[p].rm[j] = (1 << cfg.ranks) - 1
     mem.next_group = 1
+    board_init(cfg, mem.fireworks, mem.discard_count, PARAMS[kind].save_twos, &mem.board)
 
 
 cdef int interpret_hint(const BotParams* pr, const BotTables* tb, const Board* bd, HandMem* h,
@@ -91,6 +92,7 @@ cdef void bot_memory_step(int kind, const GameConfig* cfg, const BotTables* tb,
             mem.fireworks[cfg.color_of[card]] += 1
         else:
             mem.discard_count[card] += 1
+        board_init(cfg, mem.fireworks, mem.discard_count, pr.save_twos, &mem.board)
         for j in range(slot, h.len - 1):
             h.cm[j] = h.cm[j + 1]
             h.rm[j] = h.rm[j + 1]
@@ -118,7 +120,7 @@ cdef void bot_memory_step(int kind, const GameConfig* cfg, const BotTables* tb,
         value = m % cfg.ranks
         is_rank = 1
     t = (p + off) % P
-    board_init(cfg, mem.fireworks, mem.discard_count, pr.save_twos, &bd)
+    bd = mem.board
     if pr.delayed:
         board_queue(cfg, tb, &bd, mem.fireworks, mem)
     interpret_hint(pr, tb, &bd, &mem.hands[t], is_rank, value, rec.reveal, &mem.next_group)
@@ -127,6 +129,6 @@ cdef void bot_memory_step(int kind, const GameConfig* cfg, const BotTables* tb,
 cdef void bot_memory_replay(int kind, const GameConfig* cfg, const BotTables* tb,
                             const GameState* s, BotMemory* mem) noexcept nogil:
     cdef int i
-    bot_memory_init(cfg, mem)
+    bot_memory_init(kind, cfg, mem)
     for i in range(s.num_history):
         bot_memory_step(kind, cfg, tb, mem, &s.history[i])

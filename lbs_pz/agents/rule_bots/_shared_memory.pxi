@@ -12,7 +12,7 @@ cdef inline bint same_public_record(const MoveRecord* a, const MoveRecord* b) no
 cdef void memo_init(int kind, const GameConfig* cfg, MemoCache* c) noexcept nogil:
     c.kind = kind
     c.len = 0
-    bot_memory_init(cfg, &c.snap[0])
+    bot_memory_init(kind, cfg, &c.snap[0])
 
 
 cdef void memo_memory(const GameConfig* cfg, const BotTables* tb, MemoCache* c,
