@@ -101,7 +101,8 @@ def _own(obj: Any, attr: str):
     method = getattr(obj, attr, None)
     if not callable(method):
         return None
-    if isinstance(obj, BlueprintBase) and getattr(type(obj), attr, None) is getattr(BlueprintBase, attr):
+    generic = getattr(BlueprintBase, attr)
+    if isinstance(obj, BlueprintBase) and getattr(type(obj), attr, None) is generic:
         return None
     return method
 

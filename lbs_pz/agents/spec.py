@@ -143,7 +143,8 @@ def _import_file(spec: str, path: str):
     digest = hashlib.sha256(absolute.encode()).hexdigest()[:12]
     name = f"{_USER_MODULES}.{''.join(c if c.isalnum() else '_' for c in stem)}_{digest}"
     if _USER_MODULES not in sys.modules:
-        package = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(_USER_MODULES, None))
+        package = importlib.util.module_from_spec(
+            importlib.machinery.ModuleSpec(_USER_MODULES, None))
         package.__path__ = []
         sys.modules[_USER_MODULES] = package
     module_spec = importlib.util.spec_from_file_location(name, absolute)
@@ -192,7 +193,8 @@ def blueprint_identity(bp: Any) -> Dict[str, Optional[str]]:
     or value checkpoint records as the blueprint it was trained for."""
     spec, fingerprint = getattr(bp, "spec", None), getattr(bp, "fingerprint", None)
     if isinstance(bp, RuleBot):
-        return {"spec": spec or bp.name, "fingerprint": fingerprint or _rule_bot_fingerprint(bp.name)}
+        return {"spec": spec or bp.name,
+                "fingerprint": fingerprint or _rule_bot_fingerprint(bp.name)}
     if spec is not None and fingerprint is not None:
         return {"spec": spec, "fingerprint": fingerprint}
     net = getattr(bp, "net", None) if hasattr(bp, "net") else getattr(bp, "policy", None)
