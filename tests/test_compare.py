@@ -122,24 +122,33 @@ def test_bad_methods_and_seats_are_clear_errors(capsys):
 # --- checkpoints and defaults ------------------------------------------------------------------
 
 class Cautious:
-    """A small user blueprint (only `name` and `act`): plays a card known to be playable,
-    else hints the rank of a playable partner card, else discards its oldest card."""
-
+    """A small user blueprint (only `name` and `act`; 17.3 in self-play): plays a card
+    known to be playable; else completes the hints (rank, then color) on a playable card
+    of the next player; else discards its oldest unhinted card."""
     name = "cautious"
 
     def act(self, state, seat=None):
         view, config = state.view(seat), state.config
-        me = view.player
-        for i, k in enumerate(view.knowledge[me]):
+        me, legal = view.player, view.legal_moves
+        mine = view.knowledge[me]
+        for i, k in enumerate(mine):
             if all(view.fireworks[c] == r for c in k.colors for r in k.ranks):
-                return config.hand_size + i
+                return config.hand_size + i                          # play slot i
         if view.information_tokens > 0:
             partner = (me + 1) % view.num_players
             for i, card in enumerate(view.hands[partner]):
                 color, rank = divmod(card, config.ranks)
-                if view.fireworks[color] == rank and view.knowledge[partner][i].hinted_rank is None:
+                k = view.knowledge[partner][i]
+                if view.fireworks[color] != rank:
+                    continue
+                if k.hinted_rank is None:
                     return encode_move(config, Move("reveal_rank", target_offset=1, rank=rank))
-        return 0 if 0 in view.legal_moves else view.legal_moves[0]
+                if k.hinted_color is None:
+                    return encode_move(config, Move("reveal_color", target_offset=1, color=color))
+        for i, k in enumerate(mine):
+            if i in legal and k.hinted_rank is None and k.hinted_color is None:
+                return i                                             # discard slot i
+        return 0 if 0 in legal else max(legal)
 
 
 def test_lbs_k_without_a_value_rolls_to_the_end_and_says_so(capsys):
@@ -175,16 +184,19 @@ def test_a_matching_checkpoint_is_used():
     assert games[0]["depth"] == 2 and games[0]["decisions"] > 0
 
 
-def _paired_gains(blueprint, games, rollouts):
+SMALL = HanabiConfig(colors=2, hand_size=3)    # short games: Python rollouts stay fast
+
+
+def _paired_gains(blueprint, config, games, rollouts):
     """LBSAgent(blueprint) with its defaults on seat 0 vs the blueprint alone, on the
-    first `games` evaluation deals: the score differences."""
+    first `games` evaluation deals of `config`: the score differences."""
     blueprint = as_blueprint(blueprint)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # "no value: rollouts to the end"
-        agent = LBSAgent(blueprint, rollouts=rollouts, seed=0)
+        agent = LBSAgent(blueprint, rollouts=rollouts, seed=0, game=config)
     gains = []
     for seed in deal_seeds(EVAL, 0, 0, games):
-        alone = HanabiState(HanabiConfig(), seed=int(seed))
+        alone = HanabiState(config, seed=int(seed))
         searched = alone.clone()
         while not alone.is_terminal:
             alone.apply(blueprint.act(alone))
@@ -195,19 +207,40 @@ def _paired_gains(blueprint, games, rollouts):
     return agent, np.array(gains, dtype=np.float64)
 
 
-@pytest.mark.parametrize("blueprint", [RuleBot("strong"), Cautious()], ids=["strong", "user"])
-def test_lbs_defaults_never_lose(blueprint):
-    agent, gains = _paired_gains(blueprint, games=4, rollouts=16)
-    assert agent.defaults                               # it says what it chose
-    if isinstance(blueprint, Cautious):                 # nothing ships for it
-        assert agent.depth == -1 and "grounded+cf" in agent.defaults[0]
-    else:
-        assert agent.depth == 16 and "learned+cf" in agent.defaults[0]
+def test_lbs_defaults_never_lose_with_the_strong_bot():
+    """The strong bot's shipped belief and value are found and used: LBS-16."""
+    agent, gains = _paired_gains(RuleBot("strong"), HanabiConfig(), games=4, rollouts=16)
+    assert agent.depth == 16 and "learned+cf" in agent.defaults[0]
+    assert "value_strong_2p" in agent.defaults[1]
+    assert gains.mean() >= 0, gains
+
+
+def test_lbs_defaults_never_lose_with_a_users_blueprint():
+    """Nothing ships for a user's class: grounded+cf and rollouts to the end."""
+    agent, gains = _paired_gains(Cautious(), SMALL, games=4, rollouts=8)
+    assert agent.depth == -1 and "grounded+cf" in agent.defaults[0]
+    assert agent.depth_reason and "--value-checkpoint" in agent.depth_reason
     assert gains.mean() >= 0, gains
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("blueprint", [RuleBot("strong"), Cautious()], ids=["strong", "user"])
-def test_lbs_defaults_never_lose_over_more_games(blueprint):
-    _, gains = _paired_gains(blueprint, games=30, rollouts=64)
+@pytest.mark.parametrize("blueprint, config, games, rollouts", [
+    (RuleBot("strong"), HanabiConfig(), 30, 64),
+    (Cautious(), SMALL, 30, 32),
+], ids=["strong", "user"])
+def test_lbs_defaults_never_lose_over_more_games(blueprint, config, games, rollouts):
+    _, gains = _paired_gains(blueprint, config, games, rollouts)
     assert gains.mean() >= 0, gains
+
+
+def test_lbs_defaults_are_picked_again_for_another_variant():
+    """Made for the default game, the agent finds the strong bot's shipped belief and
+    value; moved to a 3-player game (where none ships) it switches to grounded+cf and
+    rollouts to the end, with a warning."""
+    agent = LBSAgent(RuleBot("strong"), rollouts=4, seed=0)
+    assert agent.depth == 16 and "learned+cf" in agent.defaults[0]
+    state = HanabiState(HanabiConfig(players=3), seed=int(deal_seeds(EVAL, 0, 0, 1)[0]))
+    with pytest.warns(UserWarning, match="rollouts go to the end"):
+        move = agent.act(state)
+    assert move in state.legal_moves()
+    assert agent.depth == -1 and agent.name == "lbs-inf" and "grounded+cf" in agent.defaults[0]
