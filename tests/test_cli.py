@@ -90,3 +90,28 @@ def test_bad_variant_is_one_clear_line(capsys):
     assert main(["demo", "--players", "9"]) == 2
     err = capsys.readouterr().err
     assert "players must be an integer in [2, 5]" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_bring_your_own_blueprint_end_to_end(tmp_path, capsys, monkeypatch):
+    """A user's class -> eval -> train-belief -> train-value -> compare with both
+    checkpoints; the same checkpoints with another blueprint are a one-line error."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my_bot.py").write_text(USER_BLUEPRINT)
+    spec = "py:my_bot.py:FirstLegal"
+    assert main(["eval", "--blueprint", spec, "--games", "10", "--no-progress"]) == 0
+    assert main(["train-belief", "--blueprint", spec, "--steps", "2", "--minutes", "0",
+                 "--games-per-step", "4", "--val-games", "4", "--val-every", "1",
+                 "--out", "belief.pt", "--no-progress"]) == 0
+    assert main(["train-value", "--blueprint", spec, "--steps", "2", "--minutes", "0",
+                 "--games-per-step", "4", "--val-games", "4", "--out", "value.pt",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    compare = ["compare", "--methods", "lbs-2", "--rollouts", "4", "--games", "1",
+               "--backend", "inline", "--no-progress", "--belief-checkpoint", "belief.pt",
+               "--value-checkpoint", "value.pt"]
+    assert main(compare + ["--blueprint", spec]) == 0
+    assert "| lbs-2 (learned+cf: belief.pt, value value.pt) |" in capsys.readouterr().out
+    assert main(compare + ["--blueprint", "strong"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "FirstLegal" in err and "--allow-mismatch" in err

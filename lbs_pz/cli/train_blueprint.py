@@ -10,8 +10,7 @@ from __future__ import annotations
 import argparse
 
 from lbs_pz.cli.options import add_dataclass_options, dataclass_from
-from lbs_pz.train.blueprint import BlueprintTrainConfig
-from lbs_pz.train.blueprint import train as train_blueprint
+from lbs_pz.train.blueprint import BlueprintTrainConfig, train_blueprint
 
 
 def run(args) -> int:

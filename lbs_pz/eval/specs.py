@@ -47,7 +47,7 @@ class MethodSpec:
             return self.method
         details = []
         if self.method != "sparta":
-            belief = self.belief or "default belief"
+            belief = self.belief or ("learned+cf" if self.belief_checkpoint else "default belief")
             details.append(f"{belief}: {self.belief_checkpoint}" if self.belief_checkpoint
                            else belief)
             if self.value_checkpoint and self.method != "lbs-inf":
