@@ -60,8 +60,8 @@ def test_rule_bot_names():
 
 
 def test_shipped_models_are_found_for_the_strong_bot():
-    """The shipped belief and value record the strong bot's identity; a change of the
-    bot's documented conventions changes its fingerprint and must re-stamp them."""
+    """The shipped belief and value record the strong bot's identity (its name, switches
+    and BOTS_VERSION); a change of the bot's moves bumps the version and must re-stamp them."""
     from lbs_pz.models import find_model
 
     strong = blueprint_identity(load_blueprint("strong"))

@@ -12,6 +12,7 @@ from hypothesis import given, settings, HealthCheck
 
 from engine_helpers import configs, positions, sample_consistent_hand, seeds
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.agents.rule_bots import _bots as bots
 
 BOTS = bots.BOT_NAMES
@@ -202,3 +203,49 @@ def test_strong_reaches_smartbot_level():
     """The issue's target: >= 23.0 mean in 2-player self-play over 10,000 games."""
     out = bots.selfplay("strong", HanabiConfig(players=2), 10_000, seed=0)
     assert out["score"].mean() >= 23.0
+
+
+# Every bot's moves on fixed deals, pinned. A change in any bot's behaviour fails here:
+# bump BOTS_VERSION in lbs_pz/agents/rule_bots/__init__.py (models trained for the old bot
+# are then refused instead of silently misused), retrain or re-stamp the shipped belief
+# and value, and update these digests.
+PINNED_MOVES = {"random": "a67023d03afe880d", "simple": "bcebf50b863c775b",
+                "weak": "b249f77c1412c313", "medium": "8ba9cadfc35c312d",
+                "strong": "fb04046eb715a277"}
+PINNED_VERSION = 1
+
+
+@pytest.mark.parametrize("name", list(PINNED_MOVES))
+def test_bot_moves_are_pinned_to_the_bots_version(name):
+    import hashlib
+
+    from lbs_pz.agents.rule_bots import BOTS_VERSION
+    from lbs_pz.engine import HanabiBatch
+    from lbs_pz.engine.seeds import EVAL, deal_seeds
+
+    bot, digest = RuleBot(name), hashlib.sha256()
+    for config in (HanabiConfig(players=2), HanabiConfig(players=3),
+                   HanabiConfig(players=2, hand_size=7)):
+        batch = HanabiBatch(config, 40, seeds=deal_seeds(EVAL, 0, 0, 40))
+        while not batch.terminals().all():
+            moves = bot.act_batch(batch)
+            digest.update(moves.astype(np.int64).tobytes())
+            batch.step(moves)
+    assert BOTS_VERSION == PINNED_VERSION, "update the pinned digests with the version"
+    assert digest.hexdigest()[:16] == PINNED_MOVES[name], (
+        f"{name}'s moves changed: bump BOTS_VERSION and re-stamp the shipped models")
+
+
+def test_fingerprint_follows_name_switches_and_version():
+    from lbs_pz.agents.rule_bots import _bots
+
+    strong, medium = RuleBot("strong"), RuleBot("medium")
+    assert strong.fingerprint == RuleBot("strong").fingerprint != medium.fingerprint
+    before = strong.fingerprint
+    original = _bots.get_params("strong")["gamble"]
+    try:
+        _bots._set_params("strong", gamble=1 - original)
+        assert strong.fingerprint != before     # other conventions: another blueprint
+    finally:
+        _bots._set_params("strong", gamble=original)
+    assert strong.fingerprint == before

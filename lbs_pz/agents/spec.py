@@ -17,9 +17,9 @@
 
 Every loaded blueprint carries its canonical `spec`, and `blueprint_identity(bp)` returns
 {"spec": str, "fingerprint": str}: the fingerprint is the sha256 of the weights file
-(sb3:, lstm:), of the .py source file (py:), or of the rule bot's name and documented
-conventions (rule bots: `RuleBot.conventions(name)` states its parameters; changing them
-changes the fingerprint, and the shipped belief and value must then be re-stamped); for a
+(sb3:, lstm:), of the .py source file (py:), or of the rule bot's name, convention
+switches and `BOTS_VERSION` (`RuleBot.fingerprint`; a change of a bot's moves bumps the
+version, and the shipped belief and value must then be retrained or re-stamped); for a
 blueprint built in memory, of its weights (a net) or of its class's source file. Belief and value checkpoints record this identity
 (`lbs_pz.models.checkpoint`), so that one trained for another blueprint is refused. A
 spec that cannot be loaded (a missing file, a missing class, an object that is not a
@@ -161,11 +161,6 @@ def _import_file(spec: str, path: str):
 
 # --- identities ----------------------------------------------------------------------------------
 
-def _rule_bot_fingerprint(name: str) -> str:
-    text = f"lbs_pz rule bot {name}\n{RuleBot.conventions(name)}"
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def _weights_fingerprint(module) -> str:
     """sha256 of a torch module's state_dict (names, dtypes, shapes and bytes)."""
     digest = hashlib.sha256()
@@ -194,7 +189,7 @@ def blueprint_identity(bp: Any) -> Dict[str, Optional[str]]:
     spec, fingerprint = getattr(bp, "spec", None), getattr(bp, "fingerprint", None)
     if isinstance(bp, RuleBot):
         return {"spec": spec or bp.name,
-                "fingerprint": fingerprint or _rule_bot_fingerprint(bp.name)}
+                "fingerprint": fingerprint or bp.fingerprint}
     if spec is not None and fingerprint is not None:
         return {"spec": spec, "fingerprint": fingerprint}
     net = getattr(bp, "net", None) if hasattr(bp, "net") else getattr(bp, "policy", None)

@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Optional
 
@@ -28,6 +29,11 @@ from lbs_pz.agents.rule_bots import _bots
 
 BOT_NAMES = _bots.BOT_NAMES
 STRONGEST = "strong"
+# The bots' behaviour version. Bump it whenever any bot's moves change (tests/test_bots.py
+# pins every bot's moves on fixed deals and fails until the pin and this are updated):
+# beliefs and values trained for a bot record its fingerprint, which includes it, so a
+# model trained for the old bot is then refused instead of silently misused.
+BOTS_VERSION = 1
 
 
 class RuleBot:
@@ -45,6 +51,14 @@ class RuleBot:
         self.kind = _bots.bot_kind(name)
         self.name = BOT_NAMES[self.kind]
         self._memory = _bots.MemoryCache(self.kind)   # counterfactual_mask's fold cache
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of this bot's name, BOTS_VERSION and convention switches: what belief and
+        value checkpoints record as the blueprint they were trained for."""
+        params = sorted(_bots.get_params(self.kind).items())
+        text = f"lbs_pz rule bot {self.name} v{BOTS_VERSION} {params}"
+        return hashlib.sha256(text.encode()).hexdigest()
 
     @staticmethod
     def conventions(name: str) -> str:
