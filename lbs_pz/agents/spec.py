@@ -186,6 +186,8 @@ def _class_identity(obj: Any) -> Dict[str, Optional[str]]:
 def blueprint_identity(bp: Any) -> Dict[str, Optional[str]]:
     """{"spec": str, "fingerprint": str} of a blueprint (module docstring): what a belief
     or value checkpoint records as the blueprint it was trained for."""
+    if isinstance(bp, str):
+        bp = load_blueprint(bp)
     spec, fingerprint = getattr(bp, "spec", None), getattr(bp, "fingerprint", None)
     if isinstance(bp, RuleBot):
         return {"spec": spec or bp.name,

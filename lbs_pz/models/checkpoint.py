@@ -311,6 +311,30 @@ def find_model(kind: str, trained_for: Optional[dict], game=None) -> Optional[st
     return None
 
 
+def model_for(kind: str, checkpoint: Optional[str], trained_for: Optional[dict],
+              default: str, allow_mismatch: bool = False) -> str:
+    """The `kind` checkpoint to load for a blueprint: `checkpoint` when given; else the
+    shipped model trained for `trained_for` (a blueprint identity), and if none ships a
+    CheckpointMismatchError naming the training command (or `default` with
+    allow_mismatch); without a blueprint, `default`."""
+    if checkpoint is not None:
+        return checkpoint
+    if trained_for is None:
+        return default
+    found = find_model(kind, trained_for)
+    if found is None and not allow_mismatch:
+        what, flag, instead = {
+            "belief": ("learned belief", "--belief-checkpoint",
+                       'use a grounded belief ("grounded+cf")'),
+            "value": ("value", "--value-checkpoint", "roll out to the end (depth=-1)"),
+        }.get(kind, (kind, "", "pass allow_mismatch=True"))
+        raise CheckpointMismatchError(
+            f"no shipped {what} was trained for blueprint {_name(trained_for)}: train one "
+            f"with `lbs-pz train-{kind} --blueprint SPEC` and pass it as checkpoint=PATH / "
+            f"{flag} PATH, or {instead}")
+    return found or default
+
+
 # --- the old layouts ------------------------------------------------------------------------
 
 def upgrade_legacy(path: str, out: str, trained_for: Optional[dict] = None,

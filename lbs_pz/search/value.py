@@ -20,9 +20,8 @@ from typing import Optional
 import numpy as np
 
 from lbs_pz.models import path as model_path
-from lbs_pz.models.checkpoint import (CheckpointError, CheckpointMismatchError,
-                                      check_trained_for, describe_game, find_model, game_of,
-                                      load_checkpoint, same_game, save_checkpoint)
+from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint, save_checkpoint
+from lbs_pz.search.trained_for import TrainedForBlueprint
 
 DEFAULT_VALUE = "value_strong_2p"
 
@@ -75,7 +74,7 @@ def make_value_net(cfg: ValueNetConfig):
                          nn.Linear(cfg.hidden, 1))
 
 
-class CentralValue:
+class CentralValue(TrainedForBlueprint):
     """value(worlds) -> expected final score of each world, float32 (N,).
 
     Args:
@@ -96,58 +95,14 @@ class CentralValue:
     it was trained on), `checkpoint_path`, `mismatches` (what allow_mismatch let through).
     """
 
+    kind, reads = "value", "features"
+
     def __init__(self, checkpoint: Optional[str] = None, blueprint=None,
                  allow_mismatch: bool = False, net=None, config=None,
                  threads: Optional[int] = 1):
-        from lbs_pz.search.beliefs.learned import blueprint_identity_of
-
-        self.allow_mismatch = bool(allow_mismatch)
-        self.trained_for, self.checkpoint_path, self.mismatches = None, None, []
-        self._ckpt_head = None
-        identity = None if blueprint is None else blueprint_identity_of(blueprint)
-        if net is None:
-            if checkpoint is None:
-                checkpoint = DEFAULT_VALUE
-                if identity is not None:
-                    checkpoint = find_model("value", identity)
-                    if checkpoint is None and not self.allow_mismatch:
-                        raise CheckpointMismatchError(
-                            f"no shipped value was trained for blueprint {identity['spec']!r}:"
-                            f" train one with `lbs-pz train-value --blueprint SPEC` and pass "
-                            f"it as checkpoint=PATH / --value-checkpoint PATH, or roll out "
-                            f"to the end (depth=-1)")
-                    checkpoint = checkpoint or DEFAULT_VALUE
-            net, config, ckpt = load_value(checkpoint)
-            self.trained_for, self.checkpoint_path = ckpt["trained_for"], ckpt["path"]
-            self._ckpt_head = {"kind": "value", "game": ckpt["game"],
-                               "trained_for": ckpt["trained_for"]}
-            self.mismatches = check_trained_for(self._ckpt_head, identity, None,
-                                                self.allow_mismatch, repr(ckpt["path"]))
-        elif config is None:
-            raise ValueError("CentralValue(net=...) needs the HanabiConfig it was trained on "
-                             "(config=...)")
+        net, config = self._load_for(checkpoint, blueprint, allow_mismatch, DEFAULT_VALUE,
+                                     load_value, net, config)
         self.net, self.config, self.threads = net.eval(), config, threads
-
-    def check_game(self, config) -> None:
-        """CheckpointMismatchError unless this value was trained on the variant `config`
-        (or allow_mismatch is set and the network can read the variant's features)."""
-        if config == self.config or same_game(self.config, config):
-            return
-        if self._ckpt_head is not None:
-            for problem in check_trained_for(self._ckpt_head, None, config,
-                                             self.allow_mismatch, repr(self.checkpoint_path)):
-                if problem not in self.mismatches:
-                    self.mismatches.append(problem)
-        elif not self.allow_mismatch:
-            raise CheckpointMismatchError(f"the value model was trained for the game "
-                                          f"{describe_game(self.config)}, not "
-                                          f"{describe_game(config)}")
-        mine = (self.config.encoding_size, self.config.hand_size, self.config.num_card_types)
-        if mine != (config.encoding_size, config.hand_size, config.num_card_types):
-            raise CheckpointMismatchError(
-                f"the value network reads the features of {describe_game(self.config)}, not "
-                f"those of {describe_game(config)}: train one with `lbs-pz train-value "
-                f"--blueprint SPEC` for this variant")
 
     def __call__(self, states) -> np.ndarray:
         """float32 (N,): the value of every game of a HanabiBatch (a sequence of

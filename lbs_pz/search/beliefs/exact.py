@@ -33,7 +33,7 @@ paper's out-of-memory case.
 from __future__ import annotations
 
 import time
-from typing import List, Optional
+from typing import List
 
 import numpy as np
 

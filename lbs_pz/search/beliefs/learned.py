@@ -29,9 +29,8 @@ from typing import Optional
 import numpy as np
 
 from lbs_pz.models import path as model_path
-from lbs_pz.models.checkpoint import (CheckpointMismatchError, check_trained_for,
-                                      describe_game, find_model, same_game)
 from lbs_pz.search.beliefs.base import Belief, as_rng, check_hand
+from lbs_pz.search.trained_for import TrainedForBlueprint
 
 DEFAULT_CHECKPOINT = "belief_strong_2p"
 
@@ -41,21 +40,7 @@ def default_checkpoint() -> str:
     return model_path(DEFAULT_CHECKPOINT)
 
 
-def blueprint_identity_of(blueprint) -> dict:
-    """{"spec", "fingerprint"} of a blueprint object or spec string, as checkpoints
-    record it (`lbs_pz.agents.blueprint_identity`)."""
-    from lbs_pz.agents import blueprint_identity, load_blueprint
-
-    if isinstance(blueprint, str):
-        blueprint = load_blueprint(blueprint)
-    return blueprint_identity(blueprint)
-
-
-def _structure(config):
-    return (config.encoding_size, config.hand_size, config.num_card_types)
-
-
-class LearnedBelief(Belief):
+class LearnedBelief(TrainedForBlueprint, Belief):
     """Args:
         checkpoint: a `lbs-pz train-belief` checkpoint: file path or shipped model name.
             Default: the shipped belief trained for `blueprint` (`find_model`; a
@@ -72,12 +57,13 @@ class LearnedBelief(Belief):
             None: torch's setting). One thread is fastest for these small ops, and avoids
             torch's pathological slow-down on a machine whose cores are busy.
 
-    Attributes: `trained_for` ({"spec", "fingerprint"} or None), `model_config`
+    Attributes (`TrainedForBlueprint`): `trained_for` ({"spec", "fingerprint"} or None), `model_config`
     (HanabiConfig it was trained on), `checkpoint_path` (None for a given model),
     `mismatches` (what allow_mismatch let through).
     """
 
     name = "learned"
+    kind, reads = "belief", "observations"
 
     def __init__(self, checkpoint: Optional[str] = None, blueprint=None,
                  allow_mismatch: bool = False, model=None, config=None, mask: bool = True,
@@ -85,37 +71,10 @@ class LearnedBelief(Belief):
         super().__init__()
         import torch
 
-        self.allow_mismatch = bool(allow_mismatch)
-        self.trained_for = None
-        self.checkpoint_path = None
-        self.mismatches = []
-        identity = None if blueprint is None else blueprint_identity_of(blueprint)
-        if model is None:
-            from lbs_pz.search.beliefs.model import load_belief
-            if checkpoint is None:
-                checkpoint = DEFAULT_CHECKPOINT
-                if identity is not None:
-                    checkpoint = find_model("belief", identity)
-                    if checkpoint is None and not self.allow_mismatch:
-                        raise CheckpointMismatchError(
-                            f"no shipped learned belief was trained for blueprint "
-                            f"{identity['spec']!r}: train one with `lbs-pz train-belief "
-                            f"--blueprint SPEC` and pass it as checkpoint=PATH / "
-                            f"--belief-checkpoint PATH, or use a grounded belief "
-                            f"(\"grounded+cf\")")
-                    checkpoint = checkpoint or DEFAULT_CHECKPOINT
-            model, config, ckpt = load_belief(checkpoint)
-            self.trained_for = ckpt["trained_for"]
-            self.checkpoint_path = ckpt["path"]
-            self._ckpt_head = {"kind": "belief", "game": ckpt["game"],
-                               "trained_for": ckpt["trained_for"]}
-            self.mismatches = check_trained_for(self._ckpt_head, identity, None,
-                                                self.allow_mismatch, repr(ckpt["path"]))
-        elif config is None:
-            raise ValueError("LearnedBelief(model=...) needs the HanabiConfig it was trained "
-                             "on (config=...)")
-        else:
-            self._ckpt_head = None
+        from lbs_pz.search.beliefs.model import load_belief
+
+        model, config = self._load_for(checkpoint, blueprint, allow_mismatch,
+                                       DEFAULT_CHECKPOINT, load_belief, model, config)
         self.model = model.eval()
         self.model_config = config
         self.mask = mask
@@ -133,27 +92,6 @@ class LearnedBelief(Belief):
         self._hc = None
         self._pending = [start.encode(self.seat)]
         self._ctx = None
-
-    def check_game(self, config) -> None:
-        """CheckpointMismatchError unless this belief was trained on the variant `config`
-        (or allow_mismatch is set and the network can read the variant's observations)."""
-        mc = self.model_config
-        if config == mc:
-            return
-        if self._ckpt_head is not None and not same_game(self._ckpt_head["game"], config):
-            for problem in check_trained_for(self._ckpt_head, None, config,
-                                             self.allow_mismatch, repr(self.checkpoint_path)):
-                if problem not in self.mismatches:
-                    self.mismatches.append(problem)
-        elif self._ckpt_head is None and not same_game(mc, config) and not self.allow_mismatch:
-            raise CheckpointMismatchError(f"the belief model was trained for the game "
-                                          f"{describe_game(mc)}, not {describe_game(config)}")
-        if _structure(mc) != _structure(config):
-            raise CheckpointMismatchError(
-                f"the belief network reads the observations of {describe_game(mc)} "
-                f"(encoding {mc.encoding_size}, {mc.hand_size} cards), not those of "
-                f"{describe_game(config)}: train one with `lbs-pz train-belief "
-                f"--blueprint SPEC` for this variant")
 
     def _update(self, before, after, rec) -> None:
         self._pending.append(after.encode(self.seat))
