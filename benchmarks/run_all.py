@@ -1,0 +1,214 @@
+"""Regenerate RESULTS.md: run every figure's command and record what printed it.
+
+    python benchmarks/run_all.py --quick            # every section, small sizes (minutes)
+    python benchmarks/run_all.py --full             # the sizes RESULTS.md quotes (hours)
+    python benchmarks/run_all.py --full --only search-strong,paper-scale
+
+Each section is one shell command run from the repository root; its output is stored
+verbatim with the command, the machine, the load average before and after, the revision
+and the date, in benchmarks/results.json. RESULTS.md is then written from that file, so a
+section run alone (`--only`) replaces its own entry and keeps the others (each entry
+says when and on which revision it was measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import fcntl
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STORE = os.path.join(ROOT, "benchmarks", "results.json")
+RESULTS = os.path.join(ROOT, "RESULTS.md")
+PY = "python"
+
+# name -> (title, what it shows, quick command, full command)
+COMPARE = "lbs-pz compare --backend inline --no-progress"
+SECTIONS = {
+    "engine": (
+        "Engine throughput against HLE",
+        "Batched random play, single-state steps, clones and batched encoding, side by side "
+        "with HLE's C++ core and rl_env in the same run (HLE's core is compiled from its PyPI "
+        "sdist into ~/.cache on first use).",
+        f"{PY} benchmarks/engine_throughput.py --quick",
+        f"{PY} benchmarks/engine_throughput.py"),
+    "env": (
+        "Environments",
+        "PettingZoo AEC play against PettingZoo's hanabi_v5 (with the [bench] extra), the "
+        "SB3 VecEnv, MaskablePPO training throughput.",
+        f"{PY} benchmarks/env_throughput.py --quick",
+        f"{PY} benchmarks/env_throughput.py"),
+    "bots": (
+        "Rule-bot blueprints",
+        "Self-play of every rule bot on evaluation deals (2-5 players, 6- and 7-card hands), "
+        "and rollout speed.",
+        f"{PY} benchmarks/bots.py --quick --no-progress",
+        f"{PY} benchmarks/bots.py --no-progress"),
+    "search-strong": (
+        "LBS-16 on the strong bot: speed and gain",
+        "Blueprint and LBS-16 (256 worlds per decision, the shipped learned belief filtered "
+        "through the blueprint, the shipped value after 16 moves) on the same evaluation "
+        "deals; seat 0 searches; one process, one core. s/game is wall-clock per game.",
+        f"{COMPARE} --methods blueprint,lbs-16 --rollouts 256 --games 20",
+        f"{COMPARE} --methods blueprint,lbs-16 --rollouts 256 --games 500"),
+    "paper-scale": (
+        "Paper scale: LBS-16 with 10,000 worlds per decision on the strong bot",
+        "As above with 10,000 sampled worlds per decision (the paper's 10K rollouts; it "
+        "reports 47 s per game on a GPU).",
+        f"{COMPARE} --methods blueprint,lbs-16 --rollouts 10000 --games 1",
+        f"{COMPARE} --methods blueprint,lbs-16 --rollouts 10000 --games 10"),
+    "search-lstm": (
+        "LBS-16 on the shipped public-LSTM blueprint",
+        "256 worlds per decision; the network's own Q bootstraps after 16 moves; grounded+cf "
+        "belief (no learned belief ships for this network).",
+        f"{COMPARE} --blueprint lstm:public_lstm_2p --methods blueprint,lbs-16 --rollouts 256 --games 2",
+        f"{COMPARE} --blueprint lstm:public_lstm_2p --methods blueprint,lbs-16 --rollouts 256 --games 30"),
+    "search-sb3": (
+        "LBS-16 on a MaskablePPO blueprint",
+        "Trains a MaskablePPO self-play policy on one core (examples/train_maskable_ppo.py), "
+        "then LBS-16 with 256 worlds per decision on top of it; its critic bootstraps after "
+        "16 moves; grounded+cf belief.",
+        f"{PY} examples/train_maskable_ppo.py --minutes 1 --threads 1 --eval-games 100 "
+        f"--out results/maskable_ppo_2p && {COMPARE} --blueprint sb3:results/maskable_ppo_2p/model.zip "
+        f"--methods blueprint,lbs-16 --rollouts 256 --games 2",
+        f"{PY} examples/train_maskable_ppo.py --minutes 10 --threads 1 --eval-games 500 "
+        f"--out results/maskable_ppo_2p && {COMPARE} --blueprint sb3:results/maskable_ppo_2p/model.zip "
+        f"--methods blueprint,lbs-16 --rollouts 256 --games 30"),
+}
+
+
+def machine() -> dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "system": f"{platform.system()} {platform.release()}"}
+
+
+def revision() -> str:
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                             capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=ROOT, text=True, capture_output=True).stdout.strip()
+        return rev + ("+uncommitted changes" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def run_section(name: str, full: bool) -> dict:
+    title, what, quick_cmd, full_cmd = SECTIONS[name]
+    command = full_cmd if full else quick_cmd
+    print(f"== {name}: {command}", flush=True)
+    load_before = os.getloadavg()
+    start = time.perf_counter()
+    proc = subprocess.run(command, shell=True, cwd=ROOT, text=True, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    seconds = time.perf_counter() - start
+    print(proc.stdout, flush=True)
+    return {
+        "title": title, "what": what, "command": command, "mode": "full" if full else "quick",
+        "exit_code": proc.returncode, "output": proc.stdout.rstrip(),
+        "seconds": round(seconds, 1), "load_before": [round(x, 2) for x in load_before],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "revision": revision(), "machine": machine(),
+    }
+
+
+def load_store() -> dict:
+    if not os.path.exists(STORE):
+        return {}
+    with open(STORE) as f:
+        return json.load(f)
+
+
+def save_entry(name: str, entry: dict) -> dict:
+    """Merge one section into the store under a lock: two runs with different --only
+    sections may share the machine's cores and finish in any order."""
+    with open(STORE + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        store = load_store()
+        store[name] = entry
+        with open(STORE + ".tmp", "w") as f:
+            json.dump(store, f, indent=1)
+        os.replace(STORE + ".tmp", STORE)
+    return store
+
+
+def write_results(store: dict) -> None:
+    lines = [
+        "# lbs_pz: measured figures",
+        "",
+        "Generated by `python benchmarks/run_all.py` from `benchmarks/results.json`; do not "
+        "edit by hand. Each section gives the command that printed it, the machine, the load "
+        "average (1, 5, 15 min) before and after, the revision and the date. Timings are "
+        "wall-clock on the machine named; a load above the number of processes the section "
+        "runs means other work shared the cores.",
+        "",
+    ]
+    for name in SECTIONS:
+        entry = store.get(name)
+        if entry is None:
+            continue
+        m = entry["machine"]
+        lines += [
+            f"## {entry['title']}",
+            "",
+            entry["what"],
+            "",
+            f"- command: `{entry['command']}` ({entry['mode']} mode, {entry['seconds']} s, "
+            f"exit code {entry['exit_code']})",
+            f"- machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, {m['system']}",
+            f"- load average before / after: {entry['load_before']} / {entry['load_after']}",
+            f"- revision {entry['revision']}, {entry['date']}",
+            "",
+            "```",
+            entry["output"],
+            "```",
+            "",
+        ]
+    with open(RESULTS, "w") as f:
+        f.write("\n".join(lines))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="sections: " + ", ".join(SECTIONS))
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--quick", action="store_true", help="small sizes: minutes in all")
+    mode.add_argument("--full", action="store_true", help="the sizes RESULTS.md quotes")
+    parser.add_argument("--only", default="", help="comma-separated sections to run (default all)")
+    parser.add_argument("--write-only", action="store_true",
+                        help="rewrite RESULTS.md from benchmarks/results.json without running")
+    args = parser.parse_args(argv)
+    names = [n.strip() for n in args.only.split(",") if n.strip()] or list(SECTIONS)
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown sections {unknown}; choose from {', '.join(SECTIONS)}")
+    failed = []
+    if not args.write_only:
+        for name in names:
+            entry = run_section(name, args.full)
+            failed += [name] if entry["exit_code"] != 0 else []
+            save_entry(name, entry)              # after every section: a crash keeps the rest
+    write_results(load_store())
+    print(f"wrote {RESULTS}" + (f"; failed sections: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
