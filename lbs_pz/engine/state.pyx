@@ -220,6 +220,25 @@ cdef class HanabiState:
         scored, info_token (gained), drawn (card drawn after it, -1 if none)."""
         return [dict(self.s.history[i]) for i in range(self.s.num_history)]
 
+    def view_records(self, player, bint hide_own_draws=True):
+        """The move history as `player` sees it, as bytes: per move 7 bytes (move id,
+        player, card played or discarded (255 for a hint), bitmask of hinted slots, scored,
+        information token gained, card drawn (255 if none, or if `player` drew it and
+        `hide_own_draws`)). `PlayerView.history` decodes it on first use."""
+        cdef int p = self._check_player(player), n = self.s.num_history, i
+        out = PyBytes_FromStringAndSize(NULL, 7 * n)
+        cdef char* o = PyBytes_AS_STRING(out)
+        for i in range(n):
+            o[7 * i] = <char>self.s.history[i].move
+            o[7 * i + 1] = <char>self.s.history[i].player
+            o[7 * i + 2] = <char>self.s.history[i].card
+            o[7 * i + 3] = <char>self.s.history[i].reveal
+            o[7 * i + 4] = <char>self.s.history[i].scored
+            o[7 * i + 5] = <char>self.s.history[i].info_token
+            o[7 * i + 6] = <char>(-1 if hide_own_draws and self.s.history[i].player == p
+                                  else self.s.history[i].drawn)
+        return out
+
     def public_history_key(self):
         """The public history as bytes: the start player, then (move id, card played or
         discarded (255 for a hint), bitmask of hinted slots) per move, one byte each.
@@ -234,6 +253,20 @@ cdef class HanabiState:
             p[1 + 3 * i] = <char>self.s.history[i].move
             p[2 + 3 * i] = <char>self.s.history[i].card
             p[3 + 3 * i] = <char>self.s.history[i].reveal
+        return out
+
+    def knowledge_key(self, player):
+        """What `card_knowledge(player)` returns, as bytes (4 per card: plausible color
+        mask, plausible rank mask, hinted color, hinted rank (255: not hinted)): a cache
+        key for views."""
+        cdef int p = self._check_player(player), n = self.s.hand_len[p], i
+        out = PyBytes_FromStringAndSize(NULL, 4 * n)
+        cdef char* o = PyBytes_AS_STRING(out)
+        for i in range(n):
+            o[4 * i] = <char>self.s.color_plausible[p][i]
+            o[4 * i + 1] = <char>self.s.rank_plausible[p][i]
+            o[4 * i + 2] = <char>self.s.color_hinted[p][i]
+            o[4 * i + 3] = <char>self.s.rank_hinted[p][i]
         return out
 
     def card_knowledge(self, player):

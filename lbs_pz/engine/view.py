@@ -59,10 +59,24 @@ class PlayerView:
     discard_pile: Tuple[int, ...]
     hands: Tuple[Tuple[Optional[int], ...], ...]
     knowledge: Tuple[Tuple[CardKnowledge, ...], ...]
-    history: Tuple[PastMove, ...]
     legal_moves: Tuple[int, ...]
     score: int
     is_terminal: bool
+    # The history as the viewer sees it (`HanabiState.view_records`), decoded into
+    # `history` on first use: most agents never read it, and decoding is most of the cost
+    # of a view.
+    records: bytes = dataclasses.field(default=b"", repr=False)
+    config: object = dataclasses.field(default=None, repr=False, compare=False)
+
+    @property
+    def history(self) -> Tuple[PastMove, ...]:
+        """Every move of the game, oldest first (PastMove; drawn cards the viewer cannot
+        see are None)."""
+        cached = self.__dict__.get("_history")
+        if cached is None:
+            cached = _decode_history(self.config, self.records)
+            object.__setattr__(self, "_history", cached)
+        return cached
 
     @property
     def last_moves(self) -> Tuple[PastMove, ...]:
@@ -77,56 +91,24 @@ class PlayerView:
 @functools.lru_cache(maxsize=64)
 def _tables(config):
     """Per variant: the decoded move of every move id, the slots of every hint mask, and
-    a cache of the (immutable) PastMove of each distinct record: views of many worlds
-    that share a history share these objects."""
+    caches of the (immutable) PastMove of each distinct record and the CardKnowledge
+    tuple of each distinct hand knowledge: views of many worlds share these objects."""
     moves = tuple(decode_move(config, m) for m in range(config.num_moves))
     slots = tuple(tuple(i for i in range(config.hand_size) if (mask >> i) & 1)
                   for mask in range(1 << config.hand_size))
-    return moves, slots, {}
+    return moves, slots, {}, {}
 
 
 def player_view(state, player: int) -> PlayerView:
     """Build the PlayerView of `player` from a HanabiState."""
     config = state.config
-    decoded, slots, past = _tables(config)
-    if len(past) > 100_000:
-        past.clear()
     seer = config.observation_type == "seer"
     minimal = config.observation_type == "minimal"
     hands = tuple(
         tuple(card if (p != player or seer) else None for card in hand)
         for p, hand in enumerate(state.hands)
     )
-    all_colors, all_ranks = tuple(range(config.colors)), tuple(range(config.ranks))
-    knowledge = []
-    for p in range(config.players):
-        if minimal:
-            knowledge.append(tuple(CardKnowledge(all_colors, all_ranks, None, None)
-                                   for _ in state.hand(p)))
-        else:
-            knowledge.append(tuple(
-                CardKnowledge(colors, ranks, None if hc < 0 else hc, None if hr < 0 else hr)
-                for colors, ranks, hc, hr in state.card_knowledge(p)
-            ))
-    history = []
-    for rec in state.move_records():
-        hidden_draw = rec["player"] == player and not seer
-        drawn = None if (rec["drawn"] < 0 or hidden_draw) else rec["drawn"]
-        key = (rec["player"], rec["move"], rec["card"], rec["reveal"], rec["scored"],
-               rec["info_token"], drawn)
-        entry = past.get(key)
-        if entry is None:
-            entry = past[key] = PastMove(
-                player=rec["player"],
-                move_id=rec["move"],
-                move=decoded[rec["move"]],
-                card=None if rec["card"] < 0 else rec["card"],
-                revealed=slots[rec["reveal"]],
-                scored=bool(rec["scored"]),
-                information_token=bool(rec["info_token"]),
-                drawn=drawn,
-            )
-        history.append(entry)
+    knowledge = tuple(_hand_knowledge(state, p, minimal) for p in range(config.players))
     return PlayerView(
         player=player,
         num_players=config.players,
@@ -137,9 +119,54 @@ def player_view(state, player: int) -> PlayerView:
         deck_size=state.deck_size,
         discard_pile=tuple(state.discard_pile),
         hands=hands,
-        knowledge=tuple(knowledge),
-        history=tuple(history),
+        knowledge=knowledge,
         legal_moves=tuple(state.legal_moves()) if state.current_player == player else (),
         score=state.score,
         is_terminal=state.is_terminal,
+        records=state.view_records(player, not seer),
+        config=config,
     )
+
+
+def _hand_knowledge(state, player: int, minimal: bool) -> Tuple[CardKnowledge, ...]:
+    """The CardKnowledge of every card of `player`'s hand; one shared tuple per distinct
+    hand knowledge (views of sampled worlds repeat them)."""
+    config = state.config
+    cache = _tables(config)[3]
+    key = (minimal, len(state.hand(player))) if minimal else state.knowledge_key(player)
+    found = cache.get(key)
+    if found is None:
+        if len(cache) > 100_000:
+            cache.clear()
+        if minimal:
+            everything = (tuple(range(config.colors)), tuple(range(config.ranks)), None, None)
+            found = tuple(CardKnowledge(*everything) for _ in range(key[1]))
+        else:
+            found = tuple(
+                CardKnowledge(colors, ranks, None if hc < 0 else hc, None if hr < 0 else hr)
+                for colors, ranks, hc, hr in state.card_knowledge(player))
+        cache[key] = found
+    return found
+
+
+def _decode_history(config, records: bytes) -> Tuple[PastMove, ...]:
+    """The PastMoves of `view_records` bytes; one shared object per distinct record."""
+    if config is None or not records:
+        return ()
+    decoded, slots, past, _ = _tables(config)
+    if len(past) > 100_000:
+        past.clear()
+    history = []
+    for i in range(0, len(records), 7):
+        key = records[i:i + 7]
+        entry = past.get(key)
+        if entry is None:
+            move, player, card, reveal, scored, token, drawn = key
+            card, drawn = (-1 if card == 255 else card), (-1 if drawn == 255 else drawn)
+            entry = past[key] = PastMove(
+                player=player, move_id=move, move=decoded[move],
+                card=None if card < 0 else card, revealed=slots[reveal],
+                scored=bool(scored), information_token=bool(token),
+                drawn=None if drawn < 0 else drawn)
+        history.append(entry)
+    return tuple(history)
