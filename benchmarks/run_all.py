@@ -30,6 +30,7 @@ PY = "python"
 
 # name -> (title, what it shows, quick command, full command)
 COMPARE = "lbs-pz compare --backend inline --no-progress"
+WALKTHROUGH_BP = "py:examples/my_blueprint.py:HintPlayDiscard"
 SECTIONS = {
     "engine": (
         "Engine throughput against HLE",
@@ -69,17 +70,40 @@ SECTIONS = {
         "belief (no learned belief ships for this network).",
         f"{COMPARE} --blueprint lstm:public_lstm_2p --methods blueprint,lbs-16 --rollouts 256 --games 2",
         f"{COMPARE} --blueprint lstm:public_lstm_2p --methods blueprint,lbs-16 --rollouts 256 --games 30"),
+    "sb3-train": (
+        "A MaskablePPO blueprint for the SB3 figures",
+        "Trains a MaskablePPO self-play policy on one core (examples/train_maskable_ppo.py) "
+        "into results/maskable_ppo_2p/model.zip, which search-sb3 searches on top of.",
+        f"{PY} examples/train_maskable_ppo.py --minutes 1 --threads 1 --eval-games 100 "
+        f"--out results/maskable_ppo_2p",
+        f"{PY} examples/train_maskable_ppo.py --minutes 10 --threads 1 --eval-games 500 "
+        f"--out results/maskable_ppo_2p"),
     "search-sb3": (
         "LBS-16 on a MaskablePPO blueprint",
-        "Trains a MaskablePPO self-play policy on one core (examples/train_maskable_ppo.py), "
-        "then LBS-16 with 256 worlds per decision on top of it; its critic bootstraps after "
-        "16 moves; grounded+cf belief.",
-        f"{PY} examples/train_maskable_ppo.py --minutes 1 --threads 1 --eval-games 100 "
-        f"--out results/maskable_ppo_2p && {COMPARE} --blueprint sb3:results/maskable_ppo_2p/model.zip "
+        "LBS-16 with 256 worlds per decision on top of the sb3-train policy; its critic "
+        "bootstraps after 16 moves; grounded+cf belief (no learned belief ships for it).",
+        f"{COMPARE} --blueprint sb3:results/maskable_ppo_2p/model.zip "
         f"--methods blueprint,lbs-16 --rollouts 256 --games 2",
-        f"{PY} examples/train_maskable_ppo.py --minutes 10 --threads 1 --eval-games 500 "
-        f"--out results/maskable_ppo_2p && {COMPARE} --blueprint sb3:results/maskable_ppo_2p/model.zip "
+        f"{COMPARE} --blueprint sb3:results/maskable_ppo_2p/model.zip "
         f"--methods blueprint,lbs-16 --rollouts 256 --games 30"),
+    "walkthrough": (
+        "Bring your own blueprint: walk-through",
+        "The README's walk-through for examples/my_blueprint.py (a 20-line Python class), "
+        "each step timed: its self-play score, a learned belief and a value trained for it "
+        "(one core each), then blueprint vs LBS-16 with both on the same evaluation deals.",
+        f"{PY} benchmarks/walkthrough.py --quick",
+        f"{PY} benchmarks/walkthrough.py --belief-minutes 10 --value-minutes 5 --games 20 "
+        f"--rollouts 64"),
+    "lbs-defaults": (
+        "LBSAgent(bp) with its defaults",
+        "`LBSAgent(bp)` with no other argument, on seat 0, against the blueprint on the same "
+        "evaluation deals: the strong bot (its shipped belief and value are found) and the "
+        "walk-through's Python class (nothing ships for it: grounded+cf belief, rollouts to "
+        "the end, 512 worlds).",
+        f"{PY} benchmarks/lbs_defaults.py --blueprint strong --games 3 && "
+        f"{PY} benchmarks/lbs_defaults.py --blueprint {WALKTHROUGH_BP} --games 1",
+        f"{PY} benchmarks/lbs_defaults.py --blueprint strong --games 30 && "
+        f"{PY} benchmarks/lbs_defaults.py --blueprint {WALKTHROUGH_BP} --games 8"),
 }
 
 
@@ -114,8 +138,9 @@ def run_section(name: str, full: bool) -> dict:
     print(f"== {name}: {command}", flush=True)
     load_before = os.getloadavg()
     start = time.perf_counter()
+    env = dict(os.environ, TQDM_DISABLE="1")     # no progress bars in the record
     proc = subprocess.run(command, shell=True, cwd=ROOT, text=True, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT)
+                          stderr=subprocess.STDOUT, env=env)
     seconds = time.perf_counter() - start
     print(proc.stdout, flush=True)
     return {
