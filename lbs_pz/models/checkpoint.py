@@ -276,8 +276,20 @@ def game_of(ckpt: dict) -> HanabiConfig:
 _HEADERS: Dict[str, tuple] = {}
 
 
+def torch_available() -> bool:
+    """True if torch can be imported: every model needs it (the `[torch]` extra)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def shipped_models() -> List[dict]:
-    """One dict per shipped model: name, kind, game, trained_for (read once, cached)."""
+    """One dict per shipped model: name, kind, game, trained_for (read once, cached);
+    none without torch, which every model needs."""
+    if not torch_available():
+        return []
     out = []
     for name in shipped_names():
         path = os.path.join(MODELS_DIR, name + ".pt")

@@ -35,6 +35,9 @@ import numpy as np
 from lbs_pz.agents import as_blueprint, blueprint_identity
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.models import find_model, path as model_path
+from lbs_pz.models.checkpoint import torch_available
+
+NO_TORCH = "torch is not installed; learned beliefs and values need the [torch] extra"
 from lbs_pz.search.beliefs import make_belief
 from lbs_pz.search.rollout_search import SearchResult, ValueFn, search_move
 
@@ -194,8 +197,9 @@ class LBSAgent(SearchAgent):
                                      f"{blueprint.name!r})")
             else:
                 belief = make_belief("grounded+cf", blueprint=blueprint)
-                self.defaults.append(f"belief: grounded+cf (no learned belief ships for "
-                                     f"{blueprint.name!r} in this game)")
+                why = (f"no learned belief ships for {blueprint.name!r} in this game"
+                       if torch_available() else NO_TORCH)
+                self.defaults.append(f"belief: grounded+cf ({why})")
         if depth > 0 and value is None:
             if getattr(blueprint, "has_value", False):
                 value = blueprint.value
@@ -210,7 +214,8 @@ class LBSAgent(SearchAgent):
                 else:
                     self.depth_reason = (
                         f"LBS-{depth}: {blueprint.name!r} has no value and none ships for it "
-                        f"in this game, so rollouts go to the end of the game (depth -1); "
+                        f"in this game{'' if torch_available() else ' (' + NO_TORCH + ')'}, "
+                        f"so rollouts go to the end of the game (depth -1); "
                         f"train one with `lbs-pz train-value --blueprint SPEC` and pass "
                         f"value=CentralValue(PATH) (CLI: --value-checkpoint PATH)")
                     depth = -1

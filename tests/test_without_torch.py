@@ -1,0 +1,50 @@
+"""The engine, the environments, the rule bots, evaluation and search with the grounded
+belief import and run without torch (it is the `[torch]` extra); search's defaults say
+why they fall back."""
+
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent('''
+    import sys, warnings
+
+    class NoTorch:                       # as if torch and SB3 were not installed
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("torch", "stable_baselines3", "sb3_contrib"):
+                raise ImportError(f"No module named {name!r}")
+
+    sys.meta_path.insert(0, NoTorch())
+    import gymnasium, pettingzoo
+    import lbs_pz
+    from lbs_pz.agents import RuleBot, load_blueprint
+    from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+    from lbs_pz.envs import hanabi_v0
+    from lbs_pz.eval import evaluate
+    from lbs_pz.search.agents import LBSAgent
+
+    result = evaluate(load_blueprint("strong"), games=50)
+    assert result.mean > 20, result.summary()
+    env = hanabi_v0.env(players=3)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        env.step(None if term or trunc else info["legal_moves"][0])
+    single = gymnasium.make("lbs_pz/HanabiSelfPlay-v0")
+    single.reset(seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agent = LBSAgent(RuleBot("strong"), rollouts=8)
+    assert agent.depth == -1 and "grounded+cf" in agent.defaults[0], agent.defaults
+    assert any("[torch] extra" in str(w.message) for w in caught)
+    state = HanabiState(HanabiConfig(), seed=1)
+    assert agent.act(state) in state.legal_moves()
+    assert "torch" not in sys.modules
+    print("ok")
+''')
+
+
+def test_engine_envs_bots_and_grounded_search_run_without_torch():
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
