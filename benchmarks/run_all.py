@@ -136,7 +136,7 @@ def run_section(name: str, full: bool) -> dict:
     title, what, quick_cmd, full_cmd = SECTIONS[name]
     command = full_cmd if full else quick_cmd
     print(f"== {name}: {command}", flush=True)
-    load_before = os.getloadavg()
+    load_before, rev = os.getloadavg(), revision()     # the code as it was when it ran
     start = time.perf_counter()
     env = dict(os.environ, TQDM_DISABLE="1")     # no progress bars in the record
     proc = subprocess.run(command, shell=True, cwd=ROOT, text=True, stdout=subprocess.PIPE,
@@ -149,7 +149,7 @@ def run_section(name: str, full: bool) -> dict:
         "seconds": round(seconds, 1), "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "revision": revision(), "machine": machine(),
+        "revision": rev, "machine": machine(),
     }
 
 
