@@ -185,3 +185,17 @@ def positions(config, num_games, seed, driver="strong", every=3):
                 out.append(state.clone())
             state.apply(bots.act(driver, state))
     return out
+
+
+def self_play(blueprint, config, num_games, seed=0, first_game=0):
+    """Self-play of `blueprint` on evaluation deals first_game .. (one HanabiBatch rolled
+    out to the end): dict of arrays (num_games,): score, moves, lives."""
+    import numpy as np
+
+    from lbs_pz.engine import HanabiBatch
+    from lbs_pz.engine.seeds import EVAL, deal_seeds
+
+    batch = HanabiBatch(config, num_games, seeds=deal_seeds(EVAL, seed, first_game, num_games))
+    moves = blueprint.rollout(batch)
+    lives = np.array([batch.get_state(i).life_tokens for i in range(num_games)], np.int32)
+    return {"score": batch.scores().copy(), "moves": np.asarray(moves), "lives": lives}

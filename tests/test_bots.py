@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, HealthCheck
 
-from engine_helpers import configs, positions, sample_consistent_hand, seeds
+from engine_helpers import configs, positions, sample_consistent_hand, seeds, self_play
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.agents.rule_bots import _bots as bots
@@ -44,7 +44,7 @@ def test_selfplay_only_legal_moves_every_variant(config):
     """bot_play stops with an error on the first illegal move; 150 games per bot here,
     about 5,000 games per bot over all variants."""
     for name in BOTS:
-        out = bots.selfplay(name, config, 150, seed=11)
+        out = self_play(RuleBot(name), config, 150, seed=11)
         assert np.all(out["moves"] > 0)
         assert np.all((out["score"] >= 0) & (out["score"] <= config.colors * config.ranks))
 
@@ -89,9 +89,6 @@ def test_batch_rollout_and_act_batch():
     bots.play_batch("medium", batch)
     assert batch.terminals().all()
     assert np.all(bots.act_batch("medium", batch) == -1)
-    # Same deals as selfplay.
-    out = bots.selfplay("medium", config, 16, seed=3)
-    assert np.array_equal(out["score"], batch.scores())
 
 
 def test_act_rejects_wrong_seat():
@@ -177,7 +174,7 @@ BANDS = {
 
 @pytest.mark.parametrize("name", sorted(BANDS))
 def test_strength_bands(name):
-    out = bots.selfplay(name, HanabiConfig(players=2), 1000, seed=0)
+    out = self_play(RuleBot(name), HanabiConfig(players=2), 1000, seed=0)
     lo, hi = BANDS[name]
     assert lo <= out["score"].mean() <= hi
     if name != "simple":
@@ -185,23 +182,23 @@ def test_strength_bands(name):
 
 
 def test_random_bot_bombs_out():
-    out = bots.selfplay("random", HanabiConfig(players=2), 200, seed=0)
+    out = self_play(RuleBot("random"), HanabiConfig(players=2), 200, seed=0)
     assert np.mean(out["score"]) < 2
 
 
 def test_bots_ordered_by_strength_in_every_player_count():
     for players in (2, 3, 4, 5):
         config = HanabiConfig(players=players)
-        means = [bots.selfplay(n, config, 300, seed=1)["score"].mean()
+        means = [self_play(RuleBot(n), config, 300, seed=1)["score"].mean()
                  for n in ("simple", "weak", "medium")]
         assert means[0] < means[1] < means[2]
-        assert bots.selfplay("strong", config, 300, seed=1)["score"].mean() >= means[2] - 0.2
+        assert self_play(RuleBot("strong"), config, 300, seed=1)["score"].mean() >= means[2] - 0.2
 
 
 @pytest.mark.slow
 def test_strong_reaches_smartbot_level():
     """The issue's target: >= 23.0 mean in 2-player self-play over 10,000 games."""
-    out = bots.selfplay("strong", HanabiConfig(players=2), 10_000, seed=0)
+    out = self_play(RuleBot("strong"), HanabiConfig(players=2), 10_000, seed=0)
     assert out["score"].mean() >= 23.0
 
 

@@ -153,10 +153,12 @@ def test_sparta_improves_on_the_blueprint_in_a_few_games():
     agent = SpartaAgent(BOT, rollouts=64, seed=0)
     diffs = []
     for game in range(3):
-        base = BOT.selfplay(HanabiConfig(), 1, seed=0, first_game=game)["score"][0]
-        from lbs_pz.engine import game_seeds
+        from lbs_pz.engine import HanabiBatch, game_seeds
 
         state = HanabiState(HanabiConfig(), seed=int(game_seeds(0, game, 1)[0]))
+        alone = HanabiBatch.from_state(state, 1)
+        BOT.rollout(alone)
+        base = int(alone.scores()[0])
         while not state.is_terminal:
             state.apply(agent.act(state) if state.current_player == 0 else BOT.act(state))
         diffs.append(state.score - base)

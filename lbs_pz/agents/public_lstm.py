@@ -464,23 +464,6 @@ class PublicLSTMBlueprint:
         out[live] += best.numpy()
         return out
 
-    # --- evaluation --------------------------------------------------------------------------
-
-    def selfplay(self, num_games: int, seed: int = 0, first_game: int = 0,
-                 chunk: int = 1000) -> np.ndarray:
-        """Scores (int32 (num_games,)) of greedy self-play on the deals `lbs-pz eval` and
-        `RuleBot.selfplay` use (`HanabiBatch(config, n, seeds=seed)`), batched."""
-        if num_games < 1:
-            raise ValueError(f"num_games must be >= 1, got {num_games}")
-        scores = []
-        for start in range(0, num_games, chunk):
-            n = min(chunk, num_games - start)
-            seeds = game_seeds(seed, first_game + start, n)
-            batch = HanabiBatch(self.config, n, seeds=[int(s) for s in seeds])
-            self.rollout(batch)
-            scores.append(batch.scores().copy())
-        return np.concatenate(scores)
-
     def clear_cache(self) -> None:
         self._cache.clear()
 

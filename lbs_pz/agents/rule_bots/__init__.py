@@ -107,14 +107,6 @@ class RuleBot:
         return _bots.counterfactual_mask(self.kind, before, seat, move, hands,
                                          self._memory).astype(bool)
 
-    # --- evaluation -----------------------------------------------------------------------
-
-    def selfplay(self, config: HanabiConfig, num_games: int, seed: int = 0,
-                 first_game: int = 0) -> dict:
-        """Play games `first_game ..` of the deals `HanabiBatch(config, n, seeds=seed)`
-        uses, to the end, in C. Returns arrays (num_games,): score, moves, lives."""
-        return _bots.selfplay(self.kind, config, num_games, seed=seed, first_game=first_game)
-
     def __repr__(self) -> str:
         return f"RuleBot({self.name!r})"
 
