@@ -4,6 +4,8 @@ and options generated from a trainer's hyper-parameter dataclass."""
 from __future__ import annotations
 
 import argparse
+import inspect
+import re
 import dataclasses
 
 from lbs_pz.engine import HanabiConfig
@@ -61,9 +63,23 @@ def add_seed_option(parser: argparse.ArgumentParser, help: str = "seed of the de
                              f"from a stream disjoint from training's")
 
 
+def field_comments(config_class) -> dict:
+    """{field name: the comment after it in the dataclass source}: each hyper-parameter is
+    explained once, where it is defined, and `--help` shows that text."""
+    try:
+        source = inspect.getsource(config_class)
+    except (OSError, TypeError):
+        return {}
+    found = (re.match(r"\s+(\w+)\s*:[^#=]*(?:=[^#]*)?#\s*(.+)$", line)
+             for line in source.splitlines())
+    return {m.group(1): m.group(2).strip() for m in found if m}
+
+
 def add_dataclass_options(parser: argparse.ArgumentParser, config_class, skip=()) -> None:
     """`--field-name` for every field of a hyper-parameter dataclass: typed by its default
-    (int, float, str; bools as --name / --no-name), defaulted by it."""
+    (int, float, str; bools as --name / --no-name), defaulted by it, explained by the
+    comment after the field."""
+    comments = field_comments(config_class)
     for field in dataclasses.fields(config_class):
         if field.name in skip:
             continue
@@ -71,16 +87,18 @@ def add_dataclass_options(parser: argparse.ArgumentParser, config_class, skip=()
         default = field.default
         if default is dataclasses.MISSING and field.default_factory is not dataclasses.MISSING:
             default = field.default_factory()
+        about = comments.get(field.name, "")
+        about = f"{about} " if about else ""
         if isinstance(default, bool):
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default,
-                                help=f"default {default}")
+                                help=f"{about}(default {default})")
         elif isinstance(default, (int, float, str)):
             parser.add_argument(flag, type=type(default), default=default,
-                                help=f"default {default!r}")
+                                help=f"{about}(default {default!r})")
         elif default is None:   # Optional[int] / Optional[float] / Optional[str]
             annotation = str(field.type)
             kind = int if "int" in annotation else float if "float" in annotation else str
-            parser.add_argument(flag, type=kind, default=None, help="default: none")
+            parser.add_argument(flag, type=kind, default=None, help=f"{about}(default: none)")
         else:
             raise TypeError(f"{config_class.__name__}.{field.name}: cannot become an option "
                             f"(default {default!r})")

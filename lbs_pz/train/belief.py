@@ -111,27 +111,27 @@ def mean_nll(model, obs, hands) -> "torch.Tensor":
 @dataclasses.dataclass
 class BeliefTrainConfig:
     """Every hyper-parameter of a `lbs-pz train-belief` run."""
-    blueprint: str = "strong"         # spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
-    players: int = 2
-    hand_size: Optional[int] = None
-    games_per_step: int = 32          # fresh games per optimisation step (x players sequences)
-    steps: int = 0                    # 0: until the time budget is spent
-    minutes: float = 30.0             # wall-clock budget (0: no limit)
-    lr: float = 1e-3
-    lr_final: float = 1e-4            # cosine decay to this over the budget
-    val_games: int = 128
-    val_every: int = 100
-    seed: int = 0                     # run seed of the TRAIN deal stream
-    embed: int = 256
-    hidden: int = 256
-    layers: int = 1
-    decoder: int = 128
-    prior: bool = True                # decoder logits on top of the grounded prior
-    threads: int = 0                  # torch threads (0: torch default)
-    device: str = "auto"
-    out: str = "belief.pt"
-    half: bool = False                # store float16 weights (half the file size)
-    progress: bool = True
+    blueprint: str = "strong"        # spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
+    players: int = 2                 # players of the game variant
+    hand_size: Optional[int] = None  # cards per hand (none: 5, or 4 with 4+ players)
+    games_per_step: int = 32         # fresh games per optimisation step (x players sequences)
+    steps: int = 0                   # 0: until the time budget is spent
+    minutes: float = 30.0            # wall-clock budget (0: no limit)
+    lr: float = 1e-3                 # Adam learning rate at the start
+    lr_final: float = 1e-4           # cosine decay to this over the budget
+    val_games: int = 128             # held-out games (from the end of the run's TRAIN stream) for validation
+    val_every: int = 100             # steps between validations
+    seed: int = 0                    # run seed of the TRAIN deal stream
+    embed: int = 256                 # width of the observation embedding
+    hidden: int = 256                # LSTM width
+    layers: int = 1                  # LSTM layers
+    decoder: int = 128               # width of the auto-regressive decoder
+    prior: bool = True               # decoder logits on top of the grounded prior
+    threads: int = 0                 # torch threads (0: torch default)
+    device: str = "auto"             # "cpu", "cuda" or "auto"
+    out: str = "belief.pt"           # checkpoint file written
+    half: bool = False               # store float16 weights (half the file size)
+    progress: bool = True            # a progress bar
 
 
 TrainConfig = BeliefTrainConfig       # the earlier name

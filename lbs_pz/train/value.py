@@ -52,18 +52,18 @@ def generate_positions(config, blueprint, num_games: int, seed: int, first_game:
 class ValueTrainConfig:
     """Every hyper-parameter of a `lbs-pz train-value` run (one option each)."""
     blueprint: str = "strong"     # blueprint spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
-    players: int = 2
+    players: int = 2              # players of the game variant
     hand_size: int = 0            # 0: the standard rule
-    minutes: float = 10.0
+    minutes: float = 10.0         # wall-clock budget (0: no limit)
     steps: int = 0                # 0: until the time budget
-    games_per_step: int = 64
-    batch_size: int = 1024
-    lr: float = 1e-3
-    hidden: int = 256
-    val_games: int = 200
+    games_per_step: int = 64      # fresh self-play games of the blueprint per step
+    batch_size: int = 1024        # positions per optimisation step
+    lr: float = 1e-3              # Adam learning rate
+    hidden: int = 256             # width of the two hidden layers
+    val_games: int = 200          # held-out games for the validation MSE
     seed: int = 0                 # run seed of the TRAIN deal stream
-    threads: int = 1
-    out: str = "value.pt"
+    threads: int = 1              # torch threads
+    out: str = "value.pt"         # checkpoint file written
     progress: bool = True         # a progress bar
 
 
