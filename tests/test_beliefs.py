@@ -324,19 +324,18 @@ def test_training_loss_goes_down(tmp_path):
     from lbs_pz.train.belief import BeliefTrainConfig, train_belief
 
     out = str(tmp_path / "b.pt")
-    tc = BeliefTrainConfig(blueprint="strong", games_per_step=4, steps=200, minutes=0, lr=1e-2,
+    tc = BeliefTrainConfig(blueprint="strong", games_per_step=4, steps=300, minutes=0, lr=1e-2,
                            lr_final=3e-3, val_games=16, val_every=100, embed=32, hidden=32,
                            decoder=16, prior=False, threads=1, out=out, progress=False)
     model, history = train_belief(tc, log=lambda *a: None)
-    assert history[0][0] == 0 and history[-1][0] == 200
-    # 0.12 to 0.15 nats/card below the start for run seeds 0, 1, 2
-    assert history[-1][2] < history[0][2] - 0.1, history
+    assert history[0][0] == 0 and history[-1][0] == 300
+    assert history[-1][2] < history[0][2] - 0.15, history
     loaded, config, ckpt = load_belief(out)
-    assert config == HanabiConfig(players=2) and ckpt["info"]["steps"] == 200
+    assert config == HanabiConfig(players=2) and ckpt["info"]["steps"] == 300
     assert ckpt["kind"] == "belief" and ckpt["trained_for"]["spec"] == "strong"
     assert ckpt["info"]["command"].startswith("lbs-pz train-belief --games-per-step 4")
     assert "--no-prior" in ckpt["info"]["command"]
-    assert "TRAIN stream" in ckpt["info"]["deals"] and ckpt["info"]["games"] == 800
+    assert "TRAIN stream" in ckpt["info"]["deals"] and ckpt["info"]["games"] == 1200
 
 
 def test_training_games_come_from_the_train_stream():
