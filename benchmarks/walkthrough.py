@@ -8,7 +8,7 @@ of the blueprint against LBS-16 using both, on the same evaluation deals. Prints
 step's command, wall-clock seconds and output.
 
     python benchmarks/walkthrough.py --quick           # a few minutes: tiny sizes
-    python benchmarks/walkthrough.py --belief-minutes 20 --value-minutes 10 --games 20
+    python benchmarks/walkthrough.py                   # the README's sizes: about 17 minutes
 """
 
 import argparse
@@ -38,8 +38,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
     parser.add_argument("--eval-games", type=int, default=1000)
-    parser.add_argument("--belief-minutes", type=float, default=20.0)
-    parser.add_argument("--value-minutes", type=float, default=10.0)
+    parser.add_argument("--belief-minutes", type=float, default=10.0)
+    parser.add_argument("--value-minutes", type=float, default=5.0)
     parser.add_argument("--games", type=int, default=20, help="compare: games per method")
     parser.add_argument("--rollouts", type=int, default=64, help="compare: worlds per decision")
     parser.add_argument("--out", default="results/walkthrough", help="folder for the checkpoints")
