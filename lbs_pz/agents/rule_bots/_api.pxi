@@ -136,39 +136,6 @@ def play_batch(bot, HanabiBatch batch not None, int max_moves=-1):
     return out
 
 
-def selfplay(bot, config, int num_games, seed=0, int first_game=0):
-    """Play games first_game .. first_game+num_games-1 of a run seeded with `seed` (the
-    deals of `HanabiBatch(config, n, seeds=seed)`) to the end with `bot` in every seat,
-    in C. Returns a dict of arrays (num_games,): score, moves, lives (left at the end)."""
-    cdef int kind = bot_kind(bot)
-    cdef HanabiState proto = HanabiState(config, seed=0)
-    cdef cnp.ndarray[uint64_t, ndim=1] seeds = game_seeds(seed, first_game, num_games)
-    cdef GameState* games = <GameState*>calloc(max(num_games, 1), sizeof(GameState))
-    if games == NULL:
-        raise MemoryError()
-    cdef cnp.ndarray[int32_t, ndim=1] score = np.empty(num_games, dtype=np.int32)
-    cdef cnp.ndarray[int32_t, ndim=1] moves = np.empty(num_games, dtype=np.int32)
-    cdef cnp.ndarray[int32_t, ndim=1] lives = np.empty(num_games, dtype=np.int32)
-    cdef uint64_t* sd = <uint64_t*>cnp.PyArray_DATA(seeds)
-    cdef int32_t* sc = <int32_t*>cnp.PyArray_DATA(score)
-    cdef int32_t* mv = <int32_t*>cnp.PyArray_DATA(moves)
-    cdef int32_t* lv = <int32_t*>cnp.PyArray_DATA(lives)
-    cdef int i, bad = -1
-    with nogil:
-        for i in range(num_games):
-            state_reset(&proto.cfg, &games[i], sd[i])
-            mv[i] = bot_play(kind, &proto.cfg, &games[i], -1)
-            if mv[i] < 0 and bad < 0:
-                bad = i
-            sc[i] = state_score(&proto.cfg, &games[i])
-            lv[i] = games[i].life_tokens
-    free(games)
-    if bad >= 0:
-        raise RuntimeError(f"bot {BOT_NAMES[kind]} chose an illegal move in game "
-                           f"{first_game + bad} (seed {seed})")
-    return {"score": score, "moves": moves, "lives": lives}
-
-
 def memory(bot, HanabiState state):
     """The bot's public-history memory of `state` (for inspection and tests): per seat a
     list of (plausible color mask, plausible rank mask, promised types mask, group,

@@ -78,7 +78,6 @@ from lbs_pz.engine._core cimport (
 )
 from lbs_pz.engine.batch cimport HanabiBatch
 from lbs_pz.engine.state cimport HanabiState
-from lbs_pz.engine.batch import game_seeds
 
 cnp.import_array()
 
