@@ -29,7 +29,7 @@ RESULTS = os.path.join(ROOT, "RESULTS.md")
 PY = "python"
 
 # name -> (title, what it shows, quick command, full command)
-COMPARE = "lbs-pz compare --backend inline --no-progress"
+COMPARE = "OMP_NUM_THREADS=1 lbs-pz compare --backend inline --no-progress"   # one core
 WALKTHROUGH_BP = "py:examples/my_blueprint.py:HintPlayDiscard"
 SECTIONS = {
     "engine": (
