@@ -198,15 +198,19 @@ class PythonBlueprint:
     def _fail(self, text: str) -> BlueprintError:
         return BlueprintError(f"blueprint {self.name!r}: {text}")
 
-    def _check_moves(self, out, batch: HanabiBatch) -> np.ndarray:
-        n = len(batch)
+    def _int_array(self, out, n: int, what: str, meaning: str) -> np.ndarray:
+        """`out` as an int array (n,), else a BlueprintError saying what `what` returns."""
+        must = f"it must return an int array ({n},) of {meaning}"
         if out is None:
-            raise self._fail(f"act_batch returned None; it must return an int array ({n},) "
-                             f"of moves (-1 where a game is over)")
+            raise self._fail(f"{what} returned None; {must}")
         arr = np.asarray(out)
         if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-            raise self._fail(f"act_batch returned {arr.dtype} {arr.shape} for {n} worlds; it "
-                             f"must return an int array ({n},) of moves (-1 where a game is over)")
+            raise self._fail(f"{what} returned {arr.dtype} {arr.shape} for {n} worlds; {must}")
+        return arr
+
+    def _check_moves(self, out, batch: HanabiBatch) -> np.ndarray:
+        n = len(batch)
+        arr = self._int_array(out, n, "act_batch", "moves (-1 where a game is over)")
         arr = arr.astype(np.int64, copy=False)
         done = batch.terminals()
         over = np.flatnonzero(done & (arr != -1))
@@ -233,13 +237,7 @@ class PythonBlueprint:
         before = np.array([batch.get_state(i).num_moves_played for i in range(n)])
         made = self._rollout(batch, max_moves)
         what = f"rollout(batch, max_moves={max_moves})"
-        if made is None:
-            raise self._fail(f"{what} returned None; it must return the moves made per world, "
-                             f"an int array ({n},)")
-        arr = np.asarray(made)
-        if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-            raise self._fail(f"{what} returned {arr.dtype} {arr.shape}; it must return the "
-                             f"moves made per world, an int array ({n},)")
+        arr = self._int_array(made, n, what, "the moves made in each world")
         after = np.array([batch.get_state(i).num_moves_played for i in range(n)])
         done = batch.terminals()
         wrong = np.flatnonzero(after - before != arr)

@@ -110,3 +110,23 @@ def dataclass_from(config_class, args: argparse.Namespace, **overrides):
               if hasattr(args, f.name)}
     values.update(overrides)
     return config_class(**values)
+
+
+def add_trainer_command(subparsers, name: str, help: str, description: str, config_class,
+                        trainer, trained: str) -> argparse.ArgumentParser:
+    """A `train-*` subcommand that trains a model FOR a blueprint: --blueprint SPEC,
+    --seed (of the TRAIN deal stream), then one option per field of `config_class`; it
+    runs `trainer(config_class(...))`. `trained` names the model in --blueprint's help."""
+    parser = subparsers.add_parser(name, help=help, description=description,
+                                   epilog=BLUEPRINT_HELP,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_blueprint_option(parser, what=f"the blueprint the {trained} is trained for")
+    add_seed_option(parser, "run seed of the training deals")
+    add_dataclass_options(parser, config_class, skip=("blueprint", "seed"))
+
+    def run(args) -> int:
+        trainer(dataclass_from(config_class, args))
+        return 0
+
+    parser.set_defaults(func=run)
+    return parser

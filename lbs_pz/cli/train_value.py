@@ -12,24 +12,13 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import (BLUEPRINT_HELP, add_blueprint_option, add_dataclass_options,
-                                add_seed_option, dataclass_from)
+from lbs_pz.cli.options import add_trainer_command
 from lbs_pz.train.value import ValueTrainConfig, train_value
 
 
-def run(args) -> int:
-    train_value(dataclass_from(ValueTrainConfig, args))
-    return 0
-
-
 def add_command(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "train-value", help="train the centralized value (bootstraps LBS-k rollouts) for a "
-                            "blueprint",
-        description=__doc__, epilog=BLUEPRINT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_blueprint_option(parser, what="the blueprint the value is trained for")
-    add_seed_option(parser, "run seed of the training deals")
-    add_dataclass_options(parser, ValueTrainConfig, skip=("blueprint", "seed"))
-    parser.set_defaults(func=run)
-    return parser
+    return add_trainer_command(
+        subparsers, "train-value",
+        help="train the centralized value (bootstraps LBS-k rollouts) for a blueprint",
+        description=__doc__, config_class=ValueTrainConfig, trainer=train_value,
+        trained="value")
