@@ -7,7 +7,8 @@ method's mean, the paired gain with its standard error, and seconds per game. Th
 never make a blueprint worse silently: this measures that they also help.
 
     python benchmarks/lbs_defaults.py --blueprint strong --games 30
-    python benchmarks/lbs_defaults.py --blueprint py:examples/my_blueprint.py:HintPlayDiscard --games 5
+    python benchmarks/lbs_defaults.py --games 5 \
+        --blueprint py:examples/my_blueprint.py:HintPlayDiscard
 """
 
 import os

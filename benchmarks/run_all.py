@@ -68,8 +68,10 @@ SECTIONS = {
         "LBS-16 on the shipped public-LSTM blueprint",
         "256 worlds per decision; the network's own Q bootstraps after 16 moves; grounded+cf "
         "belief (no learned belief ships for this network).",
-        f"{COMPARE} --blueprint lstm:public_lstm_2p --methods blueprint,lbs-16 --rollouts 256 --games 2",
-        f"{COMPARE} --blueprint lstm:public_lstm_2p --methods blueprint,lbs-16 --rollouts 256 --games 30"),
+        f"{COMPARE} --blueprint lstm:public_lstm_2p --methods blueprint,lbs-16 --rollouts 256 "
+        f"--games 2",
+        f"{COMPARE} --blueprint lstm:public_lstm_2p --methods blueprint,lbs-16 --rollouts 256 "
+        f"--games 30"),
     "sb3-train": (
         "A MaskablePPO blueprint for the SB3 figures",
         "Trains a MaskablePPO self-play policy on one core (examples/train_maskable_ppo.py) "

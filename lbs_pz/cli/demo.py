@@ -78,6 +78,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--show-moves", type=int, default=12, help="moves of the game to print")
     parser.add_argument("--search-games", type=int, default=5,
                         help="games played with LBS on top of the blueprint (0: skip)")
-    parser.add_argument("--rollouts", type=int, default=256, help="LBS worlds per move (default 256)")
+    parser.add_argument("--rollouts", type=int, default=256,
+                        help="LBS worlds per move (default 256)")
     parser.set_defaults(func=run)
     return parser
