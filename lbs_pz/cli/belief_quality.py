@@ -15,7 +15,7 @@ import argparse
 import time
 
 from lbs_pz.agents import load_blueprint
-from lbs_pz.cli.options import BLUEPRINT_HELP, add_blueprint_option, add_seed_option
+from lbs_pz.cli.options import add_blueprint_command, add_blueprint_option, add_seed_option
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.belief_quality import phase_table, plot, run_quality
 
@@ -50,11 +50,10 @@ def run(args) -> int:
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(
-        "belief-quality", help="cross-entropy of exact, grounded and learned beliefs over "
-                               "blueprint games (table + PNG)",
-        description=__doc__, epilog=BLUEPRINT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = add_blueprint_command(
+        subparsers, "belief-quality", __doc__,
+        help="cross-entropy of exact, grounded and learned beliefs over blueprint games "
+             "(table + PNG)")
     p.add_argument("--games", type=int, default=1000, help="games of the blueprint (default 1000)")
     add_blueprint_option(p, what="the blueprint playing every seat")
     p.add_argument("--players", type=int, default=2)

@@ -29,7 +29,7 @@ import argparse
 import dataclasses
 import sys
 
-from lbs_pz.cli.options import (BLUEPRINT_HELP, add_blueprint_option, add_game_options,
+from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
                                 add_seed_option, game_from)
 from lbs_pz.eval.backends import BACKENDS, collect
 from lbs_pz.eval.report import format_markdown, plot, summarize, write_json
@@ -82,10 +82,8 @@ def run(args) -> int:
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "compare", help="blueprint vs SPARTA vs LBS-k on the same deals",
-        description=__doc__, epilog=BLUEPRINT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = add_blueprint_command(
+        subparsers, "compare", __doc__, help="blueprint vs SPARTA vs LBS-k on the same deals")
     parser.add_argument("--methods", default="blueprint,lbs-inf",
                         help=f"comma-separated methods: {METHOD_HELP} (default blueprint,lbs-inf)")
     add_blueprint_option(parser)

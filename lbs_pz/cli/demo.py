@@ -12,7 +12,7 @@ import sys
 import time
 
 from lbs_pz.agents import BOT_NAMES, RuleBot, load_blueprint
-from lbs_pz.cli.options import (BLUEPRINT_HELP, add_blueprint_option, add_game_options,
+from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
                                 add_seed_option, game_from)
 from lbs_pz.engine import HanabiState, move_name
 from lbs_pz.engine.seeds import EVAL, deal_seeds
@@ -66,11 +66,10 @@ def run(args) -> int:
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "demo", help="a short tour: one game of a blueprint move by move, every blueprint's "
-                     "score, then LBS on top of it",
-        description=__doc__, epilog=BLUEPRINT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = add_blueprint_command(
+        subparsers, "demo", __doc__,
+        help="a short tour: one game of a blueprint move by move, every blueprint's score, "
+             "then LBS on top of it")
     add_blueprint_option(parser, what="the blueprint shown and searched on")
     add_game_options(parser)
     add_seed_option(parser, "seed of the shown game and the deals")

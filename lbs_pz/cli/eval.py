@@ -10,7 +10,7 @@ import argparse
 import json
 
 from lbs_pz.agents import load_blueprint
-from lbs_pz.cli.options import (BLUEPRINT_HELP, add_blueprint_option, add_game_options,
+from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
                                 add_seed_option, game_from)
 from lbs_pz.eval.evaluate import evaluate
 
@@ -40,10 +40,9 @@ def run(args) -> int:
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "eval", help="self-play a blueprint: mean score, s.e.m., perfect and bomb-out rates",
-        description=__doc__, epilog=BLUEPRINT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = add_blueprint_command(
+        subparsers, "eval", __doc__,
+        help="self-play a blueprint: mean score, s.e.m., perfect and bomb-out rates")
     add_blueprint_option(parser)
     parser.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
     add_seed_option(parser)

@@ -112,14 +112,20 @@ def dataclass_from(config_class, args: argparse.Namespace, **overrides):
     return config_class(**values)
 
 
+def add_blueprint_command(subparsers, name: str, description: str,
+                          help: str) -> argparse.ArgumentParser:
+    """A subcommand that takes a blueprint: its --help ends with the spec list."""
+    return subparsers.add_parser(name, help=help, description=description,
+                                 epilog=BLUEPRINT_HELP,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def add_trainer_command(subparsers, name: str, help: str, description: str, config_class,
                         trainer, trained: str) -> argparse.ArgumentParser:
     """A `train-*` subcommand that trains a model FOR a blueprint: --blueprint SPEC,
     --seed (of the TRAIN deal stream), then one option per field of `config_class`; it
     runs `trainer(config_class(...))`. `trained` names the model in --blueprint's help."""
-    parser = subparsers.add_parser(name, help=help, description=description,
-                                   epilog=BLUEPRINT_HELP,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = add_blueprint_command(subparsers, name, description, help=help)
     add_blueprint_option(parser, what=f"the blueprint the {trained} is trained for")
     add_seed_option(parser, "run seed of the training deals")
     add_dataclass_options(parser, config_class, skip=("blueprint", "seed"))
