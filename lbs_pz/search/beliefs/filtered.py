@@ -20,7 +20,7 @@ possible hands, so it works for 7-card hands where the exact belief cannot.
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -73,6 +73,11 @@ class FilteredBelief(Belief):
 
     def _reset(self, start: HanabiState) -> None:
         self._events: List[Tuple[str, object, int, int]] = []
+        # Per partner decision, the verdicts already computed: {hand key: agrees}. Only
+        # for blueprints without a fast counterfactual_mask of their own (a forward pass
+        # per call); later decisions re-check the same past hands often.
+        self._verdicts: Dict[int, Dict[int, bool]] = {}
+        self._memoize = getattr(self.blueprint, "counterfactual_mask", None) is None
 
     def _update(self, before: HanabiState, after: HanabiState, rec: dict) -> None:
         me, hs = self.seat, self.config.hand_size
@@ -101,7 +106,8 @@ class FilteredBelief(Belief):
             if len(first) < len(past):
                 return self.consistent_with_partners(past[first], skip_unexplained)[inverse]
         keep = np.ones(len(past), dtype=bool)
-        for event in reversed(self._events):
+        for index in range(len(self._events) - 1, -1, -1):
+            event = self._events[index]
             if not keep.any():
                 break
             if event[0] == "own":           # before it: the card back in its slot, no draw
@@ -113,13 +119,29 @@ class FilteredBelief(Belief):
             else:
                 _, before, move, _ = event
                 rows = np.flatnonzero(keep)
-                agree = counterfactual_mask(self.blueprint, before, self.seat, move,
-                                            np.ascontiguousarray(past[rows]))
+                agree = self._agree(index, before, move, np.ascontiguousarray(past[rows]))
                 # A move no remaining hand explains was not the blueprint's (a searching
                 # partner deviated): it carries no evidence, as in ExactBelief.
                 if agree.any() or not skip_unexplained:
                     keep[rows] = agree
         return keep
+
+    def _agree(self, index: int, before: HanabiState, move: int,
+               hands: np.ndarray) -> np.ndarray:
+        """bool (m,): the blueprint, acting at partner decision `index` (position `before`),
+        makes `move` when the seat holds hands[r]; remembered per decision and hand."""
+        if not self._memoize:
+            return counterfactual_mask(self.blueprint, before, self.seat, move, hands)
+        keys = (hands.astype(np.int64) @ (np.int64(self.config.num_card_types)
+                                          ** np.arange(hands.shape[1], dtype=np.int64)))
+        known = self._verdicts.setdefault(index, {})   # one hand width per decision
+        agree = np.array([known.get(k, -1) for k in keys.tolist()], dtype=np.int8)
+        new = np.flatnonzero(agree < 0)
+        if new.size:
+            fresh = counterfactual_mask(self.blueprint, before, self.seat, move, hands[new])
+            agree[new] = fresh
+            known.update(zip(keys[new].tolist(), fresh.tolist()))
+        return agree.astype(bool)
 
     def sample(self, n: int, rng) -> np.ndarray:
         rng = as_rng(rng)
