@@ -486,3 +486,51 @@ def test_prior_alone_is_sequential_grounded():
         expect += math.log(w[c] / w.sum())
         left[c] -= 1
     assert belief.log_prob(hand) == pytest.approx(expect, abs=1e-4)
+
+
+class _HintsFirst:
+    """A small Python blueprint (no counterfactual_mask of its own): hint the partner's
+    first card's rank while tokens last, else discard the oldest card."""
+
+    name = "hints-first"
+
+    def act(self, state, seat=None):
+        view = state.view(seat)
+        return view.legal_moves[-1] if view.information_tokens > 0 else view.legal_moves[0]
+
+
+def test_filtered_belief_remembers_verdicts_exactly():
+    """For a blueprint without its own fast counterfactual mask, the filter remembers each
+    partner decision's verdict per hand; the remembered verdicts equal fresh ones."""
+    from lbs_pz.agents import as_blueprint
+    from lbs_pz.agents.base import counterfactual_mask
+    from lbs_pz.search.beliefs import FilteredBelief
+
+    bp = as_blueprint(_HintsFirst())
+    state = HanabiState(HanabiConfig(players=2), seed=21)
+    belief = FilteredBelief(GroundedBelief(), bp).reset(state, seat=0)
+    rng = np.random.default_rng(0)
+    checked = 0
+    while not state.is_terminal and state.num_moves_played < 24:
+        state.apply(bp.act(state))
+        belief.observe(state)
+        if state.current_player != 0:
+            continue
+        hands = belief.base.sample(64, rng).astype(np.int8)
+        first = belief.consistent_with_partners(hands)
+        again = belief.consistent_with_partners(hands)      # from the remembered verdicts
+        assert np.array_equal(first, again)
+        checked += sum(1 for verdicts in belief._verdicts.values() if verdicts)
+        true_hand = np.array([state.hand(0)], dtype=np.int8)
+        assert belief.consistent_with_partners(true_hand)[0]
+    assert checked > 0
+    # The remembered verdicts are the blueprint's own, recomputed directly.
+    index = max(belief._verdicts)
+    _, before, move, _ = belief._events[index]
+    keys = list(belief._verdicts[index].items())[:16]
+    T, H = belief.config.num_card_types, belief.config.hand_size
+    width = len(before.hand(0))
+    hands = np.array([[(k // T ** i) % T for i in range(width)] for k, _ in keys], np.int8)
+    fresh = counterfactual_mask(bp, before, 0, move, hands)
+    assert list(fresh) == [v for _, v in keys]
+    assert H >= width
