@@ -66,7 +66,7 @@ def throughput(args) -> None:
                                      demo_bot="strong", eval_every=0, eval_games=10,
                                      save_every=10**9, device=args.device, threads=args.threads,
                                      out=os.path.join(tmp, "bp.pt"))
-        progress = tb.train(tc, log=lambda *_: None, progress_bar=False)
+        progress = tb.train_blueprint(tc, log=lambda *_: None, progress_bar=False)
         # the run's own clock covers acting, learning and checkpointing
         seconds = progress["seconds"]
     print(f"device {args.device}, {args.threads} torch thread(s), hidden {args.hidden}, "

@@ -19,7 +19,6 @@ from lbs_pz.agents import Blueprint, RuleBot
 from lbs_pz.agents.public_lstm import (PublicLSTMBlueprint, PublicLSTMNet, epsilon_greedy,
                                        masked_greedy)
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
-from lbs_pz.agents.rule_bots import _bots as bots
 from lbs_pz.engine.features import private_features, public_features
 from lbs_pz.train import blueprint as tb
 from lbs_pz.models.checkpoint import CheckpointError
@@ -282,7 +281,7 @@ def test_train_checkpoint_resume_and_load(tmp_path):
                  replay_games=32, eval_every=0, eval_games=8, save_every=1000, minutes=0,
                  demo_bot="strong", demo_actors=4, demo_replay_games=16, out=out, slim_out=slim)
     logs = []
-    progress = tb.train(tb.BlueprintTrainConfig(updates=5, **small), log=logs.append,
+    progress = tb.train_blueprint(tb.BlueprintTrainConfig(updates=5, **small), log=logs.append,
                         progress_bar=False)
     assert progress["updates"] == 5 and progress["env_steps"] > 0
     assert "greedy self-play" in logs[-1]
@@ -310,11 +309,11 @@ def test_train_checkpoint_resume_and_load(tmp_path):
     assert blueprint_identity(by_spec) == {"spec": direct.spec, "fingerprint": direct.fingerprint}
     assert blueprint_identity(by_spec) != blueprint_identity(load_blueprint(f"lstm:{slim}"))
     assert os.path.getsize(slim) < os.path.getsize(out)
-    resumed = tb.train(tb.BlueprintTrainConfig(updates=8, resume=out, **small), log=logs.append,
+    resumed = tb.train_blueprint(tb.BlueprintTrainConfig(updates=8, resume=out, **small), log=logs.append,
                        progress_bar=False)
     assert resumed["updates"] == 8 and any("resumed" in line for line in logs)
     with pytest.raises(ValueError, match="slim"):
-        tb.train(tb.BlueprintTrainConfig(updates=9, resume=slim, **small), progress_bar=False)
+        tb.train_blueprint(tb.BlueprintTrainConfig(updates=9, resume=slim, **small), progress_bar=False)
 
 
 def test_bad_or_foreign_checkpoints(tmp_path):

@@ -134,9 +134,6 @@ class BeliefTrainConfig:
     progress: bool = True            # a progress bar
 
 
-TrainConfig = BeliefTrainConfig       # the earlier name
-
-
 def deals_note(seed: int, games: int, val_games: int) -> str:
     """Which deals a run used, as its checkpoint records it."""
     return (f"TRAIN stream (lbs_pz.engine.seeds.deal_seeds), run seed {seed}: training games "

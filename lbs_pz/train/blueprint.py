@@ -596,6 +596,3 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
         f"{elapsed / 60:.1f} min; greedy self-play {last_eval[0]:.2f} +- {last_eval[1]:.2f} "
         f"over {tc.eval_games} games; saved {tc.out}")
     return progress
-
-
-train = train_blueprint      # the earlier name
