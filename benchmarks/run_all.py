@@ -127,8 +127,10 @@ def revision() -> str:
     try:
         rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
                              capture_output=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=ROOT, text=True, capture_output=True).stdout.strip()
+        dirty = subprocess.run(      # this script's own outputs do not count
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+             ":!RESULTS.md", ":!benchmarks/results.json"],
+            cwd=ROOT, text=True, capture_output=True).stdout.strip()
         return rev + ("+uncommitted changes" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
