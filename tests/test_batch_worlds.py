@@ -150,6 +150,9 @@ def test_take_copies_selected_games_and_checks_indices():
         batch.take([-1])
     with pytest.raises(ValueError, match="at least one"):
         batch.take([])
+    for bad in (None, [[0, 1]], [0.5], "ab"):
+        with pytest.raises(ValueError, match="1-D array of game indices"):
+            batch.take(bad)
 
 
 def test_out_arrays_must_be_writeable_contiguous_and_typed():

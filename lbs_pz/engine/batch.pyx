@@ -359,8 +359,11 @@ cdef class HanabiBatch:
         """A new batch holding copies of games indices[0], indices[1], ... (int (M,),
         M >= 1; an index may repeat, e.g. `np.tile(np.arange(n), k)` repeats the batch
         k times). IndexError for an index outside [0, N)."""
-        cdef cnp.ndarray[int64_t, ndim=1, mode="c"] idx = _int_vector(
-            indices, len(indices) if hasattr(indices, "__len__") else -1, "indices")
+        arr = np.asarray(indices)
+        if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+            raise ValueError(f"indices must be a 1-D array of game indices, got an array of "
+                             f"shape {arr.shape} and dtype {arr.dtype}")
+        cdef cnp.ndarray[int64_t, ndim=1, mode="c"] idx = np.ascontiguousarray(arr, np.int64)
         cdef int64_t m = idx.shape[0], i
         if m < 1:
             raise ValueError("take needs at least one index")
