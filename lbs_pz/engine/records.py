@@ -13,6 +13,8 @@ games (hand sizes, tokens, fewer ranks) round-trip exactly.
 from __future__ import annotations
 
 import json
+import reprlib
+from collections import Counter
 from typing import Optional, Sequence
 
 from lbs_pz.engine.config import HanabiConfig
@@ -29,9 +31,19 @@ def _variant_name(colors: int) -> str:
 
 
 def to_hanablive(state: HanabiState, player_names: Optional[Sequence[str]] = None) -> dict:
-    """The game so far (finished or not) as a hanab.live JSON replay dict."""
+    """The game so far (finished or not) as a hanab.live JSON replay dict.
+    `player_names`: one string per seat (default player_0, player_1, ...)."""
+    if not isinstance(state, HanabiState):
+        raise ValueError(f"state must be a HanabiState, got {_show(state)}")
     config = state.config
-    names = list(player_names) if player_names else [f"player_{i}" for i in range(config.players)]
+    if player_names is None:
+        names = [f"player_{i}" for i in range(config.players)]
+    elif isinstance(player_names, (str, bytes)) or not hasattr(player_names, "__iter__"):
+        raise ValueError(f"player_names must be a sequence of strings, got {_show(player_names)}")
+    else:
+        names = list(player_names)
+        if not all(isinstance(name, str) for name in names):
+            raise ValueError(f"player_names must be strings, got {_show(names)}")
     if len(names) != config.players:
         raise ValueError(f"need {config.players} player names, got {len(names)}")
     replay = HanabiState(config, deck=state.deck, start_player=state.start_player, seed=0)
@@ -61,51 +73,176 @@ def to_hanablive(state: HanabiState, player_names: Optional[Sequence[str]] = Non
     return record
 
 
-def from_hanablive(record, seed: int = 0) -> HanabiState:
-    """Rebuild the engine state of a hanab.live replay (a dict or a JSON string).
-    Raises ValueError on a malformed record or an illegal action."""
-    if isinstance(record, (str, bytes)):
-        record = json.loads(record)
+_SHOW = reprlib.Repr()
+_SHOW.maxlevel, _SHOW.maxstring, _SHOW.maxother, _SHOW.maxlist, _SHOW.maxdict = 2, 40, 40, 4, 4
+
+
+def _show(value) -> str:
+    """A short repr that never recurses deeply (records may be nested arbitrarily)."""
     try:
-        players = len(record["players"])
-        if "config" in record:
-            config = HanabiConfig(**{k: record["config"][k] for k in _CONFIG_FIELDS
-                                     if k in record["config"]})
-        else:
-            colors = 1 + max(card["suitIndex"] for card in record["deck"])
-            config = HanabiConfig(players=players, colors=colors)
-        ranks = config.ranks
-        deck = [card["suitIndex"] * ranks + card["rank"] - 1 for card in record["deck"]]
-        actions = record.get("actions", [])
-    except (KeyError, TypeError) as err:
-        raise ValueError(f"not a hanab.live game record: missing or malformed {err}") from err
-    if config.players != players:
-        raise ValueError(f"record lists {players} players but its config says {config.players}")
-    state = HanabiState(config, deck=deck, start_player=int(record.get("firstPlayer", 0)), seed=seed)
+        return _SHOW.repr(value)
+    except Exception:  # a hostile __repr__: name the type only
+        return f"<{type(value).__name__}>"
+
+
+def _int_field(value, where: str, lo: int, hi: int) -> int:
+    """`value` as an int in [lo, hi]: a JSON integer, never a bool or a float."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{where} must be an integer in [{lo}, {hi}], got {_show(value)} "
+                         f"({type(value).__name__})")
+    if not lo <= value <= hi:
+        raise ValueError(f"{where} must be in [{lo}, {hi}], got {value}")
+    return value
+
+
+def _variant_colors(options) -> Optional[int]:
+    """Suits of the hanab.live variant named in `options`, or None when it names none."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be an object, got {_show(options)}")
+    name = options.get("variant", "No Variant")
+    if name == "No Variant":
+        return 5
+    if isinstance(name, str):
+        for colors in range(1, 5):
+            if name == _variant_name(colors):
+                return colors
+    raise ValueError(f"options.variant: unsupported variant {_show(name)} (supported: 'No Variant' "
+                     f"and '1 Suits' .. '4 Suits')")
+
+
+def _record_config(record: dict, players: int) -> HanabiConfig:
+    colors = _variant_colors(record.get("options"))
+    if "config" in record:
+        fields = record["config"]
+        if not isinstance(fields, dict):
+            raise ValueError(f"config must be an object, got {_show(fields)}")
+        try:
+            config = HanabiConfig(**{k: fields[k] for k in _CONFIG_FIELDS if k in fields})
+        except ValueError as err:
+            raise ValueError(f"config: {err}") from None
+        if colors is not None and colors != config.colors:
+            raise ValueError(f"options.variant has {colors} suits but config.colors is "
+                             f"{config.colors}")
+        if config.players != players:
+            raise ValueError(f"record lists {players} players but config.players is "
+                             f"{config.players}")
+        return config
+    if colors is None:  # no variant named: as many suits as the deck uses
+        deck = record["deck"] if isinstance(record["deck"], list) else []
+        suits = [card.get("suitIndex") for card in deck if isinstance(card, dict)]
+        suits = [s for s in suits if isinstance(s, int) and not isinstance(s, bool)]
+        colors = 1 + max(suits, default=0)
+        if not 1 <= colors <= 5:
+            raise ValueError(f"deck: suitIndex must be in [0, 4], got {colors - 1}")
+    return HanabiConfig(players=players, colors=colors)
+
+
+def _record_deck(cards, config: HanabiConfig) -> list:
+    if not isinstance(cards, list):
+        raise ValueError(f"deck must be a list of cards, got {_show(cards)}")
+    if len(cards) != config.deck_size:
+        raise ValueError(f"deck must hold {config.deck_size} cards for this variant, "
+                         f"got {len(cards)}")
+    deck = []
+    for i, card in enumerate(cards):
+        if not isinstance(card, dict):
+            raise ValueError(f"deck[{i}] must be an object {{suitIndex, rank}}, got {_show(card)}")
+        for key in ("suitIndex", "rank"):
+            if key not in card:
+                raise ValueError(f"deck[{i}] lacks {key!r}")
+        suit = _int_field(card["suitIndex"], f"deck[{i}].suitIndex", 0, config.colors - 1)
+        rank = _int_field(card["rank"], f"deck[{i}].rank", 1, config.ranks)
+        deck.append(suit * config.ranks + rank - 1)
+    counts = Counter(deck)
+    for card in range(config.num_card_types):
+        if counts[card] != config.card_count(card):
+            raise ValueError(f"deck must hold {config.card_count(card)} copies of "
+                             f"{config.card_name(card)}, got {counts[card]}")
+    return deck
+
+
+def _action_move(action, number: int, state: HanabiState, config: HanabiConfig) -> Optional[Move]:
+    """The engine move of hanab.live action `number`, or None for the end-of-game marker."""
+    where = f"actions[{number}]"
+    if not isinstance(action, dict):
+        raise ValueError(f"{where} must be an object {{type, target, value}}, got {_show(action)}")
+    if "type" not in action:
+        raise ValueError(f"{where} lacks 'type'")
+    kind = action["type"]
+    if isinstance(kind, bool) or not isinstance(kind, int) or kind not in (
+            PLAY, DISCARD, COLOR_CLUE, RANK_CLUE, END_GAME):
+        raise ValueError(f"{where}.type: unknown action type {_show(kind)} (expected 0 play, "
+                         f"1 discard, 2 color clue, 3 rank clue, 4 game over)")
+    if kind == END_GAME:
+        return None
+    if "target" not in action:
+        raise ValueError(f"{where} lacks 'target'")
+    mover = state.current_player
+    if kind in (PLAY, DISCARD):
+        order = _int_field(action["target"], f"{where}.target", 0, config.deck_size - 1)
+        orders = state.hand_deck_indices(mover)
+        if order not in orders:
+            raise ValueError(f"{where}.target: card {order} is not in player {mover}'s hand "
+                             f"(deck positions {orders})")
+        return Move("play" if kind == PLAY else "discard", card_index=orders.index(order))
+    target = _int_field(action["target"], f"{where}.target", 0, config.players - 1)
+    if target == mover:
+        raise ValueError(f"{where}.target: player {mover} cannot clue themself")
+    if "value" not in action:
+        raise ValueError(f"{where} lacks 'value'")
+    offset = (target - mover) % config.players
+    if kind == COLOR_CLUE:
+        color = _int_field(action["value"], f"{where}.value (color)", 0, config.colors - 1)
+        return Move("reveal_color", target_offset=offset, color=color)
+    rank = _int_field(action["value"], f"{where}.value (rank)", 1, config.ranks)
+    return Move("reveal_rank", target_offset=offset, rank=rank - 1)
+
+
+def from_hanablive(record, seed: int = 0) -> HanabiState:
+    """Rebuild the engine state of a hanab.live replay (a dict, or its JSON text).
+
+    Every field is checked against the variant: integers only (no bools, no floats),
+    suits, ranks, seats and deck positions in range, a deck of exactly the variant's cards,
+    a clue never to its giver, every action legal when it is played. Actions after a
+    type-4 (game over) action are ignored; unknown top-level keys are ignored.
+
+    Raises ValueError naming the field (e.g. `actions[3].value (color)`) and the bad value
+    on any malformed record or illegal action; never KeyError, TypeError or RecursionError.
+    """
+    if isinstance(record, (str, bytes, bytearray)):
+        try:
+            record = json.loads(record)
+        except RecursionError:
+            raise ValueError("not a hanab.live game record: JSON nested too deeply") from None
+        except ValueError as err:  # JSONDecodeError, UnicodeDecodeError
+            raise ValueError(f"not a hanab.live game record: invalid JSON ({err})") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"not a hanab.live game record: expected an object, got {_show(record)}")
+    for key in ("players", "deck"):
+        if key not in record:
+            raise ValueError(f"not a hanab.live game record: missing {key!r}")
+    names = record["players"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"players must be a list of names, got {_show(names)}")
+    if not 2 <= len(names) <= 5:
+        raise ValueError(f"players must list 2 to 5 players, got {len(names)}")
+    config = _record_config(record, len(names))
+    deck = _record_deck(record["deck"], config)
+    actions = record.get("actions", [])
+    if not isinstance(actions, list):
+        raise ValueError(f"actions must be a list, got {_show(actions)}")
+    first = _int_field(record.get("firstPlayer", 0), "firstPlayer", 0, config.players - 1)
+    state = HanabiState(config, deck=deck, start_player=first, seed=seed)
     for number, action in enumerate(actions):
-        kind = action.get("type")
-        if kind == END_GAME:
+        move = _action_move(action, number, state, config)
+        if move is None:
             break
-        mover = state.current_player
-        if kind in (PLAY, DISCARD):
-            orders = state.hand_deck_indices(mover)
-            if action.get("target") not in orders:
-                raise ValueError(f"action {number}: card {action.get('target')} is not in "
-                                 f"player {mover}'s hand")
-            slot = orders.index(action["target"])
-            move = Move("play" if kind == PLAY else "discard", card_index=slot)
-        elif kind in (COLOR_CLUE, RANK_CLUE):
-            offset = (int(action["target"]) - mover) % config.players
-            if offset == 0:
-                raise ValueError(f"action {number}: player {mover} cannot clue themself")
-            if kind == COLOR_CLUE:
-                move = Move("reveal_color", target_offset=offset, color=int(action["value"]))
-            else:
-                move = Move("reveal_rank", target_offset=offset, rank=int(action["value"]) - 1)
-        else:
-            raise ValueError(f"action {number}: unknown action type {kind!r}")
+        if state.is_terminal:
+            raise ValueError(f"actions[{number}]: the game is already over")
         try:
             state.apply(encode_move(config, move))
         except ValueError as err:
-            raise ValueError(f"action {number} ({action}): {err}") from err
+            raise ValueError(f"actions[{number}] ({_show(action)}): {err}") from None
     return state
