@@ -74,7 +74,7 @@ class RuleBot:
 
     def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
         """Move id for `seat` (default: the player to move); -1 if the game is over."""
-        return _bots.act(self.kind, state, seat)
+        return _bots.act(self.kind, _check_state(state, "act", "state"), seat)
 
     # --- Blueprint ----------------------------------------------------------------------
 
@@ -102,13 +102,33 @@ class RuleBot:
                             hands: np.ndarray) -> np.ndarray:
         """bool (N,): True where this bot, acting for the player to move in `before`,
         makes `move` when `seat` holds hands[r] (int (N, hand_len)); in C, with the bot's
-        memory of the public history computed once for all hands."""
+        memory of the public history computed once for all hands. Card ids are checked
+        against the game before they are narrowed to int8 (ValueError when out of range)."""
+        _check_state(before, "counterfactual_mask", "before")
+        hands = np.asarray(hands)
+        if hands.dtype.kind not in "iu":
+            raise TypeError(f"RuleBot.counterfactual_mask: hands must be an integer array "
+                            f"(N, hand_len), got dtype {hands.dtype}")
+        if hands.ndim != 2:
+            raise ValueError(f"RuleBot.counterfactual_mask: hands must be 2-D (N, hand_len), "
+                             f"got shape {hands.shape}")
+        types = before.config.num_card_types
+        if hands.size and (hands.min() < 0 or hands.max() >= types):
+            raise ValueError(f"RuleBot.counterfactual_mask: card ids must be in [0, {types}), "
+                             f"got values in [{hands.min()}, {hands.max()}]")
         hands = np.ascontiguousarray(hands, dtype=np.int8)
         return _bots.counterfactual_mask(self.kind, before, seat, move, hands,
                                          self._memory).astype(bool)
 
     def __repr__(self) -> str:
         return f"RuleBot({self.name!r})"
+
+
+def _check_state(state, method: str, arg: str) -> HanabiState:
+    if not isinstance(state, HanabiState):
+        raise TypeError(f"RuleBot.{method}: {arg} must be a HanabiState, got "
+                        f"{type(state).__name__}")
+    return state
 
 
 def _check_batch(states, method: str) -> HanabiBatch:

@@ -14,70 +14,107 @@ def bot_kind(bot):
     raise ValueError(f"bot must be a name in {BOT_NAMES} or an index in [0, {NUM_BOTS}), got {bot!r}")
 
 
-def act(bot, HanabiState state, seat=None):
+cdef int _check_state(HanabiState state, str what) except -1:
+    """Refuse a HanabiState made without __init__ (no config: its C structs are empty)."""
+    if state.config is None:
+        raise ValueError(f"{what} is an uninitialised HanabiState (made with __new__ and no "
+                         f"__init__); create it with HanabiState(config, seed=...)")
+    return 0
+
+
+cdef int _check_batch(HanabiBatch batch, str what) except -1:
+    """Refuse a HanabiBatch made without __init__ (no games allocated)."""
+    if batch._proto is None or batch.games == NULL or batch._proto.config is None:
+        raise ValueError(f"{what} is an uninitialised HanabiBatch (made with __new__ and no "
+                         f"__init__); create it with HanabiBatch(config, num_games, ...)")
+    return 0
+
+
+def act(bot, HanabiState state not None, seat=None):
     """The move id bot `bot` makes as `seat` (default: the player to move) in `state`,
-    or -1 if the game is over. Raises ValueError if it is not `seat`'s turn."""
+    or -1 if the game is over. Raises ValueError if it is not `seat`'s turn or `seat` is
+    not a seat of the game, TypeError if `state` is not a HanabiState."""
     cdef int kind = bot_kind(bot)
-    cdef int who = state.s.cur_player if seat is None else int(seat)
+    _check_state(state, "state")
+    cdef int who = state.s.cur_player
+    if seat is not None:
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)):
+            raise TypeError(f"seat must be an int or None, got {type(seat).__name__} {seat!r}")
+        if not 0 <= seat < state.cfg.players:
+            raise ValueError(f"seat {seat} out of range [0, {state.cfg.players})")
+        who = int(seat)
     if who != state.s.cur_player and not state_terminal(&state.cfg, &state.s):
         raise ValueError(f"it is seat {state.s.cur_player}'s turn, not seat {who}'s")
     return bot_act(kind, &state.cfg, &state.s, who)
 
 
 cdef GameState** _state_pointers(list states, GameConfig* cfg_out) except NULL:
-    cdef int n = len(states), i
+    """Pointers to the C game of every state (the caller frees the array). Every element
+    must be an initialised HanabiState of one config: TypeError / ValueError otherwise,
+    and then nothing is left allocated."""
+    cdef Py_ssize_t n = len(states), i
     cdef HanabiState st
     if n == 0:
-        raise ValueError("need at least one state")
+        raise ValueError("states: need at least one state")
+    for i in range(n):
+        if not isinstance(states[i], HanabiState):
+            raise TypeError(f"states[{i}] must be a HanabiState, got "
+                            f"{type(states[i]).__name__}")
+    config = (<HanabiState>states[0]).config
+    for i in range(n):
+        st = <HanabiState>states[i]
+        if st.config is None:
+            _check_state(st, f"states[{i}]")
+        if st.config != config:
+            raise ValueError(f"all states must share one config: states[{i}] has "
+                             f"{st.config}, states[0] {config}")
     cdef GameState** ptrs = <GameState**>calloc(n, sizeof(GameState*))
     if ptrs == NULL:
-        raise MemoryError()
-    config = None
+        raise MemoryError(f"cannot allocate {n} state pointers")
     for i in range(n):
-        st = states[i]
-        if config is None:
-            config = st.config
-            cfg_out[0] = st.cfg
-        elif st.config != config:
-            free(ptrs)
-            raise ValueError("all states must share one config")
-        ptrs[i] = &st.s
+        ptrs[i] = &(<HanabiState>states[i]).s
+    cfg_out[0] = (<HanabiState>states[0]).cfg
     return ptrs
 
 
 def act_states(bot, states):
-    """Moves of the player to move in each state: int64 array (N,), -1 where the game is
-    over. The states are not changed."""
+    """Moves of the player to move in each state (a sequence of HanabiState of one
+    config): int64 array (N,), -1 where the game is over. The states are not changed."""
     cdef int kind = bot_kind(bot)
     states = list(states)
     cdef GameConfig cfg
-    cdef GameState** ptrs = _state_pointers(states, &cfg)
     cdef int n = len(states), i
     cdef cnp.ndarray[int64_t, ndim=1] out = np.empty(n, dtype=np.int64)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
-    with nogil:
-        for i in range(n):
-            o[i] = bot_act(kind, &cfg, ptrs[i], ptrs[i].cur_player)
-    free(ptrs)
+    cdef GameState** ptrs = _state_pointers(states, &cfg)
+    try:
+        with nogil:
+            for i in range(n):
+                o[i] = bot_act(kind, &cfg, ptrs[i], ptrs[i].cur_player)
+    finally:
+        free(ptrs)
     return out
 
 
 def play_states(bot, states, int max_moves=-1):
-    """Self-play every state in place with `bot` in every seat: max_moves moves, or to the
-    end if negative. Returns the moves made per state, int32 (N,)."""
+    """Self-play every state (a sequence of HanabiState of one config) in place with `bot`
+    in every seat: max_moves moves, or to the end if negative. Returns the moves made per
+    state, int32 (N,)."""
     cdef int kind = bot_kind(bot)
     states = list(states)
     cdef GameConfig cfg
-    cdef GameState** ptrs = _state_pointers(states, &cfg)
     cdef int n = len(states), i, bad = -1
     cdef cnp.ndarray[int32_t, ndim=1] out = np.empty(n, dtype=np.int32)
     cdef int32_t* o = <int32_t*>cnp.PyArray_DATA(out)
-    with nogil:
-        for i in range(n):
-            o[i] = bot_play(kind, &cfg, ptrs[i], max_moves)
-            if o[i] < 0 and bad < 0:
-                bad = i
-    free(ptrs)
+    cdef GameState** ptrs = _state_pointers(states, &cfg)
+    try:
+        with nogil:
+            for i in range(n):
+                o[i] = bot_play(kind, &cfg, ptrs[i], max_moves)
+                if o[i] < 0 and bad < 0:
+                    bad = i
+    finally:
+        free(ptrs)
     if bad >= 0:
         raise RuntimeError(f"bot {BOT_NAMES[kind]} chose an illegal move in state {bad}")
     return out
@@ -89,6 +126,7 @@ def act_batch(bot, HanabiBatch batch not None):
     Games whose public histories share a prefix (the worlds of one search) share the
     bot's memory of it: it is folded once, not once per game (same moves)."""
     cdef int kind = bot_kind(bot)
+    _check_batch(batch, "batch")
     cdef int n = batch.num_games, i
     cdef GameConfig* cfg = &batch._proto.cfg
     cdef cnp.ndarray[int64_t, ndim=1] out = np.empty(n, dtype=np.int64)
@@ -113,6 +151,7 @@ def play_batch(bot, HanabiBatch batch not None, int max_moves=-1):
     made per game, int32 (N,). The bot's memory of a history prefix that games share is
     folded once (see act_batch)."""
     cdef int kind = bot_kind(bot)
+    _check_batch(batch, "batch")
     cdef int n = batch.num_games, i, bad = -1
     cdef GameConfig* cfg = &batch._proto.cfg
     cdef cnp.ndarray[int32_t, ndim=1] out = np.empty(n, dtype=np.int32)
@@ -136,11 +175,12 @@ def play_batch(bot, HanabiBatch batch not None, int max_moves=-1):
     return out
 
 
-def memory(bot, HanabiState state):
+def memory(bot, HanabiState state not None):
     """The bot's public-history memory of `state` (for inspection and tests): per seat a
     list of (plausible color mask, plausible rank mask, promised types mask, group,
     touched)."""
     cdef int kind = bot_kind(bot)
+    _check_state(state, "state")
     cdef BotTables tb
     cdef BotMemory mem
     bot_tables_init(&state.cfg, &tb)
@@ -171,10 +211,11 @@ def _set_params(bot, **switches):
         PARAMS[kind] = d
 
 
-def _hint_scores(bot, HanabiState state):
+def _hint_scores(bot, HanabiState state not None):
     """(move, score, danger) of every hint the player to move could give, as a
     convention bot scores it (score None: rejected as untruthful). For debugging."""
     cdef int kind = bot_kind(bot)
+    _check_state(state, "state")
     cdef BotTables tb
     cdef BotMemory mem
     cdef Board bd
@@ -243,6 +284,7 @@ def counterfactual_mask(bot, HanabiState before not None, int seat, int move,
     history, computed once for all candidates (with `cache`, a MemoryCache of this bot,
     only the moves since its previous call on the same game are folded)."""
     cdef int kind = bot_kind(bot)
+    _check_state(before, "before")
     cdef int64_t N = hands.shape[0], r
     cdef int n = hands.shape[1], i
     if not 0 <= seat < before.cfg.players:
