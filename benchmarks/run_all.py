@@ -106,6 +106,15 @@ SECTIONS = {
         f"{PY} benchmarks/lbs_defaults.py --blueprint {WALKTHROUGH_BP} --games 1",
         f"{PY} benchmarks/lbs_defaults.py --blueprint strong --games 30 && "
         f"{PY} benchmarks/lbs_defaults.py --blueprint {WALKTHROUGH_BP} --games 8"),
+    "hardening": (
+        "Misuse and soak",
+        "Every misuse case of benchmarks/misuse.py (read-only and wrong out arrays, None and "
+        "wrong types, objects never initialised, corrupted pickles, threads sharing one "
+        "object, malformed hanab.live records and SB3 zips, bad env actions and seeds), each "
+        "in its own child process: a signal exit is a crash (goal 0). Then resident memory "
+        "after warm-up over long runs (benchmarks/soak.py).",
+        f"{PY} benchmarks/misuse.py; {PY} benchmarks/soak.py --quick",
+        f"{PY} benchmarks/misuse.py; {PY} benchmarks/soak.py"),
 }
 
 
