@@ -82,6 +82,43 @@ def with_action(**change):
     return bad
 """
 
+SB3 = """
+import zipfile, json, os, tempfile, torch, sb3_contrib
+from lbs_pz.wrappers.vec_env import HanabiVecEnv
+from lbs_pz.agents.sb3_policy import SB3Blueprint
+from lbs_pz.models import CheckpointError
+tmp = tempfile.mkdtemp()
+model = sb3_contrib.MaskablePPO("MlpPolicy", HanabiVecEnv(2, seed=0), n_steps=8, batch_size=16,
+                                policy_kwargs=dict(net_arch=[8]), device="cpu", seed=0)
+good = os.path.join(tmp, "good.zip")
+model.save(good)
+def rewrite(name, replace):
+    dst = os.path.join(tmp, name)
+    with zipfile.ZipFile(good) as a, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as b:
+        for entry in a.namelist():
+            if entry in replace and callable(replace[entry]):
+                with b.open(entry, "w") as out:
+                    replace[entry](out)
+            else:
+                b.writestr(entry, replace.get(entry, a.read(entry)))
+    return dst
+data = json.loads(zipfile.ZipFile(good).read("data"))
+"""
+
+# CLI runs: each must be refused before any game is played, so they return at once.
+CLI = """
+import time
+from lbs_pz.cli import main
+def refused(*argv):
+    start = time.perf_counter()
+    try:
+        status = main(list(argv))
+    except SystemExit as exit:
+        status = exit.code
+    assert status not in (0, None), "the command ran"
+    assert time.perf_counter() - start < 20, "refused only after playing"
+"""
+
 # (name, expectation, exception class or None, snippet). Expectations: "raises" (that class,
 # or a subclass, by name), "ok" (the snippet's asserts pass), "no-crash" (anything but a signal).
 CASES = [
@@ -201,6 +238,39 @@ CASES = [
      "         lambda: _exact.append_draw(np.zeros((2, 5), np.int8), np.zeros(3, np.int32), 0, 10**6)]\n"
      "raised = 0\nfor call in calls:\n    try:\n        call()\n    except (ValueError, TypeError, OverflowError, RuntimeError):\n        raised += 1\n"
      "assert raised == len(calls), f'{raised} of {len(calls)} raised'"),
+    ("sb3-huge-net-arch", "raises", "CheckpointError",
+     SB3 + "data['policy_kwargs']['net_arch'] = [200000, 200000]\n"
+     "SB3Blueprint.load(rewrite('huge.zip', {'data': json.dumps(data)}))"),
+    ("sb3-zip-bomb-data", "raises", "CheckpointError",
+     SB3 + "def bomb(out):\n    out.write(json.dumps(data)[:-1].encode())\n"
+     "    for _ in range(1024):\n        out.write(b' ' * 2**20)\n    out.write(b'}')\n"
+     "SB3Blueprint.load(rewrite('bomb.zip', {'data': bomb}))"),
+    ("sb3-nan-weights", "raises", "CheckpointError",
+     SB3 + "with torch.no_grad():\n    next(model.policy.parameters()).fill_(float('nan'))\n"
+     "model.save(os.path.join(tmp, 'nan.zip'))\nSB3Blueprint.load(os.path.join(tmp, 'nan.zip'))"),
+    ("sb3-all-minus-inf-logits", "ok", None,
+     SB3 + "with torch.no_grad():\n    model.policy.action_net.weight.zero_()\n"
+     "    model.policy.action_net.bias.fill_(float('-inf'))\n"
+     "bp = SB3Blueprint(model)\n"
+     "for seed in range(5):\n    s = HanabiState(cfg, seed=seed)\n"
+     "    move = bp.act(s)\n    assert move in s.legal_moves(), move\n"
+     "    moves = bp.act_batch(HanabiBatch.from_states([s, s]))\n"
+     "    assert all(m in s.legal_moves() for m in moves), moves"),
+    # --- command line ---------------------------------------------------------------------
+    ("cli-compare-unwritable-json", "ok", None,
+     CLI + "refused('compare', '--methods', 'blueprint,lbs-16', '--games', '200', "
+     "'--json', '/proc/no/such/folder/out.json')"),
+    ("cli-compare-plot-is-a-folder", "ok", None,
+     CLI + "import tempfile\nrefused('compare', '--games', '200', '--plot', tempfile.mkdtemp())"),
+    ("cli-eval-unwritable-json", "ok", None,
+     CLI + "refused('eval', '--games', '2000', '--json', '/proc/no/such/folder/out.json')"),
+    ("cli-compare-jsonl-missing-folder", "ok", None,
+     CLI + "refused('compare', '--games', '200', '--jsonl', '/tmp/no/such/folder/log.jsonl')"),
+    ("cli-compare-duplicate-methods", "ok", None,
+     CLI + "refused('compare', '--methods', 'blueprint,blueprint', '--games', '200')\n"
+     "refused('compare', '--methods', 'lbs-inf,LBS-INF', '--games', '200')"),
+    ("cli-compare-report-only-no-log", "ok", None,
+     CLI + "refused('compare', '--report-only', '--jsonl', '/tmp/no-such-log.jsonl')"),
     # --- importers --------------------------------------------------------------------------
     ("records-color-clue-minus-1", "raises", "ValueError",
      HANABLIVE + "from_hanablive(with_action(type=2, value=-1))"),
