@@ -68,6 +68,9 @@ class ExactBelief(Belief):
             raise TypeError("blueprint must be a rule-bot name, a RuleBot or a Blueprint "
                             f"with act_batch, got {type(blueprint).__name__}")
         self.blueprint = blueprint
+        if isinstance(memory_cap, bool) or not isinstance(memory_cap, (int, np.integer)) \
+                or memory_cap <= 0:
+            raise ValueError(f"memory_cap must be a positive number of bytes, got {memory_cap!r}")
         self.memory_cap = int(memory_cap)
         self.hands = np.zeros((0, 0), dtype=np.int8)
         self._cw = None
