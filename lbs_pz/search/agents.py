@@ -93,6 +93,7 @@ class SearchAgent:
         self.time_budget, self.batch_size, self.seed = time_budget, batch_size, seed
         self.history: List[SearchResult] = []
         self._tracked_seat: Optional[int] = None
+        self._tracked_view: Optional[tuple] = None
 
     # Statistics over the decisions made so far.
     @property
@@ -107,20 +108,56 @@ class SearchAgent:
     def deviations(self) -> int:
         return sum(r.deviated for r in self.history)
 
+    @staticmethod
+    def _view_of(state: HanabiState, seat: int) -> tuple:
+        """What `seat` has seen of its game: (config, start player, the other seats' first
+        hands, the move history as `seat` sees it: `view_records(seat)`, its own draws
+        hidden). Two positions are of one game, for `seat`, when the first three match and
+        one view history extends the other; nothing the seat cannot see is compared, so
+        the agent's moves still depend only on its view."""
+        H = state.config.hand_size
+        deck = state.deck
+        others = tuple(tuple(deck[p * H:(p + 1) * H]) for p in range(state.config.players)
+                       if p != seat)
+        return (state.config, state.start_player, others), state.view_records(seat)
+
     def _sync_belief(self, state: HanabiState, seat: int) -> None:
-        """Follow the game: observe the new moves, or restart on a new game / seat."""
-        if self._tracked_seat == seat:
-            try:
-                self.belief.observe(state)
-                return
-            except ValueError:
-                pass  # not a continuation of the tracked game: start over
+        """Follow the game: observe the new moves, or restart on a new game / seat. A new
+        game is recognised by `seat`'s view (see `_view_of`): a reused agent that meets
+        another deal, even at its first move, starts from a fresh belief."""
+        game, history = self._view_of(state, seat)
+        if self._tracked_seat == seat and self._tracked_view is not None:
+            old_game, old_history = self._tracked_view
+            if old_game == game and history.startswith(old_history):
+                try:
+                    self.belief.observe(state)
+                    self._tracked_view = (game, history)
+                    return
+                except ValueError:
+                    pass  # not a continuation of the tracked game: start over
+        self._tracked_view = None
         self.belief.reset(state, seat)
         self._tracked_seat = seat
+        self._tracked_view = (game, history)
 
     def search(self, state: HanabiState, seat: Optional[int] = None) -> SearchResult:
         """Run one search for `seat` (default: the player to move) and return its result."""
-        seat = state.current_player if seat is None else seat
+        if not isinstance(state, HanabiState):
+            raise TypeError(f"{type(self).__name__}.search: state must be a HanabiState, got "
+                            f"{type(state).__name__}")
+        if state.is_terminal:
+            raise ValueError(f"{type(self).__name__}.search: the game is over (no move to "
+                             f"search)")
+        if seat is None:
+            seat = state.current_player
+        elif isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
+                or not 0 <= seat < state.config.players:
+            raise ValueError(f"{type(self).__name__}.search: seat must be a seat in "
+                             f"[0, {state.config.players}), got {seat!r}")
+        elif seat != state.current_player:
+            raise ValueError(f"{type(self).__name__}.search: it is seat "
+                             f"{state.current_player}'s turn, not seat {seat}'s")
+        seat = int(seat)
         self._sync_belief(state, seat)
         # One seed per (agent seed, position): reproducible, independent across moves.
         key = [self.seed, seat, state.num_moves_played] + state.move_history
@@ -231,7 +268,7 @@ class LBSAgent(SearchAgent):
             self._game = state.config
             self.belief, self.value, self.depth = self._pick(self.blueprint, self._game,
                                                              warn=True)
-            self._tracked_seat = None
+            self._tracked_seat = self._tracked_view = None
         return super().search(state, seat)
 
 
