@@ -51,6 +51,14 @@ strict `load_state_dict`. Policies with custom (pickled) feature extractors or o
 pickled policy arguments are refused with a clear error; load such a model with SB3
 yourself (if you trust the file) and pass the model object instead. A missing, truncated
 or foreign file raises `lbs_pz.models.checkpoint.CheckpointError` (a ValueError).
+
+Sizes are checked before anything is allocated or decompressed (CheckpointError
+otherwise): the `data` entry may hold at most MAX_DATA_BYTES and `policy.pth` at most
+MAX_WEIGHTS_BYTES once uncompressed, an entry above RATIO_CHECK_BYTES may not expand more
+than MAX_COMPRESSION_RATIO times, the observation and action spaces at most MAX_OBS_SIZE
+and MAX_ACTIONS, and the network that `net_arch` describes at most MAX_PARAMETERS
+parameters (counted from the JSON before the policy is built). Weights that are NaN or
+infinite are refused at load.
 """
 
 from __future__ import annotations
@@ -83,6 +91,18 @@ _ACTIVATIONS = ("ReLU", "Tanh", "ELU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "
 # policy_kwargs that only matter for training: dropped by the safe loader.
 _TRAINING_ONLY = ("optimizer_class", "optimizer_kwargs")
 _FLATTEN = ("stable_baselines3.common.torch_layers", "FlattenExtractor")
+
+# Size caps of the safe loader (module docstring); an MLP policy for any Hanabi variant
+# is far below every one of them (2p MaskablePPO with net_arch [256, 256]: ~0.3M
+# parameters, a 'data' entry of ~20 KB).
+MAX_DATA_BYTES = 16 << 20            # uncompressed 'data' JSON
+MAX_WEIGHTS_BYTES = 512 << 20        # uncompressed policy.pth
+MAX_COMPRESSION_RATIO = 200          # uncompressed / compressed, for entries above...
+RATIO_CHECK_BYTES = 4 << 20          # ... this many uncompressed bytes
+MAX_PARAMETERS = 1 << 26             # parameters of the rebuilt policy (256 MiB of float32)
+MAX_OBS_SIZE = 1 << 16               # observation vector length
+MAX_ACTIONS = 1 << 12                # move ids
+MAX_LAYERS = 64                      # hidden layers per network
 
 
 class _NoOptimizer:
@@ -151,8 +171,8 @@ def _read_zip(path: str, device: str):
                     f"{path!r} is not a Stable-Baselines3 model zip (it lacks "
                     f"{'data' if 'data' not in names else 'policy.pth'}); save models with "
                     f"model.save(path)")
-            raw_data = archive.read("data")
-            raw_policy = archive.read("policy.pth")
+            raw_data = _read_entry(archive, "data", MAX_DATA_BYTES, path)
+            raw_policy = _read_entry(archive, "policy.pth", MAX_WEIGHTS_BYTES, path)
     except CheckpointError:
         raise
     except (zipfile.BadZipFile, OSError, EOFError, zipfile.LargeZipFile, zlib.error) as err:
@@ -173,7 +193,33 @@ def _read_zip(path: str, device: str):
                               f"True, which never runs code from a file)") from None
     if not isinstance(state_dict, dict):
         raise CheckpointError(f"{path!r}: policy.pth does not hold a state dict")
+    for key, value in state_dict.items():
+        if torch.is_tensor(value) and value.is_floating_point() and \
+                not bool(torch.isfinite(value).all()):
+            bad = int((~torch.isfinite(value)).sum())
+            raise CheckpointError(f"{path!r}: policy.pth weight {key!r} holds {bad} NaN or "
+                                  f"infinite value(s); refusing a broken policy")
     return data, state_dict
+
+
+def _read_entry(archive: zipfile.ZipFile, name: str, cap: int, path: str) -> bytes:
+    """The bytes of one zip entry, its sizes checked against `cap` and the compression
+    ratio cap from the zip's directory before decompressing, and the read bounded."""
+    info = archive.getinfo(name)
+    if info.file_size > cap:
+        raise CheckpointError(f"{path!r}: the {name!r} entry unpacks to {info.file_size:,} "
+                              f"bytes, above the loader's cap of {cap:,} "
+                              f"(lbs_pz.agents.sb3_policy)")
+    if info.file_size > RATIO_CHECK_BYTES and \
+            info.file_size > MAX_COMPRESSION_RATIO * max(info.compress_size, 1):
+        raise CheckpointError(f"{path!r}: the {name!r} entry expands {info.compress_size:,} "
+                              f"-> {info.file_size:,} bytes, more than "
+                              f"{MAX_COMPRESSION_RATIO}x; refusing a zip bomb")
+    with archive.open(info) as entry:
+        raw = entry.read(cap + 1)
+    if len(raw) > cap:
+        raise CheckpointError(f"{path!r}: the {name!r} entry holds more than {cap:,} bytes")
+    return raw
 
 
 def _plain_int(value: Any) -> Optional[int]:
@@ -197,12 +243,19 @@ def _space_from_json(entry: Any, what: str, path: str):
     kind = str(entry.get(":type:", ""))
     n, start = _plain_int(entry.get("n")), _plain_int(entry.get("start", 0))
     if "Discrete" in kind and n is not None and n > 0:
+        if n > MAX_ACTIONS:
+            raise CheckpointError(f"{path!r}: the {what} has {n:,} actions, above the "
+                                  f"loader's cap of {MAX_ACTIONS:,}")
         if start not in (0, None):
             raise CheckpointError(f"{path!r}: the action space starts at {start}, "
                                   f"not at move id 0")
         return spaces.Discrete(n)
     shape = entry.get("_shape")
-    if "Box" in kind and isinstance(shape, list) and all(isinstance(s, int) for s in shape):
+    if "Box" in kind and isinstance(shape, list) and \
+            all(isinstance(s, int) and not isinstance(s, bool) for s in shape):
+        if len(shape) != 1 or not 1 <= shape[0] <= MAX_OBS_SIZE:
+            raise CheckpointError(f"{path!r}: the {what} has shape {shape}; the adapter "
+                                  f"expects a flat vector of 1 to {MAX_OBS_SIZE:,} values")
         return spaces.Box(0.0, 1.0, tuple(shape), np.float32)
     raise CheckpointError(f"{path!r}: unsupported {what} {kind or '?'}; the adapter expects "
                           f"a Box observation (the canonical vector) and Discrete actions")
@@ -252,6 +305,42 @@ def _policy_kwargs(raw: Any, path: str) -> dict:
     return kwargs
 
 
+def _layer_sizes(value: Any, what: str, path: str) -> List[int]:
+    if not isinstance(value, list) or len(value) > MAX_LAYERS or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_PARAMETERS
+            for v in value):
+        raise CheckpointError(f"{path!r}: {what} = {value!r} is not a list of at most "
+                              f"{MAX_LAYERS} positive layer sizes")
+    return value
+
+
+def _count_parameters(kind: str, obs_size: int, num_actions: int, kwargs: dict,
+                      path: str) -> int:
+    """Parameters of the MLP policy that `kwargs["net_arch"]` describes (SB3's defaults
+    where it is absent), counted from the JSON alone: nothing is allocated."""
+    def mlp(sizes, out):
+        total, last = 0, obs_size
+        for width in list(sizes) + [out]:
+            total += (last + 1) * width
+            last = width
+        return total
+
+    arch = kwargs.get("net_arch")
+    if kind == "dqn":
+        arch = [64, 64] if arch is None else _layer_sizes(arch, "net_arch", path)
+        return 2 * mlp(arch, num_actions)          # q_net and q_net_target
+    if arch is None:
+        arch = dict(pi=[64, 64], vf=[64, 64])
+    if isinstance(arch, dict):
+        if not set(arch) <= {"pi", "vf"}:
+            raise CheckpointError(f"{path!r}: net_arch keys {sorted(arch)}; expected pi, vf")
+        pi = _layer_sizes(arch.get("pi", []), "net_arch['pi']", path)
+        vf = _layer_sizes(arch.get("vf", []), "net_arch['vf']", path)
+    else:
+        pi = vf = _layer_sizes(arch, "net_arch", path)
+    return mlp(pi, num_actions) + mlp(vf, 1)
+
+
 def _rebuild_policy(path: str, device: str):
     """(policy, gamma, algorithm name) from a zip, by the safe path described above."""
     data, state_dict = _read_zip(path, device)
@@ -276,6 +365,13 @@ def _rebuild_policy(path: str, device: str):
     observation_space = _space_from_json(data.get("observation_space"), "observation space", path)
     action_space = _space_from_json(data.get("action_space"), "action space", path)
     kwargs = _policy_kwargs(data.get("policy_kwargs"), path)
+    kind = _POLICY_CLASSES[ref]
+    count = _count_parameters(kind, int(observation_space.shape[0]), int(action_space.n),
+                              kwargs, path)
+    if count > MAX_PARAMETERS:
+        raise CheckpointError(f"{path!r}: net_arch {kwargs.get('net_arch')!r} describes a "
+                              f"policy of {count:,} parameters, above the loader's cap of "
+                              f"{MAX_PARAMETERS:,} (lbs_pz.agents.sb3_policy.MAX_PARAMETERS)")
     try:
         policy = cls(observation_space, action_space, lambda _: 0.0,
                      optimizer_class=_NoOptimizer, **kwargs)
@@ -416,21 +512,31 @@ class SB3Blueprint(BlueprintBase):
             return out.cpu().numpy()
 
     def _greedy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Greedy legal move per row: obs (N, E) float32, masks (N, A) bool -> int64 (N,)."""
+        """Greedy legal move per row: obs (N, E) float32, masks (N, A) bool (every row with
+        a legal move) -> int64 (N,). A NaN score counts as -inf; a row whose legal scores
+        are all -inf (or NaN) plays its first legal move (the lowest legal move id), so
+        the move is always legal."""
         scores = self._scores(obs)
-        scores = np.where(masks, scores, -np.inf)
-        return np.argmax(scores, axis=1).astype(np.int64)
+        scores = np.where(masks & ~np.isnan(scores), scores, -np.inf)
+        best = np.argmax(scores, axis=1)
+        stuck = scores[np.arange(len(best)), best] == -np.inf
+        if stuck.any():
+            best[stuck] = np.argmax(masks[stuck], axis=1)
+        return best.astype(np.int64)
 
     def _critic(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Future-return estimate per row (N,) float64 (discounted, see the module doc)."""
+        """Future-return estimate per row (N,) float64 (discounted, see the module doc);
+        0 where the network's estimate is NaN or infinite (the value is then the score)."""
         import torch
 
         if self.kind == "dqn":
             q = np.where(masks, self._scores(obs), -np.inf)
-            return q.max(axis=1).astype(np.float64)
-        with torch.no_grad():
-            x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(self.device)
-            return self.policy.predict_values(x).reshape(-1).cpu().numpy().astype(np.float64)
+            out = q.max(axis=1).astype(np.float64)
+        else:
+            with torch.no_grad():
+                x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(self.device)
+                out = self.policy.predict_values(x).reshape(-1).cpu().numpy().astype(np.float64)
+        return np.where(np.isfinite(out), out, 0.0)
 
     # --- Agent ---------------------------------------------------------------------------
 

@@ -42,6 +42,12 @@ from lbs_pz.search.beliefs import make_belief
 from lbs_pz.search.rollout_search import SearchResult, ValueFn, search_move
 
 
+def _check_state(agent, state) -> None:
+    if not isinstance(state, HanabiState):
+        raise TypeError(f"{type(agent).__name__}.search: state must be a HanabiState, got "
+                        f"{type(state).__name__}")
+
+
 class SearchAgent:
     """Shared machinery: keeps the belief in step with the game, samples hands, searches.
 
@@ -142,9 +148,7 @@ class SearchAgent:
 
     def search(self, state: HanabiState, seat: Optional[int] = None) -> SearchResult:
         """Run one search for `seat` (default: the player to move) and return its result."""
-        if not isinstance(state, HanabiState):
-            raise TypeError(f"{type(self).__name__}.search: state must be a HanabiState, got "
-                            f"{type(state).__name__}")
+        _check_state(self, state)
         if state.is_terminal:
             raise ValueError(f"{type(self).__name__}.search: the game is over (no move to "
                              f"search)")
@@ -262,6 +266,7 @@ class LBSAgent(SearchAgent):
         return belief, value, depth
 
     def search(self, state: HanabiState, seat: Optional[int] = None) -> SearchResult:
+        _check_state(self, state)
         if state.config != self._game and (self._wanted[0] is None or
                                            (self._wanted[1] is None and self._wanted[2] > 0)):
             # Defaults were picked for another variant: pick them again for this one.
