@@ -430,3 +430,49 @@ def test_sb3_all_minus_inf_or_nan_legal_logits_give_a_legal_move(ppo_model):
     finally:
         with torch.no_grad():
             bias.copy_(saved)
+
+
+# --- the rest of the sweep: plain Python argument checks ---------------------------------------
+
+def test_argument_checks_of_the_other_entry_points():
+    from lbs_pz.engine import HanabiBatch
+    from lbs_pz.search.agents import SpartaAgent
+    from lbs_pz.search.beliefs import ExactBelief
+
+    bot = RuleBot("strong")
+    batch = HanabiBatch(HanabiConfig(players=2), 2, seeds=0)
+    for bad in (1.5, True, "3", None):
+        with pytest.raises(TypeError, match="max_moves must be an int"):
+            bot.rollout(batch, bad)
+    assert bot.rollout(batch, 10 ** 12).min() > 0 and batch.terminals().all()
+    for kwargs, exc, text in [
+            (dict(rollouts=1.5), TypeError, "rollouts must be an int"),
+            (dict(rollouts=0), ValueError, "rollouts must be >= 1"),
+            (dict(batch_size=0), ValueError, "batch_size"),
+            (dict(delta=float("nan")), ValueError, "delta must be a finite"),
+            (dict(confidence=-1), ValueError, "confidence"),
+            (dict(min_legal_fraction=2), ValueError, "min_legal_fraction"),
+            (dict(time_budget=0), ValueError, "time_budget"),
+            (dict(seed="x"), TypeError, "seed must be an int")]:
+        with pytest.raises(exc, match=text):
+            SpartaAgent(bot, belief=make_belief("grounded"), **kwargs)
+    with pytest.raises(ValueError, match="memory_cap"):
+        ExactBelief("strong", memory_cap=-1)
+    belief = ExactBelief(None).reset(HanabiState(HanabiConfig(players=2, hand_size=2), seed=0), 0)
+    with pytest.raises(ValueError, match="n must be an int >= 0"):
+        belief.sample(-1, 0)
+    assert belief.sample(3, 0).shape == (3, 2)
+
+
+def test_sb3_act_checks_state_and_seat(ppo_model):
+    from lbs_pz.agents.sb3_policy import SB3Blueprint
+
+    blueprint = SB3Blueprint(ppo_model)
+    state = HanabiState(HanabiConfig(players=2), seed=0)
+    with pytest.raises(TypeError, match="state must be a HanabiState"):
+        blueprint.act(None)
+    with pytest.raises(ValueError, match="seat must be None or a seat"):
+        blueprint.act(state, seat=2)
+    with pytest.raises(ValueError, match="not seat 1"):
+        blueprint.act(state, seat=1)
+    assert blueprint.act(state, seat=0) in state.legal_moves()

@@ -543,9 +543,17 @@ class SB3Blueprint(BlueprintBase):
     def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
         """Greedy legal move of `seat` (default: the player to move); -1 if the game is
         over. Reads only `state.encode(seat)` and the legal moves."""
+        if not isinstance(state, HanabiState):
+            raise TypeError(f"{self.name}.act: state must be a HanabiState, got "
+                            f"{type(state).__name__}")
+        if seat is not None and (isinstance(seat, bool) or
+                                 not isinstance(seat, (int, np.integer)) or
+                                 not 0 <= seat < state.config.players):
+            raise ValueError(f"{self.name}.act: seat must be None or a seat in "
+                             f"[0, {state.config.players}), got {seat!r}")
         if state.is_terminal:
             return -1
-        seat = state.current_player if seat is None else seat
+        seat = state.current_player if seat is None else int(seat)
         if seat != state.current_player:
             raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
         self._check(state)

@@ -42,6 +42,19 @@ from lbs_pz.search.beliefs import make_belief
 from lbs_pz.search.rollout_search import SearchResult, ValueFn, search_move
 
 
+def _int_arg(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def _real_arg(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
 def _check_state(agent, state) -> None:
     if not isinstance(state, HanabiState):
         raise TypeError(f"{type(agent).__name__}.search: state must be a HanabiState, got "
@@ -81,14 +94,27 @@ class SearchAgent:
                  min_legal_fraction: float = 0.1, time_budget: Optional[float] = None,
                  batch_size: int = 32, seed: int = 0):
         blueprint = as_blueprint(blueprint)
+        rollouts, depth = _int_arg("rollouts", rollouts), _int_arg("depth", depth)
+        verify, batch_size = _int_arg("verify", verify), _int_arg("batch_size", batch_size)
+        seed = _int_arg("seed", seed)
         if rollouts < 1:
             raise ValueError(f"rollouts must be >= 1, got {rollouts}")
         if depth == 0 or depth < -1:
             raise ValueError(f"depth must be a positive number of moves or -1 (to the end), got {depth}")
+        delta, confidence = _real_arg("delta", delta), _real_arg("confidence", confidence)
         if delta < 0:
             raise ValueError(f"delta must be >= 0, got {delta}")
+        if confidence < 0:
+            raise ValueError(f"confidence must be >= 0 standard errors, got {confidence}")
         if verify < 0 or verify == 1:
             raise ValueError(f"verify must be 0 (off) or >= 2 worlds, got {verify}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1 worlds, got {batch_size}")
+        min_legal_fraction = _real_arg("min_legal_fraction", min_legal_fraction)
+        if not 0 <= min_legal_fraction <= 1:
+            raise ValueError(f"min_legal_fraction must be in [0, 1], got {min_legal_fraction}")
+        if time_budget is not None and not _real_arg("time_budget", time_budget) > 0:
+            raise ValueError(f"time_budget must be None or > 0 seconds, got {time_budget}")
         self.blueprint, self.belief = blueprint, belief
         self.rollouts, self.depth, self.delta, self.pruning = rollouts, depth, delta, pruning
         self.confidence, self.verify = confidence, verify

@@ -86,7 +86,8 @@ class RuleBot:
     def rollout(self, states: HanabiBatch, max_moves: int = -1) -> np.ndarray:
         """Self-play every world in place, k = max_moves moves or to the end (negative).
         Returns the moves made per world, int32 (N,)."""
-        return _bots.play_batch(self.kind, _check_batch(states, "rollout"), max_moves)
+        return _bots.play_batch(self.kind, _check_batch(states, "rollout"),
+                                _max_moves(max_moves))
 
     def rollout_scores(self, states: HanabiBatch, max_moves: int = -1) -> np.ndarray:
         """`rollout`, then the score of every world, int32 (N,)."""
@@ -122,6 +123,13 @@ class RuleBot:
 
     def __repr__(self) -> str:
         return f"RuleBot({self.name!r})"
+
+
+def _max_moves(max_moves) -> int:
+    """An int move budget (negative: to the end), clipped to the C int range."""
+    if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)):
+        raise TypeError(f"max_moves must be an int (negative: to the end), got {max_moves!r}")
+    return int(max(-1, min(int(max_moves), 2**31 - 1)))
 
 
 def _check_state(state, method: str, arg: str) -> HanabiState:

@@ -173,6 +173,9 @@ class ExactBelief(Belief):
         return self.hands.astype(np.int64), w / w.sum()
 
     def sample(self, n: int, rng) -> np.ndarray:
+        """n hands drawn with probability proportional to their weight: int64 (n, hand_len)."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"n must be an int >= 0 (hands to draw), got {n!r}")
         rng = as_rng(rng)
         cw = self._cumulative()
         if len(cw) == 0 or cw[-1] <= 0:
