@@ -28,49 +28,132 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import warnings
 
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_seed_option, game_from)
-from lbs_pz.eval.backends import BACKENDS, collect
-from lbs_pz.eval.report import format_markdown, plot, summarize, write_json
+                                add_seed_option, check_distinct_outputs, check_output_path,
+                                finite_float_at_least, game_from, int_at_least, interrupted,
+                                one_interrupt)
+from lbs_pz.eval.backends import BACKENDS, check_log_path, collect, log_contents
+from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
 from lbs_pz.eval.specs import METHOD_HELP, MethodSpec, describe, parse_method
 from lbs_pz.search.beliefs import BELIEF_KINDS
+
+
+INTERRUPT_HELP = """\
+interrupting and resuming:
+  Ctrl-C stops the run within about a second on every backend: queued games are
+  cancelled, running ones are abandoned (process pool: workers ignore SIGINT and are
+  terminated; Ray: pending tasks are cancelled), a second Ctrl-C is ignored while it
+  stops, and the exit status is 130. The --jsonl log then holds every game finished
+  before the interrupt, one complete line each. Run the SAME command again to resume:
+  only the missing games are played, and the result equals an uninterrupted run's
+  (scores and every per-game count; only the timings differ). A run killed harder
+  (SIGKILL, power loss) may leave an incomplete last line: the next run warns (file
+  and line), drops it and plays that game again. A broken line elsewhere is an error.
+  --report-only reports the games of the log in range without playing; it fails if
+  the log is missing or holds no games for a method, variant or seed asked for.
+  Outputs (--json, --plot, --jsonl) are checked before any game is played."""
+
+
+def _parse_methods(text: str):
+    """--methods -> method names, each once (a method given twice, in any spelling,
+    would count its games twice as independent games)."""
+    raw = text.split(",")
+    methods = [parse_method(m) for m in raw]
+    for i, method in enumerate(methods):
+        if method in methods[:i]:
+            j = methods.index(method)
+            same = (f"{raw[j].strip()!r} given twice" if raw[j].strip() == raw[i].strip()
+                    else f"{raw[j].strip()!r} and {raw[i].strip()!r} are the same method")
+            raise ValueError(f"--methods {text!r}: {same}; give each method once (its games "
+                             f"would count twice)")
+    return methods
+
+
+def _search_seats(text: str, players: int) -> tuple:
+    if text == "all":
+        return ("all",)
+    try:
+        seats = tuple(int(s) for s in text.split(","))
+    except ValueError:
+        raise ValueError(f"--search-seats: comma-separated seats or 'all', got {text!r}") from None
+    for seat in seats:
+        if not 0 <= seat < players:
+            raise ValueError(f"--search-seats: seat {seat} is not in [0, {players})")
+    if len(set(seats)) < len(seats):
+        raise ValueError(f"--search-seats {text!r}: a seat is given twice")
+    return seats
+
+
+def _check_outputs(args) -> None:
+    """Every output path, before any game: a bad one fails now, not after the run."""
+    check_distinct_outputs(jsonl=args.jsonl, json=args.json, plot=args.plot)
+    if args.report_only:
+        if not args.jsonl:
+            raise ValueError("--report-only reads the games of --jsonl PATH: give it")
+        check_log_path(args.jsonl, must_exist=True)
+    elif args.jsonl:
+        check_output_path(args.jsonl, "--jsonl")
+    if args.json:
+        check_output_path(args.json, "--json")
+    if args.plot:
+        check_output_path(args.plot, "--plot")
+        check_plot_format(args.plot, "--plot")
+    if args.address and args.backend != "ray":
+        raise ValueError(f"--address {args.address!r} is for --backend ray (the backend is "
+                         f"{args.backend!r})")
+    if args.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise ValueError("--backend ray needs Ray: pip install 'lbs_pz[distributed]'") from None
 
 
 def run(args) -> int:
     """Blueprint vs SPARTA vs LBS-k on the same deals (markdown, JSON, plot)."""
     config = game_from(args)
-    if args.report_only and not args.jsonl:
-        raise ValueError("--report-only reads the games of --jsonl PATH")
-    if args.search_seats == "all":
-        seats = ("all",)
-    else:
-        try:
-            seats = tuple(int(s) for s in args.search_seats.split(","))
-        except ValueError:
-            raise ValueError(f"--search-seats: comma-separated seats or 'all', got "
-                             f"{args.search_seats!r}") from None
-        for seat in seats:
-            if not 0 <= seat < config.players:
-                raise ValueError(f"--search-seats: seat {seat} is not in [0, {config.players})")
-    specs = [MethodSpec(parse_method(m), blueprint=args.blueprint, belief=args.belief,
+    _check_outputs(args)
+    seats = _search_seats(args.search_seats, config.players)
+    specs = [MethodSpec(m, blueprint=args.blueprint, belief=args.belief,
                         rollouts=args.rollouts, search_seats=seats, seed=args.seed,
                         verify=args.verify, confidence=args.confidence,
                         belief_checkpoint=args.belief_checkpoint,
                         value_checkpoint=args.value_checkpoint,
                         allow_mismatch=args.allow_mismatch)
-             for m in args.methods.split(",")]
+             for m in _parse_methods(args.methods)]
     if "blueprint" not in [s.method for s in specs]:
         specs.insert(0, MethodSpec("blueprint", blueprint=args.blueprint, seed=args.seed))
-    if not args.report_only:
-        for spec in specs:       # build each agent once here: bad input fails before any game
-            for note in describe(spec, config):
-                print(f"{spec.label()}: {note}", file=sys.stderr)
     config_kwargs = dataclasses.asdict(config)
-    results = collect(specs, config_kwargs, args.games, seed=args.seed, backend=args.backend,
-                      workers=args.workers, address=args.address,
-                      show_progress=not args.no_progress, first_game=args.first_game,
-                      jsonl=args.jsonl, play=not args.report_only)
+    with warnings.catch_warnings():     # e.g. an incomplete last line in the log: one line
+        warnings.showwarning = lambda message, *rest: print(
+            f"lbs-pz compare: warning: {message}", file=sys.stderr)
+        try:
+            with one_interrupt():
+                if not args.report_only:
+                    for spec in specs:   # each agent built once: bad input fails now
+                        for note in describe(spec, config):
+                            print(f"{spec.label()}: {note}", file=sys.stderr)
+                results = collect(specs, config_kwargs, args.games, seed=args.seed,
+                                  backend=args.backend, workers=args.workers,
+                                  address=args.address, show_progress=not args.no_progress,
+                                  first_game=args.first_game, jsonl=args.jsonl,
+                                  play=not args.report_only)
+        except KeyboardInterrupt:
+            return interrupted("compare", (
+                f"stopped; the games finished so far are in {args.jsonl}: run the same "
+                f"command again to play only the missing ones") if args.jsonl else (
+                "stopped; no --jsonl PATH, so the games played are not kept (give one to "
+                "make a run resumable)"))
+    if args.report_only:
+        missing = [label for label, games in results.items() if not games]
+        if missing:
+            held = log_contents(args.jsonl, specs, config_kwargs, args.seed)
+            last = args.first_game + args.games - 1
+            raise ValueError(
+                f"--report-only: {args.jsonl!r} has no games of {', '.join(missing)} with "
+                f"this variant and --seed {args.seed} in games {args.first_game}..{last}; "
+                f"it holds: {'; '.join(held) if held else 'no games'}")
     rows = summarize(results, config.colors * config.ranks)
     print(format_markdown(rows))
     if args.json:
@@ -100,18 +183,20 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--allow-mismatch", action="store_true",
                         help="use a belief/value checkpoint trained for another blueprint "
                              "or game anyway")
-    parser.add_argument("--rollouts", type=int, default=256, help="sampled worlds per decision")
-    parser.add_argument("--verify", type=int, default=0,
+    parser.add_argument("--rollouts", type=int_at_least(1), default=256,
+                        help="sampled worlds per decision")
+    parser.add_argument("--verify", type=int_at_least(0), default=0,
                         help="extra worlds on which a proposed deviation is re-measured "
                              "against the blueprint's move (default 0: off)")
-    parser.add_argument("--confidence", type=float, default=2.0,
+    parser.add_argument("--confidence", type=finite_float_at_least(0), default=2.0,
                         help="standard errors of the paired gain a deviation must exceed, "
                              "besides delta = 0.05 (default 2; 0 is the paper's rule)")
     parser.add_argument("--search-seats", default="0",
                         help="seats that search, comma-separated, or 'all' (default 0)")
-    parser.add_argument("--games", type=int, default=100, help="games per method (default 100)")
+    parser.add_argument("--games", type=int_at_least(1), default=100,
+                        help="games per method (default 100)")
     add_seed_option(parser, "seed of the deals and searches")
-    parser.add_argument("--first-game", type=int, default=0,
+    parser.add_argument("--first-game", type=int_at_least(0), default=0,
                         help="index of the first deal (to split a run; default 0)")
     parser.add_argument("--jsonl", metavar="PATH",
                         help="append every finished game to PATH; games already there "
@@ -120,11 +205,13 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                         help="play nothing: report the games of --jsonl PATH in range")
     parser.add_argument("--backend", default="process", choices=sorted(BACKENDS),
                         help="where games run (default: a local process pool)")
-    parser.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    parser.add_argument("--workers", type=int_at_least(1), default=None,
+                        help="processes (default: all cores)")
     parser.add_argument("--address", default=None, help="Ray cluster address (ray backend)")
     parser.add_argument("--json", metavar="PATH", help="write rows and per-game results as JSON")
     parser.add_argument("--plot", metavar="PNG", help="plot score vs seconds per game")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_game_options(parser)
+    parser.epilog = f"{INTERRUPT_HELP}\n\n{parser.epilog}"
     parser.set_defaults(func=run)
     return parser

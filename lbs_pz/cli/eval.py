@@ -11,18 +11,23 @@ import json
 
 from lbs_pz.agents import load_blueprint
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_seed_option, game_from)
+                                add_seed_option, check_output_path, game_from, int_at_least,
+                                interrupted, one_interrupt)
 from lbs_pz.eval.evaluate import evaluate
 
 
 def run(args) -> int:
     """Self-play a blueprint for N games and print its score statistics."""
     config = game_from(args)
-    if args.games < 1:
-        raise ValueError(f"--games must be >= 1, got {args.games}")
+    if args.json:       # before the games: a bad path cannot lose the run at its end
+        check_output_path(args.json, "--json")
     blueprint = load_blueprint(args.blueprint)
-    result = evaluate(blueprint, config, games=args.games, seed=args.seed,
-                      progress=not args.no_progress)
+    try:
+        with one_interrupt():
+            result = evaluate(blueprint, config, games=args.games, seed=args.seed,
+                              progress=not args.no_progress)
+    except KeyboardInterrupt:
+        return interrupted("eval", "stopped; nothing written")
     print(f"lbs-pz eval: {config.players} players, hand size {config.hand_size}, "
           f"{config.colors} colors x {config.ranks} ranks")
     print(f"  blueprint      {result.bot} ({args.blueprint})")
@@ -44,7 +49,8 @@ def add_command(subparsers) -> argparse.ArgumentParser:
         subparsers, "eval", __doc__,
         help="self-play a blueprint: mean score, s.e.m., perfect and bomb-out rates")
     add_blueprint_option(parser)
-    parser.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
+    parser.add_argument("--games", type=int_at_least(1), default=1000,
+                        help="games to play (default 1000)")
     add_seed_option(parser)
     parser.add_argument("--json", metavar="PATH", default=None,
                         help="also write the results as JSON to PATH")

@@ -4,9 +4,15 @@ and options generated from a trainer's hyper-parameter dataclass."""
 from __future__ import annotations
 
 import argparse
-import inspect
-import re
+import contextlib
 import dataclasses
+import inspect
+import math
+import os
+import re
+import signal
+import sys
+import threading
 
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.engine.seeds import MAX_SEED, check_run_seed
@@ -55,6 +61,100 @@ def run_seed(text: str) -> int:
         raise argparse.ArgumentTypeError(str(err) if "must" in str(err) else
                                          f"seed must be an integer in [0, {MAX_SEED}), "
                                          f"got {text!r}")
+
+
+def int_at_least(minimum: int):
+    """argparse type: an integer >= `minimum` (e.g. --games, --workers)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}")
+        return value
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
+def finite_float_at_least(minimum: float):
+    """argparse type: a finite number >= `minimum` (no nan, no inf)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a finite number >= {minimum:g}, "
+                                             f"got {text!r}")
+        return value
+    parse.__name__ = f"number >= {minimum:g}"
+    return parse
+
+
+def check_output_path(path: str, option: str) -> None:
+    """ValueError (one line: exit status 2) unless a file can be written at `path`, named
+    by `option` in the message: not a folder, in an existing folder, and creatable or
+    appendable there (tried: the file is left as it was). Commands check every output
+    before a long run, so that a typo cannot lose the run at its end."""
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {path!r} is a folder; expected a file path")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{option} {path!r}: folder {folder!r} does not exist")
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as err:
+        raise ValueError(f"{option} {path!r}: cannot write there ({err.strerror})") from None
+    if not existed:
+        os.remove(path)
+
+
+def check_distinct_outputs(**paths) -> None:
+    """ValueError if two output options name the same file (one would overwrite the
+    other): check_distinct_outputs(json=args.json, jsonl=args.jsonl)."""
+    seen = {}
+    for option, path in paths.items():
+        if not path:
+            continue
+        real = os.path.realpath(path)
+        if real in seen:
+            raise ValueError(f"--{seen[real]} and --{option} are the same file {path!r}; "
+                             f"give each its own path")
+        seen[real] = option
+
+
+@contextlib.contextmanager
+def one_interrupt():
+    """Ctrl-C in this block: the FIRST SIGINT raises KeyboardInterrupt and ignores every
+    later one, so that stopping (cancelling queued games, terminating workers) cannot be
+    cut short or hung by a second Ctrl-C. Left normally, the previous handler is back;
+    after an interrupt SIGINT stays ignored until the command exits (`interrupted`)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def first(signum, frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGINT) is first:    # not interrupted: as it was
+            signal.signal(signal.SIGINT, previous)
+
+
+def interrupted(command: str, note: str = "") -> int:
+    """What a command returns on Ctrl-C, once its work is stopped: one line on stderr and
+    the conventional exit status 130 (128 + SIGINT); SIGINT stays ignored until exit."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print(f"lbs-pz {command}: interrupted{': ' + note if note else ''}", file=sys.stderr)
+    return 130
 
 
 def add_seed_option(parser: argparse.ArgumentParser, help: str = "seed of the deals") -> None:

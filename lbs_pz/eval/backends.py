@@ -3,16 +3,27 @@ pool, default all cores) or "ray" (a Ray cluster, `address`, or a local Ray). Ga
 independent and agents deterministic given their seed, so every backend gives the same
 numbers. `collect` plays every spec on the same deals of the evaluation stream
 (`deal_seeds(EVAL, seed, game, 1)`) and can log every game to a JSONL file to resume.
+
+Interrupts: a KeyboardInterrupt (Ctrl-C) or any error while games run stops every backend
+at once: queued games are cancelled (process pool: workers ignore SIGINT and are
+terminated; Ray: pending tasks are cancelled), nothing more is logged, and the exception
+propagates. The log holds only complete lines (one write and flush per game), so running
+the same call again plays only the missing games and gives the uninterrupted result.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
+import signal
+import threading
 import time
 import warnings
 from typing import Dict, List, Optional, Sequence
+
+import numpy as np
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, check_run_seed, deal_seeds
@@ -62,10 +73,43 @@ def _inline(tasks, workers, address):
         yield play_game(*task)
 
 
-def _one_thread():
+def _worker_init():
     """Worker processes use one core each: torch (if a blueprint, belief or value loads
-    it) starts with one intra-op thread instead of one per core."""
+    it) starts with one intra-op thread instead of one per core. They ignore SIGINT: a
+    Ctrl-C in the terminal reaches the whole process group, and the parent decides."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["OMP_NUM_THREADS"] = "1"
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored in this block (main thread only; elsewhere a no-op). Processes
+    spawned here inherit the ignored disposition, so a Ctrl-C while a worker starts up
+    cannot print its traceback; a cleanup here cannot be cut short by a second Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stop_pool(pool, grace: float = 2.0) -> None:
+    """Stop `pool` now: cancel its queued games and terminate its workers (a running game
+    is not finished). Bounded: a worker that outlives SIGTERM by `grace` s is killed."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    with _sigint_ignored():
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        deadline = time.monotonic() + grace
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join(1.0)
 
 
 def _process_pool(tasks, workers, address):
@@ -74,10 +118,17 @@ def _process_pool(tasks, workers, address):
 
     # "spawn": forking a process that already runs torch's thread pool can deadlock.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context,
-                             initializer=_one_thread) as pool:
-        for future in as_completed([pool.submit(play_game, *t) for t in tasks]):
+    pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context,
+                               initializer=_worker_init)
+    try:
+        with _sigint_ignored():     # workers are spawned by submit: they start ignoring it
+            futures = [pool.submit(play_game, *t) for t in tasks]
+        for future in as_completed(futures):
             yield future.result()
+    except BaseException:           # Ctrl-C, a failed game, or the consumer stopped early
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _ray(tasks, workers, address):
@@ -87,17 +138,28 @@ def _ray(tasks, workers, address):
         raise RuntimeError("the ray backend needs Ray: pip install 'lbs_pz[distributed]'") from err
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(address=address, num_cpus=None if address else workers,
-                 log_to_driver=False, include_dashboard=False)
+        try:
+            ray.init(address=address, num_cpus=None if address else workers,
+                     log_to_driver=False, include_dashboard=False)
+        except ConnectionError as err:
+            raise ValueError(f"cannot reach the Ray cluster at address {address!r}: "
+                             f"{err}") from None
     try:
         remote_play = ray.remote(play_game)
         pending = [remote_play.remote(*t) for t in tasks]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                yield ray.get(done[0])
+        except BaseException:       # Ctrl-C, a failed game, or the consumer stopped early
+            with _sigint_ignored():
+                for ref in pending:     # queued games are not played on the cluster
+                    ray.cancel(ref, force=True)
+            raise
     finally:
         if started_here:
-            ray.shutdown()
+            with _sigint_ignored():
+                ray.shutdown()
 
 
 BACKENDS = {"inline": _inline, "process": _process_pool, "ray": _ray}
@@ -107,11 +169,118 @@ def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int) -> str:
     return json.dumps([dataclasses.asdict(spec), config_kwargs, seed], sort_keys=True)
 
 
-def _read_jsonl(path: str) -> List[dict]:
+_RESULT_FIELDS = ("game", "score", "seconds", "moves", "decisions", "rollouts", "fallbacks",
+                  "deviations")
+
+
+def _check_entry(entry) -> str:
+    """'' if `entry` (a decoded log line) is a logged game, else what is wrong with it."""
+    if not isinstance(entry, dict):
+        return f"a JSON {type(entry).__name__}, not an object"
+    if not isinstance(entry.get("key"), str):
+        return "no 'key' string"
+    if type(entry.get("game")) is not int or entry["game"] < 0:
+        return "no 'game' index"
+    result = entry.get("result")
+    if not isinstance(result, dict):
+        return "no 'result' object"
+    missing = [k for k in _RESULT_FIELDS if k not in result]
+    return f"'result' lacks {', '.join(missing)}" if missing else ""
+
+
+def read_log(path: str, repair: bool = False) -> List[dict]:
+    """The games logged in the JSONL file `path` by `collect` ([] if there is none).
+
+    A broken LAST line (a run killed while writing it) is ignored with a warning naming
+    the file and line; its game is simply played again. With `repair` the file is also
+    cut after its last complete line (and a missing final newline added) so that lines
+    appended afterwards stay valid. A broken line before the last is a ValueError naming
+    the file and line: that is not an interrupted run, and guessing could lose games."""
     if not path or not os.path.exists(path):
         return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    with open(path, "rb") as f:
+        data = f.read()
+    lines, starts, offset = data.split(b"\n"), [], 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    numbered = [i for i, line in enumerate(lines) if line.strip()]
+    entries, cut = [], None
+    for i in numbered:
+        try:
+            entry = json.loads(lines[i].decode("utf-8"))
+            problem = _check_entry(entry)
+        except (UnicodeDecodeError, ValueError) as err:
+            problem = f"not JSON ({err})"
+        if not problem:
+            entries.append(entry)
+        elif i == numbered[-1]:
+            cut = starts[i]
+            removed = " and removed" if repair else ""
+            warnings.warn(f"{path}, line {i + 1}: incomplete last line ignored{removed} "
+                          f"({problem}); its game is played again", stacklevel=3)
+        else:
+            raise ValueError(f"{path}, line {i + 1}: not a logged game ({problem}); this is "
+                             f"not an interrupted write (the line is not the last): fix or "
+                             f"remove the line, or start a new log")
+    if repair and cut is not None:
+        with open(path, "r+b") as f:
+            f.truncate(cut)
+    elif repair and data and not data.endswith(b"\n"):
+        with open(path, "ab") as f:
+            f.write(b"\n")
+    return entries
+
+
+def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dict = None,
+                 seed: int = None) -> List[str]:
+    """What the log at `path` holds, one line per method, run seed and variant: "METHOD:
+    N games (FIRST..LAST), seed S[, variant or settings that differ from the ones asked]"
+    (to say why a report finds no games)."""
+    groups: Dict[str, List[int]] = {}
+    methods = {}
+    for entry in read_log(path):
+        groups.setdefault(entry["key"], []).append(entry["game"])
+        methods[entry["key"]] = entry.get("method", "?")
+    asked = {spec.method: dataclasses.asdict(spec) for spec in specs}
+    lines = []
+    for key, games in groups.items():
+        try:
+            spec, config, run_seed = json.loads(key)
+        except (ValueError, TypeError):
+            spec, config, run_seed = {}, {}, "?"
+        notes = [f"seed {run_seed}" + (" (asked: {})".format(seed)
+                                       if seed is not None and run_seed != seed else "")]
+        if config_kwargs is not None and isinstance(config, dict) and config != config_kwargs:
+            notes.append("variant " + ", ".join(f"{k}={v}" for k, v in sorted(config.items())
+                                                  if config_kwargs.get(k) != v))
+        mine = asked.get(spec.get("method")) if isinstance(spec, dict) else None
+        if mine is not None:
+            other = [f"{k}={spec[k]!r}" for k in sorted(mine) if k in spec and spec[k] != mine[k]
+                     and not (isinstance(mine[k], tuple) and list(mine[k]) == spec[k])]
+            if other:
+                notes.append("settings " + ", ".join(other))
+        lines.append(f"{methods[key]}: {len(games)} games ({min(games)}..{max(games)}), "
+                     + ", ".join(notes))
+    return lines
+
+
+def check_log_path(path: str, must_exist: bool = False) -> None:
+    """ValueError unless `path` can be a game log: not a folder, in an existing folder
+    (and an existing file if `must_exist`)."""
+    if os.path.isdir(path):
+        raise ValueError(f"game log {path!r} is a folder; expected a file path")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"game log {path!r}: folder {folder!r} does not exist")
+    if must_exist and not os.path.isfile(path):
+        raise ValueError(f"no game log at {path!r}: nothing to report")
+
+
+def _check_count(name: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: int = 0,
@@ -131,34 +300,51 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
     seed = check_run_seed(seed)
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
-    if games < 1 or first_game < 0:
-        raise ValueError(f"need games >= 1 and first_game >= 0, got {games} and {first_game}")
-    wanted = range(first_game, first_game + games)
+    games = _check_count("games", games, 1)
+    first_game = _check_count("first_game", first_game, 0)
+    if workers is not None:
+        workers = _check_count("workers", workers, 1)
+    HanabiConfig(**config_kwargs)           # a bad variant fails here, not in a worker
     labels = {spec: spec.label() for spec in specs}
+    seen = [spec.label() for spec in specs]
+    if len(set(seen)) < len(seen):
+        twice = sorted({label for label in seen if seen.count(label) > 1})
+        raise ValueError(f"method {', '.join(map(repr, twice))} given more than once: its "
+                         f"games would count twice as independent games")
+    if jsonl:
+        check_log_path(jsonl, must_exist=not play)
+    elif not play:
+        raise ValueError("play=False reports the games of a log: pass jsonl=PATH")
+    wanted = range(first_game, first_game + games)
     out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
     keys = {_jsonl_key(spec, config_kwargs, seed): spec for spec in specs}
     done = set()
-    for line in _read_jsonl(jsonl):
-        spec = keys.get(line.get("key"))
+    for line in read_log(jsonl, repair=play):
+        spec = keys.get(line["key"])
         if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
             done.add((spec, line["game"]))
             out[labels[spec]].append(line["result"])
     tasks = [(spec, config_kwargs, g, seed) for spec in specs for g in wanted
              if (spec, g) not in done and play]
-    log = open(jsonl, "a") if jsonl else None
+    try:
+        log = open(jsonl, "a") if jsonl and play else None
+    except OSError as err:
+        raise ValueError(f"game log {jsonl!r}: cannot write it ({err.strerror})") from None
+    stream = BACKENDS[backend](tasks, workers, address)
     try:
         with tqdm(total=len(tasks), desc="compare", unit="game",
                   disable=not show_progress) as bar:
-            for result in BACKENDS[backend](tasks, workers, address):
+            for result in stream:
                 spec = result.pop("spec")
                 out[labels[spec]].append(result)
-                if log is not None:
+                if log is not None:     # one write and flush: the log holds whole lines
                     log.write(json.dumps({"key": _jsonl_key(spec, config_kwargs, seed),
                                           "method": labels[spec], "game": result["game"],
                                           "result": result}) + "\n")
                     log.flush()
                 bar.update(1)
     finally:
+        stream.close()                  # stops the backend now if the loop did not finish
         if log is not None:
             log.close()
     for results in out.values():

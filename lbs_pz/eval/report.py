@@ -7,6 +7,7 @@ seconds per game (the LBS paper's Figure 3).
 from __future__ import annotations
 
 import json
+import os
 from typing import Dict, List
 
 import numpy as np
@@ -59,6 +60,20 @@ def format_markdown(rows: List[dict]) -> str:
             f"{r['rollouts_per_second']:,.0f} | {100 * r['fallback_rate']:.1f}% | "
             f"{100 * r['deviation_rate']:.1f}% |")
     return "\n".join(lines)
+
+
+def check_plot_format(path: str, option: str = "plot") -> None:
+    """ValueError unless matplotlib can write `path`'s format (its extension; none: png):
+    checked before a run, so that the plot cannot fail at its end."""
+    extension = os.path.splitext(path)[1][1:].lower()
+    if not extension:
+        return
+    from matplotlib.figure import Figure
+
+    formats = Figure().canvas.get_supported_filetypes()
+    if extension not in formats:
+        raise ValueError(f"{option} {path!r}: matplotlib cannot write .{extension} files; "
+                         f"use one of {', '.join(sorted(formats))}")
 
 
 def plot(rows: List[dict], path: str) -> None:

@@ -58,12 +58,13 @@ class MethodSpec:
 
 
 def parse_method(method: str) -> str:
-    """A method name, lower-cased; ValueError naming the choices otherwise."""
-    m = method.strip().lower()
+    """A method name in its one spelling (lower-cased, "lbs-016" -> "lbs-16");
+    ValueError naming the choices otherwise."""
+    m = method.strip().lower() if isinstance(method, str) else ""
     if m in ("blueprint", "sparta", "lbs-inf"):
         return m
-    if m.startswith("lbs-") and m[4:].isdigit() and int(m[4:]) > 0:
-        return m
+    if m.startswith("lbs-") and m[4:].isascii() and m[4:].isdigit() and int(m[4:]) > 0:
+        return f"lbs-{int(m[4:])}"      # one spelling per method: lbs-016 is lbs-16
     raise ValueError(f"unknown method {method!r}; expected {METHOD_HELP}")
 
 

@@ -1,0 +1,298 @@
+"""`lbs-pz compare` and `eval` under interrupts, broken logs and bad options: each case
+runs the real command in a child process (Ctrl-C as a terminal sends it: SIGINT to the
+whole process group) and asserts a clean stop or one clear line, never a traceback."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from isolated import run_child
+
+from lbs_pz.eval.backends import collect
+from lbs_pz.eval.specs import MethodSpec
+
+CLI = [sys.executable, "-m", "lbs_pz.cli"]
+# Searches slow enough that a run is still going when it is interrupted (~0.2 s a game).
+SLOW = ["compare", "--methods", "lbs-inf", "--belief", "grounded", "--rollouts", "16",
+        "--workers", "2", "--no-progress"]
+# Tiny, fast games: 2 colors, hand of 3.
+TINY = ["--methods", "blueprint,lbs-inf", "--belief", "grounded", "--rollouts", "2",
+        "--colors", "2", "--hand-size", "3", "--backend", "inline", "--no-progress"]
+
+posix_only = pytest.mark.skipif(not hasattr(os, "killpg") or not os.path.isdir("/proc"),
+                                reason="process groups and /proc (POSIX)")
+
+
+def _lines(path):
+    return open(path).read().splitlines() if os.path.exists(path) else []
+
+
+def _live_in_group(pgid):
+    """Processes of group `pgid` still alive (zombies excluded: they are dead)."""
+    alive = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = open(f"/proc/{pid}/stat").read()
+        except OSError:
+            continue
+        state, _, group = stat[stat.rindex(")") + 2:].split()[:3]
+        if int(group) == pgid and state != "Z":
+            alive.append(int(pid))
+    return alive
+
+
+def _interrupt(argv, log, after_lines, second_after=None, cwd=None, timeout=60):
+    """Start `lbs-pz ARGV` in its own process group, send SIGINT to the group once `log`
+    has `after_lines` lines (and again `second_after` s later); returns (returncode,
+    stderr, seconds from the first SIGINT to the exit, log lines at the first SIGINT)."""
+    proc = subprocess.Popen(CLI + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, cwd=cwd)
+    start = time.monotonic()
+    while len(_lines(log)) < after_lines:
+        assert proc.poll() is None, f"ended before the interrupt:\n{proc.stderr.read()}"
+        assert time.monotonic() - start < timeout, "no games logged in time"
+        time.sleep(0.01)
+    logged = len(_lines(log))
+    os.killpg(proc.pid, signal.SIGINT)
+    sent = time.monotonic()
+    if second_after is not None:
+        time.sleep(second_after)
+        try:
+            os.killpg(proc.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the interrupted run hung")
+    stopped = time.monotonic() - sent
+    for _ in range(50):             # workers are gone once the parent is (zombies aside)
+        if not _live_in_group(proc.pid):
+            break
+        time.sleep(0.1)
+    assert not _live_in_group(proc.pid), "a worker outlived the interrupted run"
+    return proc.returncode, err, stopped, logged
+
+
+def _assert_clean_interrupt(code, err, log):
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    message = [line for line in err.splitlines() if "interrupted" in line]
+    assert len(message) == 1 and "run the same command again" in message[0], err
+    for line in _lines(log):        # only complete games
+        entry = json.loads(line)
+        assert {"key", "game", "result"} <= set(entry)
+
+
+@posix_only
+def test_ctrl_c_stops_the_process_pool_at_once_and_twice_does_not_hang(tmp_path):
+    """300 searched games (~60 s of work) interrupted after the first few: the run ends
+    within seconds, no queued game is played, a second Ctrl-C 50 ms later changes
+    nothing, the log holds only complete lines and no worker survives."""
+    log = str(tmp_path / "games.jsonl")
+    code, err, stopped, logged = _interrupt(SLOW + ["--games", "300", "--jsonl", log], log,
+                                            after_lines=300 + 2, second_after=0.05)
+    _assert_clean_interrupt(code, err, log)
+    assert stopped < 5.0, f"took {stopped:.1f} s to stop (loaded machine?)"
+    assert len(_lines(log)) <= logged + 2          # at most the games running then
+    assert len(_lines(log)) < 2 * 300
+
+
+def _per_game(path):
+    """--json's per-game results without their timings."""
+    data = json.load(open(path))
+    return {label: [{k: v for k, v in g.items() if k != "seconds"} for g in games]
+            for label, games in data["per_game"].items()}
+
+
+@posix_only
+def test_an_interrupted_run_resumed_equals_an_uninterrupted_one(tmp_path):
+    log, out = str(tmp_path / "games.jsonl"), str(tmp_path / "r.json")
+    argv = SLOW + ["--games", "16", "--jsonl", log, "--json", out]
+    code, err, _, _ = _interrupt(argv, log, after_lines=16 + 2)
+    _assert_clean_interrupt(code, err, log)
+    assert not os.path.exists(out)                  # nothing reported for a partial run
+    before = len(_lines(log))
+    assert before < 32
+    resumed = subprocess.run(CLI + argv, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    lines = [json.loads(line) for line in _lines(log)]
+    assert len(lines) == 32                         # only the missing games were played
+    assert len({(e["method"], e["game"]) for e in lines}) == 32
+    spec = MethodSpec("lbs-inf", belief="grounded", rollouts=16)
+    whole = collect([MethodSpec("blueprint"), spec], {**json.load(open(out))["config"]},
+                    games=16, backend="inline", show_progress=False)
+    assert _per_game(out) == {label: [{k: v for k, v in g.items() if k != "seconds"}
+                                      for g in games] for label, games in whole.items()}
+
+
+@pytest.mark.slow
+@posix_only
+def test_ctrl_c_stops_the_ray_backend(tmp_path):
+    pytest.importorskip("ray")
+    log = str(tmp_path / "games.jsonl")
+    argv = SLOW + ["--games", "200", "--backend", "ray", "--jsonl", log]
+    code, err, stopped, logged = _interrupt(argv, log, after_lines=200 + 2, second_after=0.05)
+    _assert_clean_interrupt(code, err, log)
+    assert stopped < 10.0, f"took {stopped:.1f} s to stop"
+    assert len(_lines(log)) < 2 * 200
+
+
+def _cli_cases(cases, cwd, timeout=90):
+    """Run `lbs-pz` with each argv of `cases` in ONE child (imports once): a list of
+    (exit status, stderr). A traceback (an exception main() lets through) fails here."""
+    code = f"""
+        import contextlib, io, json, os
+        os.chdir({str(cwd)!r})
+        from lbs_pz.cli import main
+        out = []
+        for argv in {cases!r}:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                try:
+                    status = main(argv)
+                except SystemExit as stop:
+                    status = stop.code
+            out.append([status, err.getvalue()])
+        print(json.dumps(out))
+    """
+    child = run_child(code, timeout=timeout)
+    assert child.returncode == 0, child.stderr[-3000:]
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def _assert_one_error(status, err, *words):
+    assert status == 2, err
+    assert "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert "error:" in last, err
+    for word in words:
+        assert word in last, (word, last)
+
+
+def test_a_truncated_last_log_line_is_dropped_with_a_warning(tmp_path):
+    """A run killed while writing leaves half a line: the next run keeps every complete
+    game, names the file and line, replays that game and leaves a valid log; a report
+    only warns (the file is left as it is); a broken line in the middle is an error."""
+    base = ["compare"] + TINY + ["--games", "6", "--jsonl", "g.jsonl"]
+    log = tmp_path / "g.jsonl"
+    first = _cli_cases([base + ["--json", "a.json"]], tmp_path)
+    assert first[0][0] == 0, first[0][1]
+    full = log.read_text()
+    lines = full.splitlines()
+    assert len(lines) == 12
+    cut = "\n".join(lines[:11]) + "\n" + lines[11][:len(lines[11]) // 2]
+    log.write_text(cut)
+    (tmp_path / "broken_middle.jsonl").write_text(
+        "\n".join(lines[:2] + ['{"key": "x", "ga'] + lines[3:]) + "\n")
+    report, resumed = _cli_cases([
+        base + ["--report-only"],
+        base + ["--json", "b.json"],
+    ], tmp_path)
+    assert report[0] == 0 and "line 12" in report[1] and "g.jsonl" in report[1], report[1]
+    assert "Traceback" not in report[1]
+    assert resumed[0] == 0 and "line 12" in resumed[1], resumed[1]
+    after = log.read_text().splitlines()
+    assert len(after) == 12 and [json.loads(line) for line in after]    # valid again
+    assert _per_game(tmp_path / "a.json") == _per_game(tmp_path / "b.json")
+    (middle,) = _cli_cases([["compare"] + TINY + ["--games", "6", "--jsonl",
+                                                  "broken_middle.jsonl"]], tmp_path)
+    _assert_one_error(*middle, "broken_middle.jsonl", "line 3")
+
+
+def test_report_only_needs_a_log_that_matches(tmp_path):
+    base = ["compare"] + TINY + ["--games", "4", "--jsonl", "g.jsonl"]
+    made, *cases = _cli_cases([
+        base,
+        ["compare"] + TINY + ["--games", "4", "--jsonl", "missing.jsonl", "--report-only"],
+        base + ["--report-only", "--methods", "sparta"],
+        base + ["--report-only", "--players", "3"],
+        base + ["--report-only", "--seed", "7"],
+        base + ["--report-only", "--first-game", "10"],
+        base + ["--report-only"],
+    ], tmp_path)
+    assert made[0] == 0, made[1]
+    missing, method, variant, seed, out_of_range, ok = cases
+    _assert_one_error(*missing, "missing.jsonl")
+    _assert_one_error(*method, "sparta", "holds")
+    _assert_one_error(*variant, "players=2", "holds")
+    _assert_one_error(*seed, "seed 0 (asked: 7)")
+    _assert_one_error(*out_of_range, "10..13", "(0..3)")
+    assert ok[0] == 0, ok[1]
+
+
+def test_bad_outputs_fail_before_any_game(tmp_path):
+    """10,000 searched games would take minutes: each case must fail at once, with one
+    line naming the option and the path, exit status 2, and leave nothing behind."""
+    long = ["compare", "--methods", "lbs-inf", "--games", "10000", "--backend", "inline",
+            "--no-progress"]
+    (tmp_path / "folder").mkdir()
+    cases = _cli_cases([
+        long + ["--json", "nowhere/r.json"],
+        long + ["--json", "folder"],
+        long + ["--plot", "nowhere/r.png"],
+        long + ["--plot", "folder"],
+        long + ["--plot", "r.xyz"],
+        long + ["--jsonl", "nowhere/g.jsonl"],
+        long + ["--jsonl", "folder"],
+        long + ["--jsonl", "same.json", "--json", "same.json"],
+        long + ["--json", "/proc/r.json"],
+        ["eval", "--games", "10000000", "--no-progress", "--json", "nowhere/r.json"],
+        ["eval", "--games", "10000000", "--no-progress", "--json", "folder"],
+    ], tmp_path, timeout=60)
+    expected = [("--json", "nowhere"), ("--json", "folder"), ("--plot", "nowhere"),
+                ("--plot", "folder"), ("--plot", ".xyz"), ("--jsonl", "nowhere"),
+                ("--jsonl", "folder"), ("--jsonl and --json", "same.json"),
+                ("--json", "/proc/r.json"), ("--json", "nowhere"), ("--json", "folder")]
+    for (status, err), words in zip(cases, expected):
+        _assert_one_error(status, err, *words)
+    assert sorted(os.listdir(tmp_path)) == ["folder"]
+
+
+def test_a_method_given_twice_is_refused():
+    cases = _cli_cases([
+        ["compare", "--methods", "blueprint,blueprint", "--games", "1"],
+        ["compare", "--methods", "lbs-inf,LBS-INF", "--games", "1"],
+        ["compare", "--methods", "lbs-16, lbs-016", "--games", "1"],
+        ["compare", "--methods", "sparta,lbs-2,Sparta", "--games", "1"],
+    ], ".")
+    _assert_one_error(*cases[0], "'blueprint' given twice")
+    _assert_one_error(*cases[1], "'lbs-inf' and 'LBS-INF' are the same method")
+    _assert_one_error(*cases[2], "'lbs-16' and 'lbs-016' are the same method")
+    _assert_one_error(*cases[3], "'sparta' and 'Sparta'")
+    with pytest.raises(ValueError, match="more than once"):        # the library, too
+        collect([MethodSpec("blueprint"), MethodSpec("blueprint")], {}, games=1,
+                backend="inline", show_progress=False)
+
+
+def test_bad_options_are_one_line_not_a_traceback():
+    base = ["compare", "--methods", "lbs-inf", "--games", "1", "--backend", "inline",
+            "--no-progress"]
+    cases = {
+        "--games": base + ["--games", "-3"],
+        "--games ": base + ["--games", "0"],
+        "--first-game": base + ["--first-game", "-1"],
+        "--workers": base + ["--workers", "0"],
+        "--workers ": base + ["--workers", "-2"],
+        "--rollouts": base + ["--rollouts", "0"],
+        "--verify": base + ["--verify", "-1"],
+        "--confidence": base + ["--confidence", "nan"],
+        "--confidence ": base + ["--confidence", "-1"],
+        "--seed": base + ["--seed", "-1"],
+        "--seed ": base + ["--seed", "1e3"],
+        "--search-seats": base + ["--search-seats", "0,0"],
+        "--address": base + ["--address", "localhost:6379"],
+        "'lbs-": base + ["--methods", "lbs-\u00b2"],
+        "eval --games": ["eval", "--games", "-1"],
+        "eval --seed": ["eval", "--seed", "x"],
+    }
+    results = _cli_cases(list(cases.values()), ".")
+    for (words, argv), (status, err) in zip(cases.items(), results):
+        _assert_one_error(status, err, words.strip().split()[-1])
