@@ -118,6 +118,10 @@ def _record_config(record: dict, players: int) -> HanabiConfig:
         fields = record["config"]
         if not isinstance(fields, dict):
             raise ValueError(f"config must be an object, got {_show(fields)}")
+        for key in _CONFIG_FIELDS:  # scalars only; HanabiConfig checks the ranges
+            if key in fields and not (fields[key] is None or isinstance(fields[key], (int, str))):
+                raise ValueError(f"config.{key} must be an integer, a string or null, got "
+                                 f"{_show(fields[key])}")
         try:
             config = HanabiConfig(**{k: fields[k] for k in _CONFIG_FIELDS if k in fields})
         except ValueError as err:

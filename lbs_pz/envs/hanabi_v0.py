@@ -10,11 +10,22 @@ engine's extras (hand sizes up to 8).
 | action space | `Discrete(num_moves)`: HLE move ids (discards, plays, color hints, rank hints); 20 for 2 players |
 | observation space | `Dict(observation=Box(0, 1, (encoding_size,), float32), action_mask=Box(0, 1, (num_moves,), int8))`; 658 floats for 2 players |
 | rewards | every agent receives the change of score after each move, as HLE's rl_env: +1 per card added to the fireworks, minus the whole score when the last life is lost (the score becomes 0) |
-| infos | `score` (current game score) and `legal_moves` (the move ids of the agent to act, empty for the others) |
+| infos | `action_mask` (int8 (num_moves,), as hanabi_v5's: the legal moves of the agent to act, zeros for the others), `score` (current game score) and `legal_moves` (the move ids of the agent to act, empty for the others) |
 
-`raw_env` raises ValueError on an illegal action; `env()` adds PettingZoo's standard
-wrappers (an illegal action then ends the game with reward -1 for its author, as in
-hanabi_v5).
+Actions follow `lbs_pz.envs.checks` (the same rule in every interface): NumPy integers are
+accepted; bool, float, str and None (for an agent still playing) raise ValueError, and so
+does an integer outside [0, num_moves). An illegal in-range move: `env()` ends the game
+with reward -1 for its author (PettingZoo's TerminateIllegalWrapper, as hanabi_v5) and sets
+`infos[author]["illegal_action"] = True`; `raw_env` raises ValueError naming the move and
+the legal ones (hanabi_v5's raw_env raises too). `illegal_action="terminate"|"raise"`
+switches either.
+
+Differences from hanabi_v5 (same layout and values otherwise): the observation is float32
+in Box(0, 1) (hanabi_v5: float64 in Box(-inf, inf); every entry is 0 or 1 in both); infos
+carry `score` and `legal_moves` besides `action_mask`; an out-of-range or non-integer
+action is a ValueError (hanabi_v5's env(): AssertionError "action is not in action space");
+`reset(seed=)` takes None or an integer in [0, 2**64) (hanabi_v5: [0, 2**63), other seeds
+fail inside OpenSpiel); hand sizes up to 8; render modes "ansi" as well.
 """
 
 from __future__ import annotations
@@ -27,7 +38,9 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from lbs_pz.engine import HanabiConfig, HanabiState, move_name
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.envs.checks import (check_action, check_illegal_action, check_render_mode,
+                                check_seed, illegal_action_message)
 
 
 # Attributes every AEC step reads. PettingZoo's wrappers forward them through
@@ -55,15 +68,45 @@ def _direct_access(wrapper_class, check_reset: bool = False):
     return type(wrapper_class.__name__, (wrapper_class,), namespace)
 
 
-TerminateIllegalWrapper = _direct_access(wrappers.TerminateIllegalWrapper)
-AssertOutOfBoundsWrapper = _direct_access(wrappers.AssertOutOfBoundsWrapper)
+_TerminateIllegalWrapper = _direct_access(wrappers.TerminateIllegalWrapper)
+_AssertOutOfBoundsWrapper = _direct_access(wrappers.AssertOutOfBoundsWrapper)
 OrderEnforcingWrapper = _direct_access(wrappers.OrderEnforcingWrapper, check_reset=True)
 
 
+class TerminateIllegalWrapper(_TerminateIllegalWrapper):
+    """PettingZoo's TerminateIllegalWrapper; also marks `infos[author]["illegal_action"]`,
+    as the Gymnasium env and the VecEnv do."""
+
+    def step(self, action):
+        author, was_terminated = self._raw.agent_selection, self._terminated
+        super().step(action)
+        if self._terminated and not was_terminated:
+            raw = self._raw
+            raw.rewards = {a: float(r) for a, r in raw.rewards.items()}
+            if author in raw.infos:
+                raw.infos[author] = {**raw.infos[author], "illegal_action": True}
+
+
+class AssertOutOfBoundsWrapper(_AssertOutOfBoundsWrapper):
+    """PettingZoo's AssertOutOfBoundsWrapper with the shared action check: a non-integer or
+    out-of-range action is a ValueError naming it (not a bare AssertionError)."""
+
+    def step(self, action):
+        raw = self._raw
+        agent = raw.agent_selection
+        if action is None and (raw.terminations[agent] or raw.truncations[agent]):
+            return super().step(action)
+        super().step(check_action(action, raw.config.num_moves))
+
+
 def env(**kwargs):
-    """The environment with PettingZoo's standard wrappers (as hanabi_v5's env())."""
+    """The environment with PettingZoo's standard wrappers (as hanabi_v5's env()); keyword
+    arguments as `raw_env`, with `illegal_action` defaulting to "terminate"."""
+    kwargs.setdefault("illegal_action", "terminate")
     environment = raw_env(**kwargs)
-    environment = TerminateIllegalWrapper(environment, illegal_reward=-1)
+    if environment.illegal_action == "terminate":
+        environment = TerminateIllegalWrapper(environment,
+                                              illegal_reward=environment.illegal_reward)
     environment = AssertOutOfBoundsWrapper(environment)
     environment = OrderEnforcingWrapper(environment)
     return environment
@@ -78,6 +121,12 @@ class raw_env(AECEnv, EzPickle):
         (hand_size None = 5, or 4 with 4+ players).
         render_mode: None, "ansi" (render() returns the table as text), "human" (prints
         it) or "rgb_array" (returns an image array of shape (H, W, 3)).
+        illegal_action: "raise" (default: ValueError naming the move and the legal ones)
+        or "terminate" (the game ends, the author's reward is `illegal_reward`, the others'
+        0, `infos[author]["illegal_action"]` True); see `lbs_pz.envs.checks`.
+        illegal_reward: a finite number, -1 by default.
+
+    Every bad argument is a ValueError naming it.
     """
 
     metadata = {
@@ -98,17 +147,19 @@ class raw_env(AECEnv, EzPickle):
         observation_type: str = "card_knowledge",
         random_start_player: bool = False,
         render_mode: Optional[str] = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
     ):
         EzPickle.__init__(
             self, colors=colors, ranks=ranks, players=players, hand_size=hand_size,
             max_information_tokens=max_information_tokens, max_life_tokens=max_life_tokens,
             observation_type=observation_type, random_start_player=random_start_player,
-            render_mode=render_mode,
+            render_mode=render_mode, illegal_action=illegal_action, illegal_reward=illegal_reward,
         )
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                             f"got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.illegal_reward = check_illegal_action(illegal_action, illegal_reward)
+        self.illegal_action = illegal_action
         self.config = HanabiConfig(
             players=players, colors=colors, ranks=ranks, hand_size=hand_size,
             max_information_tokens=max_information_tokens, max_life_tokens=max_life_tokens,
@@ -145,7 +196,8 @@ class raw_env(AECEnv, EzPickle):
         return self._seat[agent]
 
     def reset(self, seed=None, options=None):
-        self.state_ = HanabiState(self.config, seed=seed)
+        """Deal a new game; `seed`: None (fresh entropy) or an integer in [0, 2**64)."""
+        self.state_ = HanabiState(self.config, seed=check_seed(seed))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -155,10 +207,14 @@ class raw_env(AECEnv, EzPickle):
         self._update_infos()
 
     def _update_infos(self):
-        score, legal = self.state_.score, self.state_.legal_moves()
-        current = self.state_.current_player
+        game = self.state_
+        score, current = game.score, game.current_player
+        mask = game.legal_mask()
+        legal = np.flatnonzero(mask).tolist()
         self.infos = {
-            a: {"score": score, "legal_moves": legal if self._seat[a] == current else []}
+            a: {"action_mask": mask, "score": score, "legal_moves": legal}
+            if self._seat[a] == current else
+            {"action_mask": np.zeros_like(mask), "score": score, "legal_moves": []}
             for a in self.agents
         }
 
@@ -171,16 +227,25 @@ class raw_env(AECEnv, EzPickle):
         return {"observation": game.encode(seat), "action_mask": mask}
 
     def step(self, action):
-        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
-            return self._was_dead_step(action)
         game = self.game
-        if isinstance(action, (np.ndarray, np.integer)) and np.ndim(action) == 0:
-            action = int(action)
+        author = self.agent_selection
+        if self.terminations[author] or self.truncations[author]:
+            return self._was_dead_step(action)
+        action = check_action(action, self.config.num_moves)
         if not game.is_legal(action):
-            in_range = isinstance(action, int) and 0 <= action < self.config.num_moves
-            name = f" {move_name(self.config, action)}" if in_range else ""
-            raise ValueError(f"illegal action {action!r}{name} for {self.agent_selection}; "
-                             f"legal actions: {game.legal_moves()}")
+            if self.illegal_action == "raise":
+                raise ValueError(illegal_action_message(self.config, action, game.legal_moves(),
+                                                        f" for {author}"))
+            # As PettingZoo's TerminateIllegalWrapper: the author loses illegal_reward.
+            self._cumulative_rewards[author] = 0.0
+            self.terminations = {a: True for a in self.agents}
+            self.truncations = {a: True for a in self.agents}
+            self.rewards = {a: 0.0 for a in self.agents}
+            self.rewards[author] = self.illegal_reward
+            self.infos[author] = {**self.infos[author], "illegal_action": True}
+            self._accumulate_rewards()
+            self._deads_step_first()
+            return
         before = game.score
         game.apply(action)
         reward = float(game.score - before)

@@ -15,7 +15,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from lbs_pz.engine import HanabiConfig, HanabiState, move_name
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.envs.checks import (check_action, check_illegal_action, check_render_mode,
+                                check_seed, illegal_action_message)
 
 
 class HanabiSelfPlayEnv(gymnasium.Env):
@@ -32,8 +34,13 @@ class HanabiSelfPlayEnv(gymnasium.Env):
 
     Spaces: observation Box(0, 1, (encoding_size,), float32), the canonical observation
     of the player to act; action Discrete(num_moves). Reward: the change of score (the
-    whole score is lost with the last life). `info` carries `action_mask`, `score`,
-    `current_player` and `legal_moves`.
+    whole score is lost with the last life). `info` carries `action_mask` (int8),
+    `score`, `current_player` and `legal_moves` (and `illegal_action` after an illegal move).
+
+    Actions and seeds follow `lbs_pz.envs.checks`, as every interface: a NumPy integer is
+    a move; bool, float, str, None or an integer outside [0, num_moves) is a ValueError;
+    `reset(seed=)` takes None or an integer in [0, 2**64). Every bad constructor argument
+    is a ValueError naming it.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 2}
@@ -41,17 +48,13 @@ class HanabiSelfPlayEnv(gymnasium.Env):
     def __init__(self, render_mode: Optional[str] = None, illegal_action: str = "terminate",
                  illegal_reward: float = -1.0, partner=None, seat: int = 0,
                  **config_kwargs):
-        if illegal_action not in ("terminate", "raise"):
-            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        self.illegal_reward = check_illegal_action(illegal_action, illegal_reward)
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                             f"got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.config = HanabiConfig(**config_kwargs)
         if partner is not None and not callable(getattr(partner, "act", None)):
             raise ValueError(f"partner must be an Agent with act(state, seat), got {partner!r}")
-        if not isinstance(seat, int) or not 0 <= seat < self.config.players:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.config.players:
             raise ValueError(f"seat must be an integer in [0, {self.config.players}), got {seat!r}")
         self.partner, self.seat = partner, seat
         self.render_mode = render_mode
@@ -68,7 +71,8 @@ class HanabiSelfPlayEnv(gymnasium.Env):
         }
 
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
+        """New game; `seed`: None (continue the env's stream) or an integer in [0, 2**64)."""
+        super().reset(seed=check_seed(seed))
         # The engine's deal comes from Gymnasium's seeded generator, so reset(seed=s)
         # is reproducible and reset() without a seed continues the sequence.
         self.game = HanabiState(self.config, seed=int(self.np_random.integers(2**63)))
@@ -81,16 +85,13 @@ class HanabiSelfPlayEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step()")
         if self._over:
             raise ValueError("the game is over; call reset()")
-        if isinstance(action, (np.ndarray, np.integer)) and np.ndim(action) == 0:
-            action = int(action)
+        action = check_action(action, self.config.num_moves)
         if not self.game.is_legal(action):
-            in_range = isinstance(action, int) and 0 <= action < self.config.num_moves
-            if self.illegal_action == "terminate" and in_range:
+            if self.illegal_action == "terminate":
                 self._over = True
                 return self.game.encode(), self.illegal_reward, True, False, {
                     **self._info(), "illegal_action": True}
-            name = f" {move_name(self.config, action)}" if in_range else ""
-            raise ValueError(f"illegal action {action!r}{name}; legal actions: {self.game.legal_moves()}")
+            raise ValueError(illegal_action_message(self.config, action, self.game.legal_moves()))
         before = self.game.score
         self.game.apply(action)
         self._partner_moves()
@@ -109,6 +110,8 @@ class HanabiSelfPlayEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of legal moves, shape (num_moves,) (sb3-contrib's MaskablePPO)."""
+        if self.game is None:
+            raise RuntimeError("call reset() before action_masks()")
         return self.game.legal_mask().astype(bool)
 
     def render(self):

@@ -7,6 +7,7 @@ from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from lbs_pz.engine.features import private_features, private_size, public_features, public_size
+from lbs_pz.envs.hanabi_v0 import raw_env
 
 
 class PublicPrivateObservation(BaseWrapper):
@@ -19,6 +20,9 @@ class PublicPrivateObservation(BaseWrapper):
     """
 
     def __init__(self, env):
+        if not isinstance(getattr(env, "unwrapped", None), raw_env):
+            raise ValueError(f"env must be an lbs_pz hanabi_v0 env (env() or raw_env()), got "
+                             f"{type(env).__name__}")
         super().__init__(env)
         config = self.env.unwrapped.config
         mask_space = spaces.Box(0, 1, (config.num_moves,), np.int8)

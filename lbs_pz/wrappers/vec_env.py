@@ -14,6 +14,8 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvStepReturn
 
 from lbs_pz.engine import HanabiBatch, HanabiConfig
+from lbs_pz.envs.checks import (check_actions, check_illegal_action, check_seed,
+                                illegal_action_message)
 
 
 class HanabiVecEnv(VecEnv):
@@ -23,7 +25,16 @@ class HanabiVecEnv(VecEnv):
         num_envs: N games stepped together.
         config: the variant (default: standard 2 players), or keyword arguments of
             HanabiConfig via `**config_kwargs`.
-        seed: seeds the deals; finished games restart with fresh deals from the same stream.
+        seed: None or an integer in [0, 2**64): seeds the deals; finished games restart
+            with fresh deals from the same stream (`seed(s)` then `reset()` restarts it).
+        illegal_action, illegal_reward: as every lbs_pz env (`lbs_pz.envs.checks`):
+            "terminate" (default) ends a game whose action is illegal, with reward
+            `illegal_reward` (-1) and `infos[i]["illegal_action"] = True`, and resets it;
+            "raise" raises ValueError naming the game, the move and the legal ones before
+            any game moves.
+
+    Actions: N move ids, an integer array (or a list of ints / NumPy integers); a bool,
+    float or out-of-range entry is a ValueError naming the game, before any game moves.
 
     Shapes: observations (N, encoding_size) float32 (the player to act), rewards (N,)
     float32 (score change), dones (N,) bool, action masks (N, num_moves) bool. A finished
@@ -32,7 +43,20 @@ class HanabiVecEnv(VecEnv):
     """
 
     def __init__(self, num_envs: int = 256, config: Optional[HanabiConfig] = None,
-                 seed: Optional[int] = None, **config_kwargs):
+                 seed: Optional[int] = None, illegal_action: str = "terminate",
+                 illegal_reward: float = -1.0, **config_kwargs):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or not 1 <= num_envs <= 2**24:
+            raise ValueError(f"num_envs must be an integer in [1, 2**24], got {num_envs!r}")
+        num_envs = int(num_envs)
+        if config is not None and not isinstance(config, HanabiConfig):
+            raise ValueError(f"config must be a HanabiConfig or None, got {config!r}")
+        if config is not None and config_kwargs:
+            raise ValueError(f"pass either config or its keyword arguments, not both "
+                             f"(got config and {sorted(config_kwargs)})")
+        seed = check_seed(seed)
+        self.illegal_reward = check_illegal_action(illegal_action, illegal_reward)
+        self.illegal_action = illegal_action
         self.config = config if config is not None else HanabiConfig(**config_kwargs)
         n, e, m = num_envs, self.config.encoding_size, self.config.num_moves
         self.render_mode = None
@@ -45,9 +69,15 @@ class HanabiVecEnv(VecEnv):
         self._returns = np.zeros(n, np.float64)
         self._lengths = np.zeros(n, np.int64)
         self._actions: Optional[np.ndarray] = None
+        self._illegal = np.zeros(0, np.int64)
+        self._index = np.arange(n)
 
     def _new_seeds(self, count: int) -> np.ndarray:
         return self._rng.integers(0, 2**63, size=count, dtype=np.uint64)
+
+    def seed(self, seed: Optional[int] = None) -> Sequence[Optional[int]]:
+        """Seed the deals of the next `reset()`: None or an integer in [0, 2**64)."""
+        return super().seed(check_seed(seed))
 
     def reset(self):
         if self._seeds[0] is not None:
@@ -60,18 +90,40 @@ class HanabiVecEnv(VecEnv):
         return self.batch.encode(self._obs).copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        """Check `actions` (N move ids) now, so that a bad one raises at `step()`."""
+        actions = check_actions(actions, self.num_envs, self.config.num_moves)
+        masks = self.batch.legal_masks(self._masks)
+        illegal = np.flatnonzero(masks[self._index, actions] == 0)
+        if illegal.size and self.illegal_action == "raise":
+            i = int(illegal[0])
+            raise ValueError(f"game {i}: " + illegal_action_message(
+                self.config, int(actions[i]), np.flatnonzero(masks[i]).tolist()))
+        self._actions, self._illegal = actions, illegal
 
     def step_wait(self) -> VecEnvStepReturn:
+        illegal = self._illegal
+        if illegal.size:
+            # Those games end without their move: keep what the player saw and the score,
+            # and step them with any legal move (they are reset below, so it never shows).
+            illegal_obs, illegal_scores = self._obs[illegal].copy(), self.batch.scores()[illegal]
+            self._actions = self._actions.copy()
+            self._actions[illegal] = self._masks[illegal].argmax(axis=1)
         rewards = self.batch.step(self._actions, self._rewards)
-        self._returns += rewards
-        self._lengths += 1
         dones = self.batch.terminals()
         infos: List[dict] = [{} for _ in range(self.num_envs)]
+        if illegal.size:
+            rewards[illegal] = self.illegal_reward
+            dones[illegal] = True
+        self._returns += rewards
+        self._lengths += 1
         finished = np.flatnonzero(dones)
         if finished.size:
             final_obs = self.batch.encode(np.empty((self.num_envs, self._obs.shape[1]), np.float32))
             scores = self.batch.scores()
+            if illegal.size:
+                final_obs[illegal], scores[illegal] = illegal_obs, illegal_scores
+                for i in illegal:
+                    infos[i]["illegal_action"] = True
             for i, seed in zip(finished, self._new_seeds(finished.size)):
                 infos[i]["terminal_observation"] = final_obs[i]
                 infos[i]["episode"] = {"r": float(self._returns[i]), "l": int(self._lengths[i]),
