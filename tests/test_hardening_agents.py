@@ -451,7 +451,7 @@ def test_argument_checks_of_the_other_entry_points():
             (dict(batch_size=0), ValueError, "batch_size"),
             (dict(delta=float("nan")), ValueError, "delta must be a finite"),
             (dict(confidence=-1), ValueError, "confidence"),
-            (dict(min_legal_fraction=2), ValueError, "min_legal_fraction"),
+            (dict(min_legal_fraction=-0.5), ValueError, "min_legal_fraction"),
             (dict(time_budget=0), ValueError, "time_budget"),
             (dict(seed="x"), TypeError, "seed must be an int")]:
         with pytest.raises(exc, match=text):

@@ -111,8 +111,9 @@ class SearchAgent:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1 worlds, got {batch_size}")
         min_legal_fraction = _real_arg("min_legal_fraction", min_legal_fraction)
-        if not 0 <= min_legal_fraction <= 1:
-            raise ValueError(f"min_legal_fraction must be in [0, 1], got {min_legal_fraction}")
+        if min_legal_fraction < 0:
+            raise ValueError(f"min_legal_fraction must be >= 0 (above 1: always the "
+                             f"blueprint's move), got {min_legal_fraction}")
         if time_budget is not None and not _real_arg("time_budget", time_budget) > 0:
             raise ValueError(f"time_budget must be None or > 0 seconds, got {time_budget}")
         self.blueprint, self.belief = blueprint, belief
