@@ -374,7 +374,16 @@ cdef int play_random_to_end(const GameConfig* cfg, GameState* s, int max_moves) 
 def derived_sizes(int players, int colors, int ranks, int hand_size, int max_info,
                   int max_life, int obs_type):
     """(num_moves, deck_size, encoding_size) of a configuration; the single source of
-    these formulas, used by HanabiConfig."""
+    these formulas, used by HanabiConfig. ValueError for a value outside the engine's
+    limits (its C arrays are sized for them)."""
+    for name, value, lo, hi in (("players", players, 2, MAX_PLAYERS),
+                                ("colors", colors, 1, MAX_COLORS),
+                                ("ranks", ranks, 1, MAX_RANKS),
+                                ("hand_size", hand_size, 1, MAX_HAND),
+                                ("max_info", max_info, 1, 16), ("max_life", max_life, 1, 8),
+                                ("obs_type", obs_type, 0, 2)):
+        if not lo <= value <= hi:
+            raise ValueError(f"{name} must be in [{lo}, {hi}], got {value}")
     cdef GameConfig cfg
     config_init(&cfg, players, colors, ranks, hand_size, max_info, max_life, obs_type, 0)
     return cfg.num_moves, cfg.deck_size, cfg.encoding_size

@@ -82,6 +82,25 @@ class HanabiConfig:
             )
         object.__setattr__(self, "_sizes", (num_moves, deck_size, encoding_size))
 
+    # Pickling stores the fields only and re-validates them on load, so that a corrupted or
+    # hand-made pickle (say players=50) is a ValueError here, never a config the engine trusts.
+    def __getstate__(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def __setstate__(self, state) -> None:
+        names = [f.name for f in dataclasses.fields(self)]
+        if not isinstance(state, dict):
+            raise ValueError(f"pickled HanabiConfig: expected a dict of fields, got "
+                             f"{type(state).__name__}")
+        missing = [n for n in names if n not in state]
+        unknown = [k for k in state if k not in names and k != "_sizes"]   # _sizes: old pickles
+        if missing or unknown:
+            raise ValueError(f"pickled HanabiConfig: missing fields {missing}, unknown fields "
+                             f"{unknown}")
+        fresh = HanabiConfig(**{n: state[n] for n in names})                 # validates
+        for name, value in fresh.__dict__.items():
+            object.__setattr__(self, name, value)
+
     @property
     def observation_type_id(self) -> int:
         """HLE's integer code for the observation type (0 minimal, 1 card knowledge, 2 seer)."""

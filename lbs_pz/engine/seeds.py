@@ -26,6 +26,7 @@ STREAMS = (EVAL, TRAIN)
 MAX_SEED = 2**31          # run seeds are in [0, MAX_SEED)
 MAX_GAMES = 2**32         # games per run and stream
 SALT = 0x5851F42D4C957F2D
+ENGINE_SEED_LIMIT = 2**64  # engine seeds (HanabiState, HanabiBatch) are in [0, ENGINE_SEED_LIMIT)
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
@@ -46,6 +47,37 @@ def check_run_seed(seed) -> int:
     if not 0 <= seed < MAX_SEED:
         raise ValueError(f"seed must be in [0, {MAX_SEED}), got {seed}")
     return int(seed)
+
+
+def check_engine_seed(seed, name: str = "seed") -> int:
+    """`seed` as an int in [0, 2**64): the one rule for every engine seed
+    (`HanabiState(seed=)`, `shuffle_deck`, `set_hand`, `HanabiBatch(seeds=)`, `reset`,
+    `reset_game`, `set_hands(seeds=)`, `game_seeds`). Python and numpy integers are
+    accepted; anything else, and any value outside the range (negative, >= 2**64), raises
+    ValueError: seeds are never wrapped or hashed, so two different accepted seeds are two
+    different seeds."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer in [0, 2**64), got {seed!r}")
+    if not 0 <= seed < ENGINE_SEED_LIMIT:
+        raise ValueError(f"{name} must be in [0, 2**64), got {seed}")
+    return int(seed)
+
+
+def check_engine_seeds(seeds, n: int, name: str = "seeds") -> np.ndarray:
+    """`seeds` as a C-contiguous uint64 array of shape (n,), each in [0, 2**64) as
+    `check_engine_seed` requires; ValueError otherwise (a negative entry is refused, not
+    wrapped)."""
+    arr = np.asarray(seeds)
+    if arr.shape != (n,) or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+        if arr.dtype == object and arr.shape == (n,):
+            return np.array([check_engine_seed(s, name) for s in arr], dtype=np.uint64)
+        raise ValueError(f"{name} must be {n} integers in [0, 2**64) (shape ({n},)), got an "
+                         f"array of shape {arr.shape} and dtype {arr.dtype}")
+    if arr.dtype.kind == "i" and arr.size and arr.min() < 0:
+        bad = arr[arr < 0][0]
+        raise ValueError(f"{name} must be in [0, 2**64), got {bad} at index "
+                         f"{int(np.flatnonzero(arr < 0)[0])}")
+    return np.ascontiguousarray(arr, dtype=np.uint64)
 
 
 def deal_seeds(stream: str, seed: int, first: int, count: int) -> np.ndarray:

@@ -3,9 +3,12 @@ from lbs_pz.engine._core cimport GameConfig, GameState
 cdef class HanabiState:
     cdef GameConfig cfg
     cdef GameState s
-    cdef readonly object config
+    cdef readonly object config   # None until __init__ succeeds: every method checks it
+    # Concurrent-use guard: > 0 while that many calls copy the game without the GIL (changes
+    # raise RuntimeError meanwhile); see the class docstring's threading contract.
+    cdef int _busy
 
     cdef HanabiState _new_like(self)
-    cdef _load_deck(self, deck)
-    cdef void _set_raw(self, const char* raw)
     cdef int _check_player(self, player) except -1
+    cdef int _check_free(self) except -1
+    cdef int _enter_read(self) except -1
