@@ -92,17 +92,40 @@ def _assert_clean_interrupt(code, err, log):
 
 
 @posix_only
-def test_ctrl_c_stops_the_process_pool_at_once_and_twice_does_not_hang(tmp_path):
+@pytest.mark.parametrize("backend", ["process", "inline"])
+def test_ctrl_c_stops_at_once_and_twice_does_not_hang(tmp_path, backend):
     """300 searched games (~60 s of work) interrupted after the first few: the run ends
     within seconds, no queued game is played, a second Ctrl-C 50 ms later changes
     nothing, the log holds only complete lines and no worker survives."""
     log = str(tmp_path / "games.jsonl")
-    code, err, stopped, logged = _interrupt(SLOW + ["--games", "300", "--jsonl", log], log,
-                                            after_lines=300 + 2, second_after=0.05)
+    argv = SLOW + ["--games", "300", "--jsonl", log, "--backend", backend]
+    code, err, stopped, logged = _interrupt(argv, log, after_lines=300 + 2, second_after=0.05)
     _assert_clean_interrupt(code, err, log)
     assert stopped < 5.0, f"took {stopped:.1f} s to stop (loaded machine?)"
     assert len(_lines(log)) <= logged + 2          # at most the games running then
     assert len(_lines(log)) < 2 * 300
+
+
+@posix_only
+def test_ctrl_c_stops_eval(tmp_path):
+    """`lbs-pz eval` of 10^8 games, interrupted: exit 130, one line, no --json written."""
+    err_path = tmp_path / "err.txt"
+    with open(err_path, "w") as err_file:
+        proc = subprocess.Popen(CLI + ["eval", "--games", "100000000", "--json", "r.json"],
+                                stdout=subprocess.DEVNULL, stderr=err_file,
+                                start_new_session=True, cwd=tmp_path)
+        start = time.monotonic()
+        while "eval strong" not in err_path.read_text():       # its progress bar: running
+            assert proc.poll() is None and time.monotonic() - start < 60, err_path.read_text()
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        sent = time.monotonic()
+        proc.wait(timeout=30)
+    err = err_path.read_text()
+    assert time.monotonic() - sent < 5.0
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert "lbs-pz eval: interrupted" in err
+    assert not (tmp_path / "r.json").exists()
 
 
 def _per_game(path):
@@ -115,20 +138,20 @@ def _per_game(path):
 @posix_only
 def test_an_interrupted_run_resumed_equals_an_uninterrupted_one(tmp_path):
     log, out = str(tmp_path / "games.jsonl"), str(tmp_path / "r.json")
-    argv = SLOW + ["--games", "16", "--jsonl", log, "--json", out]
-    code, err, _, _ = _interrupt(argv, log, after_lines=16 + 2)
+    argv = SLOW + ["--rollouts", "8", "--games", "10", "--jsonl", log, "--json", out]
+    code, err, _, _ = _interrupt(argv, log, after_lines=10 + 1)
     _assert_clean_interrupt(code, err, log)
     assert not os.path.exists(out)                  # nothing reported for a partial run
     before = len(_lines(log))
-    assert before < 32
+    assert before < 20
     resumed = subprocess.run(CLI + argv, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     lines = [json.loads(line) for line in _lines(log)]
-    assert len(lines) == 32                         # only the missing games were played
-    assert len({(e["method"], e["game"]) for e in lines}) == 32
-    spec = MethodSpec("lbs-inf", belief="grounded", rollouts=16)
+    assert len(lines) == 20                         # only the missing games were played
+    assert len({(e["method"], e["game"]) for e in lines}) == 20
+    spec = MethodSpec("lbs-inf", belief="grounded", rollouts=8)
     whole = collect([MethodSpec("blueprint"), spec], {**json.load(open(out))["config"]},
-                    games=16, backend="inline", show_progress=False)
+                    games=10, backend="inline", show_progress=False)
     assert _per_game(out) == {label: [{k: v for k, v in g.items() if k != "seconds"}
                                       for g in games] for label, games in whole.items()}
 
@@ -275,24 +298,27 @@ def test_a_method_given_twice_is_refused():
 def test_bad_options_are_one_line_not_a_traceback():
     base = ["compare", "--methods", "lbs-inf", "--games", "1", "--backend", "inline",
             "--no-progress"]
-    cases = {
-        "--games": base + ["--games", "-3"],
-        "--games ": base + ["--games", "0"],
-        "--first-game": base + ["--first-game", "-1"],
-        "--workers": base + ["--workers", "0"],
-        "--workers ": base + ["--workers", "-2"],
-        "--rollouts": base + ["--rollouts", "0"],
-        "--verify": base + ["--verify", "-1"],
-        "--confidence": base + ["--confidence", "nan"],
-        "--confidence ": base + ["--confidence", "-1"],
-        "--seed": base + ["--seed", "-1"],
-        "--seed ": base + ["--seed", "1e3"],
-        "--search-seats": base + ["--search-seats", "0,0"],
-        "--address": base + ["--address", "localhost:6379"],
-        "'lbs-": base + ["--methods", "lbs-\u00b2"],
-        "eval --games": ["eval", "--games", "-1"],
-        "eval --seed": ["eval", "--seed", "x"],
-    }
-    results = _cli_cases(list(cases.values()), ".")
-    for (words, argv), (status, err) in zip(cases.items(), results):
-        _assert_one_error(status, err, words.strip().split()[-1])
+    cases = [
+        ("argument --games", base + ["--games", "-3"]),
+        ("argument --games", base + ["--games", "0"]),
+        ("argument --first-game", base + ["--first-game", "-1"]),
+        ("argument --workers", base + ["--workers", "0"]),
+        ("argument --workers", base + ["--workers", "-2"]),
+        ("argument --rollouts", base + ["--rollouts", "0"]),
+        ("argument --verify", base + ["--verify", "-1"]),
+        ("argument --confidence", base + ["--confidence", "nan"]),
+        ("argument --confidence", base + ["--confidence", "-1"]),
+        ("argument --seed", base + ["--seed", "-1"]),
+        ("argument --seed", base + ["--seed", "1e3"]),
+        ("--search-seats '0,0'", base + ["--search-seats", "0,0"]),
+        ("--address 'localhost:6379'", base + ["--address", "localhost:6379"]),
+        ("unknown method 'lbs-\u00b2'", base + ["--methods", "lbs-\u00b2"]),
+        ("a run has games 0 .. 4294967295",
+         base + ["--first-game", str(2**32 - 1), "--games", "5"]),
+        ("argument --games", ["eval", "--games", "-1"]),
+        ("argument --seed", ["eval", "--seed", "x"]),
+        ("a run has games 0 .. 4294967295", ["eval", "--games", str(10**23)]),
+    ]
+    results = _cli_cases([argv for _, argv in cases], ".")
+    for (words, argv), (status, err) in zip(cases, results):
+        _assert_one_error(status, err, words)

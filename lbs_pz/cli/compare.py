@@ -42,10 +42,10 @@ from lbs_pz.search.beliefs import BELIEF_KINDS
 
 INTERRUPT_HELP = """\
 interrupting and resuming:
-  Ctrl-C stops the run within about a second on every backend: queued games are
-  cancelled, running ones are abandoned (process pool: workers ignore SIGINT and are
-  terminated; Ray: pending tasks are cancelled), a second Ctrl-C is ignored while it
-  stops, and the exit status is 130. The --jsonl log then holds every game finished
+  Ctrl-C stops the run at once (a local Ray takes a second or two to shut down):
+  queued games are cancelled, running ones are abandoned (process pool: workers ignore
+  SIGINT and are terminated; Ray: pending tasks are cancelled), a second Ctrl-C is
+  ignored while it stops, and the exit status is 130. The --jsonl log then holds every game finished
   before the interrupt, one complete line each. Run the SAME command again to resume:
   only the missing games are played, and the result equals an uninterrupted run's
   (scores and every per-game count; only the timings differ). A run killed harder

@@ -26,7 +26,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from lbs_pz.engine import HanabiConfig, HanabiState
-from lbs_pz.engine.seeds import EVAL, check_run_seed, deal_seeds
+from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.eval.specs import MethodSpec, build_agent
 
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
@@ -294,7 +294,12 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
     jsonl: a file to which every finished game is appended as one JSON line; games of the
     same spec, variant and seed already in it are not played again, so an interrupted run
     resumes where it stopped and long runs can be split across calls or machines.
-    play: False -> only read the games already in `jsonl` (a report of a partial run)."""
+    play: False -> only read the games already in `jsonl` (a report of a partial run).
+
+    Raises ValueError for bad arguments, a spec given twice (its games would count twice)
+    or a log with a broken line before its last (`read_log`; a broken last line, left
+    by a killed run, is dropped with a warning and its game played again). A
+    KeyboardInterrupt stops the backend at once (see the module's docstring)."""
     from tqdm import tqdm
 
     seed = check_run_seed(seed)
@@ -302,6 +307,9 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
         raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
     games = _check_count("games", games, 1)
     first_game = _check_count("first_game", first_game, 0)
+    if first_game + games > MAX_GAMES:
+        raise ValueError(f"games {first_game} .. {first_game + games - 1}: a run has games "
+                         f"0 .. {MAX_GAMES - 1}")
     if workers is not None:
         workers = _check_count("workers", workers, 1)
     HanabiConfig(**config_kwargs)           # a bad variant fails here, not in a worker

@@ -25,7 +25,7 @@ import numpy as np
 
 from lbs_pz.agents import RuleBot, as_blueprint, load_blueprint
 from lbs_pz.engine import HanabiBatch, HanabiConfig
-from lbs_pz.engine.seeds import EVAL, check_run_seed, deal_seeds
+from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.search.stats import mean_sem
 
 
@@ -100,6 +100,9 @@ def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: in
     if games < 1 or chunk < 1 or first_game < 0:
         raise ValueError(f"need games >= 1, chunk >= 1 and first_game >= 0, got {games}, "
                          f"{chunk} and {first_game}")
+    if first_game + games > MAX_GAMES:
+        raise ValueError(f"games {first_game} .. {first_game + games - 1}: a run has games "
+                         f"0 .. {MAX_GAMES - 1}")
     name = getattr(blueprint, "name", type(blueprint).__name__)
     scores = np.empty(games, dtype=np.int64)
     moves = np.empty(games, dtype=np.int64)
