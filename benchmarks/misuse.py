@@ -230,12 +230,12 @@ CASES = [
      "RuleBot().counterfactual_mask(state, 0, state.legal_moves()[0], np.full((3, 5), 99))"),
     ("exact-kernels-wrong-sizes", "ok", None,
      "from lbs_pz.search.beliefs import _exact\n"
-     "calls = [lambda: _exact.count_hands(np.zeros(1, np.uint32), np.zeros(1, np.int32), 10),\n"
+     "calls = [lambda: _exact.count_hands(np.zeros(1, np.uint32), np.full(1, -5, np.int32), 10),\n"
      "         lambda: _exact.enumerate_hands(np.zeros(5, np.uint32), np.zeros(2, np.int32), 10**6),\n"
      "         lambda: _exact.feasible_mask(np.full((2, 9), 120, np.int8), np.zeros(1, np.uint32), np.zeros(1, np.int32)),\n"
      "         lambda: _exact.hand_weights(np.full((2, 5), 120, np.int8), np.zeros(3, np.int32)),\n"
      "         lambda: _exact.remove_slot(np.zeros((2, 5), np.int8), 99, 0),\n"
-     "         lambda: _exact.append_draw(np.zeros((2, 5), np.int8), np.zeros(3, np.int32), 0, 10**6)]\n"
+     "         lambda: _exact.append_draw(np.full((2, 5), 7, np.int8), np.ones(3, np.int32), 1, 10**6)]\n"
      "raised = 0\nfor call in calls:\n    try:\n        call()\n    except (ValueError, TypeError, OverflowError, RuntimeError):\n        raised += 1\n"
      "assert raised == len(calls), f'{raised} of {len(calls)} raised'"),
     ("sb3-huge-net-arch", "raises", "CheckpointError",
