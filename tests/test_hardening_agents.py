@@ -7,6 +7,7 @@ one line per case; the test then asserts on each line.
 """
 from __future__ import annotations
 
+import ast
 import json
 import warnings
 import zipfile
@@ -158,6 +159,48 @@ print("GROWTH", rss() - before)
 """)
     growth = int(stdout.split("GROWTH")[1].split()[0])
     assert growth < 4 << 20, f"RSS grew by {growth / 2**20:.1f} MiB over 80,000 failing calls"
+
+
+def test_rule_bots_refuse_concurrent_use_of_one_batch_or_state():
+    """A thread rolling a batch out while another steps it, or reading states while another
+    changes them: the engine's in-use guard raises RuntimeError, nothing crashes."""
+    stdout = assert_runs_cleanly("""
+import threading, time
+import numpy as np
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.agents.rule_bots import RuleBot, _bots as bots
+cfg = HanabiConfig(players=2)
+bot = RuleBot("strong")
+def race(a, b, seconds=0.8):
+    stop = time.time() + seconds
+    counts = {"busy": 0, "other": 0}
+    def loop(fns):
+        while time.time() < stop:
+            for f in fns:
+                try:
+                    f()
+                except RuntimeError as e:
+                    counts["busy" if "in use" in str(e) else "other"] += 1
+                except ValueError:
+                    pass                     # e.g. stepping a finished game
+    ts = [threading.Thread(target=loop, args=(fns,)) for fns in (a, b)]
+    [t.start() for t in ts]; [t.join() for t in ts]
+    return counts
+batch = HanabiBatch(cfg, 2000, seeds=0)
+seeds = iter(range(10**6))
+print("BATCH", race([lambda: batch.reset(next(seeds)), lambda: bot.rollout(batch)],
+                    [lambda: bot.act_batch(batch), lambda: bot.rollout(batch, 1),
+                     lambda: batch.step(np.full(len(batch), -1))]))
+states = [HanabiState(cfg, seed=i) for i in range(3000)]
+def change():
+    for s in states[::50]:
+        if not s.is_terminal:
+            s.apply(s.legal_moves()[0])
+print("STATES", race([lambda: bots.act_states("strong", states)], [change]))
+""")
+    for line in stdout.splitlines()[:2]:
+        counts = ast.literal_eval(line.split(" ", 1)[1])     # {"busy": n, "other": m}
+        assert counts["other"] == 0 and counts["busy"] > 0, line
 
 
 # --- the exact belief's kernels --------------------------------------------------------------

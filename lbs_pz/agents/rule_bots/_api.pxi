@@ -87,11 +87,17 @@ def act_states(bot, states):
     cdef cnp.ndarray[int64_t, ndim=1] out = np.empty(n, dtype=np.int64)
     cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
     cdef GameState** ptrs = _state_pointers(states, &cfg)
+    cdef int entered = 0
     try:
+        for i in range(n):      # held for reading: changes from other threads are refused
+            (<HanabiState>states[i])._enter_read()
+            entered += 1
         with nogil:
             for i in range(n):
                 o[i] = bot_act(kind, &cfg, ptrs[i], ptrs[i].cur_player)
     finally:
+        for i in range(entered):
+            (<HanabiState>states[i])._busy -= 1
         free(ptrs)
     return out
 
@@ -99,7 +105,8 @@ def act_states(bot, states):
 def play_states(bot, states, int max_moves=-1):
     """Self-play every state (a sequence of HanabiState of one config) in place with `bot`
     in every seat: max_moves moves, or to the end if negative. Returns the moves made per
-    state, int32 (N,)."""
+    state, int32 (N,). Runs with the GIL held (a HanabiState changes atomically); play a
+    HanabiBatch with play_batch to run without it."""
     cdef int kind = bot_kind(bot)
     states = list(states)
     cdef GameConfig cfg
@@ -108,11 +115,14 @@ def play_states(bot, states, int max_moves=-1):
     cdef int32_t* o = <int32_t*>cnp.PyArray_DATA(out)
     cdef GameState** ptrs = _state_pointers(states, &cfg)
     try:
-        with nogil:
-            for i in range(n):
-                o[i] = bot_play(kind, &cfg, ptrs[i], max_moves)
-                if o[i] < 0 and bad < 0:
-                    bad = i
+        for i in range(n):      # RuntimeError if another thread is copying one of them
+            (<HanabiState>states[i])._check_free()
+        # The GIL stays held: as every change of a HanabiState, the games change atomically
+        # for other threads (the engine's threading contract).
+        for i in range(n):
+            o[i] = bot_play(kind, &cfg, ptrs[i], max_moves)
+            if o[i] < 0 and bad < 0:
+                bad = i
     finally:
         free(ptrs)
     if bad >= 0:
@@ -135,6 +145,11 @@ def act_batch(bot, HanabiBatch batch not None):
     cdef BotMemory mem
     cdef GameState* g
     cdef MemoCache* cache = memo_new(kind, cfg)
+    try:
+        batch._enter_read()     # RuntimeError if another thread is changing the batch
+    except BaseException:
+        free(cache)
+        raise
     with nogil:
         bot_tables_init(cfg, &tb)
         for i in range(n):
@@ -142,6 +157,7 @@ def act_batch(bot, HanabiBatch batch not None):
             if kind >= BOT_WEAK and not state_terminal(cfg, g):
                 memo_memory(cfg, &tb, cache, g, &mem)
             o[i] = bot_act_mem(kind, cfg, &tb, g, &mem, g.cur_player)
+    batch._busy -= 1
     free(cache)
     return out
 
@@ -160,6 +176,11 @@ def play_batch(bot, HanabiBatch batch not None, int max_moves=-1):
     cdef BotMemory mem
     cdef GameState* g
     cdef MemoCache* cache = memo_new(kind, cfg)
+    try:
+        batch._enter_write()    # RuntimeError if another thread is using the batch
+    except BaseException:
+        free(cache)
+        raise
     with nogil:
         bot_tables_init(cfg, &tb)
         for i in range(n):
@@ -169,6 +190,7 @@ def play_batch(bot, HanabiBatch batch not None, int max_moves=-1):
             o[i] = bot_play_mem(kind, cfg, &tb, g, &mem, max_moves)
             if o[i] < 0 and bad < 0:
                 bad = i
+    batch._busy = 0
     free(cache)
     if bad >= 0:
         raise RuntimeError(f"bot {BOT_NAMES[kind]} chose an illegal move in game {bad}")
