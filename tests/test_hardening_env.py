@@ -31,6 +31,9 @@ def make(kind, **kwargs):
         e = hanabi_v0.env(**kwargs); e.reset(seed=1)
     elif kind == "gym":
         e = HanabiSelfPlayEnv(**kwargs); e.reset(seed=1)
+    elif kind == "gym.make":                  # through Gymnasium's registry and wrappers
+        import gymnasium, lbs_pz
+        e = gymnasium.make("lbs_pz/HanabiSelfPlay-v0", **kwargs); e.reset(seed=1)
     else:
         e = HanabiVecEnv(2, seed=1, **kwargs); e.reset()
     return e
@@ -65,13 +68,13 @@ cases = {"True": True, "5.7": 5.7, "99": 99, "-1": -1, "'a'": "a", "None": None,
          "np.float64(5.0)": np.float64(5.0), "np.bool_(True)": np.bool_(True),
          "np.int64(99)": np.int64(99), "[5]": [5],
          "np.int64(5)": np.int64(5), "np.uint8(5)": np.uint8(5), "np.array(5)": np.array(5)}
-for kind in KINDS:
+for kind in KINDS + ("gym.make",):
     for name, action in cases.items():
         e = make(kind)
         print(kind, name, "=>", outcome(lambda: step(kind, e, action)))
 """)
     results = _lines(out)
-    for kind in ("raw", "env", "gym", "vec"):
+    for kind in ("raw", "env", "gym", "vec", "gym.make"):
         where = "game 0: " if kind == "vec" else ""
         for name, shown in [("True", "True (bool)"), ("5.7", "5.7 (float)"), ("'a'", "'a' (str)"),
                             ("None", "None (NoneType)"), ("np.float64(5.0)", "np.float64(5.0) (float64)"),
@@ -304,6 +307,9 @@ def reset(kind, seed):
         hanabi_v0.env().reset(seed=seed)
     elif kind == "gym":
         HanabiSelfPlayEnv().reset(seed=seed)
+    elif kind == "gym.make":
+        import gymnasium, lbs_pz
+        gymnasium.make("lbs_pz/HanabiSelfPlay-v0").reset(seed=seed)
     elif kind == "vec":
         v = HanabiVecEnv(2); v.seed(seed); v.reset()
     else:
@@ -311,12 +317,12 @@ def reset(kind, seed):
 cases = {"-1": -1, "2**64": 2**64, "1.5": 1.5, "True": True, "np.int64(-3)": np.int64(-3),
          "'7'": "7", "2**64-1": 2**64 - 1, "np.uint64(2**64-1)": np.uint64(2**64 - 1),
          "0": 0, "None": None}
-for kind in KINDS + ("vec-init",):
+for kind in KINDS + ("vec-init", "gym.make"):
     for name, seed in cases.items():
         print(kind, name, "=>", outcome(lambda: reset(kind, seed)))
 """)
     results = _lines(out)
-    for kind in ("raw", "env", "gym", "vec", "vec-init"):
+    for kind in ("raw", "env", "gym", "vec", "vec-init", "gym.make"):
         assert results[f"{kind} -1"] == "ValueError: seed must be in [0, 2**64), got -1"
         assert results[f"{kind} np.int64(-3)"] == "ValueError: seed must be in [0, 2**64), got -3"
         assert results[f"{kind} 2**64"] == f"ValueError: seed must be in [0, 2**64), got {2**64}"

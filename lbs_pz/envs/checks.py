@@ -62,9 +62,13 @@ def check_actions(actions, num_envs: int, num_moves: int) -> np.ndarray:
             raise ValueError(f"actions must hold {num_envs} move ids (one per game), got shape "
                              f"{actions.shape}")
         flat = actions.reshape(num_envs)
-        bad = np.flatnonzero((flat < 0) | (flat >= num_moves))
-        if bad.size:
-            raise ValueError(f"game {bad[0]}: illegal action {flat[bad[0]]}: out of range "
+        # One unsigned comparison finds negatives and values >= num_moves together.
+        unsigned = flat.view(np.uint64) if flat.dtype == np.int64 else flat.astype(np.uint64)
+        if flat.dtype.kind == "i" and flat.dtype != np.int64:
+            unsigned = flat.astype(np.int64).view(np.uint64)
+        if (unsigned >= num_moves).any():
+            bad = int(np.flatnonzero((flat < 0) | (flat >= num_moves))[0])
+            raise ValueError(f"game {bad}: illegal action {flat[bad]}: out of range "
                              f"[0, {num_moves})")
         return flat.astype(np.int64, copy=False)
     if isinstance(actions, (str, bytes)) or not isinstance(actions, Sequence):

@@ -95,8 +95,9 @@ class AssertOutOfBoundsWrapper(_AssertOutOfBoundsWrapper):
         raw = self._raw
         agent = raw.agent_selection
         if action is None and (raw.terminations[agent] or raw.truncations[agent]):
-            return super().step(action)
-        super().step(check_action(action, raw.config.num_moves))
+            return self.env.step(action)
+        # check_action's result is in the action space: no second Discrete.contains check.
+        self.env.step(check_action(action, raw.config.num_moves))
 
 
 def env(**kwargs):
@@ -209,12 +210,11 @@ class raw_env(AECEnv, EzPickle):
     def _update_infos(self):
         game = self.state_
         score, current = game.score, game.current_player
-        mask = game.legal_mask()
-        legal = np.flatnonzero(mask).tolist()
+        mask, legal, n = game.legal_mask(), game.legal_moves(), self.config.num_moves
         self.infos = {
             a: {"action_mask": mask, "score": score, "legal_moves": legal}
             if self._seat[a] == current else
-            {"action_mask": np.zeros_like(mask), "score": score, "legal_moves": []}
+            {"action_mask": np.zeros(n, np.int8), "score": score, "legal_moves": []}
             for a in self.agents
         }
 

@@ -35,6 +35,8 @@ class HanabiVecEnv(VecEnv):
 
     Actions: N move ids, an integer array (or a list of ints / NumPy integers); a bool,
     float or out-of-range entry is a ValueError naming the game, before any game moves.
+    Legality is checked against the masks of the last `action_masks()` call when no step
+    came between (MaskablePPO's loop), else against fresh ones: a few microseconds a step.
 
     Shapes: observations (N, encoding_size) float32 (the player to act), rewards (N,)
     float32 (score change), dones (N,) bool, action masks (N, num_moves) bool. A finished
@@ -69,8 +71,9 @@ class HanabiVecEnv(VecEnv):
         self._returns = np.zeros(n, np.float64)
         self._lengths = np.zeros(n, np.int64)
         self._actions: Optional[np.ndarray] = None
-        self._illegal = np.zeros(0, np.int64)
-        self._index = np.arange(n)
+        self._no_games = self._illegal = np.zeros(0, np.int64)
+        self._offsets = np.arange(n) * m          # row starts in the flattened (N, M) masks
+        self._masks_fresh = False                 # self._masks holds the current legal moves
 
     def _new_seeds(self, count: int) -> np.ndarray:
         return self._rng.integers(0, 2**63, size=count, dtype=np.uint64)
@@ -87,14 +90,20 @@ class HanabiVecEnv(VecEnv):
         self._returns[:] = 0
         self._lengths[:] = 0
         self.reset_infos = [{} for _ in range(self.num_envs)]
+        self._masks_fresh = False
         return self.batch.encode(self._obs).copy()
 
     def step_async(self, actions: np.ndarray) -> None:
         """Check `actions` (N move ids) now, so that a bad one raises at `step()`."""
         actions = check_actions(actions, self.num_envs, self.config.num_moves)
-        masks = self.batch.legal_masks(self._masks)
-        illegal = np.flatnonzero(masks[self._index, actions] == 0)
-        if illegal.size and self.illegal_action == "raise":
+        if not self._masks_fresh:                # action_masks() since the last step: reuse
+            self.batch.legal_masks(self._masks)
+        masks = self._masks
+        if masks.reshape(-1).take(self._offsets + actions).all():
+            self._actions, self._illegal = actions, self._no_games
+            return
+        illegal = np.flatnonzero(masks.reshape(-1).take(self._offsets + actions) == 0)
+        if self.illegal_action == "raise":
             i = int(illegal[0])
             raise ValueError(f"game {i}: " + illegal_action_message(
                 self.config, int(actions[i]), np.flatnonzero(masks[i]).tolist()))
@@ -102,6 +111,7 @@ class HanabiVecEnv(VecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         illegal = self._illegal
+        self._masks_fresh = False
         if illegal.size:
             # Those games end without their move: keep what the player saw and the score,
             # and step them with any legal move (they are reset below, so it never shows).
@@ -135,7 +145,9 @@ class HanabiVecEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         """(N, num_moves) bool: legal moves of the player to act in each game."""
-        return self.batch.legal_masks(self._masks).astype(bool)
+        self.batch.legal_masks(self._masks)
+        self._masks_fresh = True
+        return self._masks.astype(bool)
 
     def close(self) -> None:
         pass
