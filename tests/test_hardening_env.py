@@ -191,9 +191,25 @@ try:
 except ValueError as err:
     assert str(err).startswith(f"game 3: illegal action {bad[3]} ("), err
 assert all(strict.batch.get_state(i).num_moves_played == 0 for i in range(4))  # nobody moved
+# Without an action_masks() call since the last step the VecEnv checks fresh masks itself.
+lazy = HanabiVecEnv(2, seed=1)
+lazy.reset()
+for _ in range(30):
+    masks = lazy.batch.legal_masks()
+    legal = masks.argmax(axis=1)
+    _, _, _, infos = lazy.step(legal)
+    assert not any("illegal_action" in info for info in infos)
+masks = lazy.batch.legal_masks()
+wrong = masks.argmax(axis=1)
+wrong[1] = int(np.flatnonzero(masks[1] == 0)[0])
+_, rewards, dones, infos = lazy.step(wrong)
+assert rewards[1] == -1 and dones[1] and infos[1]["illegal_action"] and "illegal_action" not in infos[0]
 for actions, fragment in [(np.zeros(3, np.int64), "must hold 4 move ids"),
                           (np.full(4, 5.0), "integer array"), (np.ones(4, bool), "integer array"),
-                          (5, "4 move ids"), ("abcd", "4 move ids")]:
+                          (5, "4 move ids"), ("abcd", "4 move ids"),
+                          (np.array([5, 5, 5, -1], np.int32), "game 3: illegal action -1: out of range"),
+                          (np.array([5, 5, 2**40, 5], np.uint64), "game 2: illegal action"),
+                          ([5, 5, True, 5], "game 2: action must be an integer")]:
     try:
         strict.step(actions)
         raise AssertionError(f"accepted {actions!r}")

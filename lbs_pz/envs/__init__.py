@@ -1,1 +1,3 @@
-"""Environments: the PettingZoo AEC game and the Gymnasium self-play env."""
+"""Environments: the PettingZoo AEC game (`hanabi_v0`), the Gymnasium self-play env
+(`self_play`), and the argument checks every interface shares (`checks`: actions, seeds,
+illegal-move handling, render modes)."""

@@ -63,9 +63,10 @@ def check_actions(actions, num_envs: int, num_moves: int) -> np.ndarray:
                              f"{actions.shape}")
         flat = actions.reshape(num_envs)
         # One unsigned comparison finds negatives and values >= num_moves together.
-        unsigned = flat.view(np.uint64) if flat.dtype == np.int64 else flat.astype(np.uint64)
-        if flat.dtype.kind == "i" and flat.dtype != np.int64:
-            unsigned = flat.astype(np.int64).view(np.uint64)
+        if flat.dtype.kind == "u":
+            unsigned = flat
+        else:
+            unsigned = flat.astype(np.int64, copy=False).view(np.uint64)
         if (unsigned >= num_moves).any():
             bad = int(np.flatnonzero((flat < 0) | (flat >= num_moves))[0])
             raise ValueError(f"game {bad}: illegal action {flat[bad]}: out of range "
