@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import sys
 import warnings
 
@@ -45,15 +46,15 @@ interrupting and resuming:
   Ctrl-C stops the run at once (a local Ray takes a second or two to shut down):
   queued games are cancelled, running ones are abandoned (process pool: workers ignore
   SIGINT and are terminated; Ray: pending tasks are cancelled), a second Ctrl-C is
-  ignored while it stops, and the exit status is 130. The --jsonl log then holds every game finished
-  before the interrupt, one complete line each. Run the SAME command again to resume:
-  only the missing games are played, and the result equals an uninterrupted run's
-  (scores and every per-game count; only the timings differ). A run killed harder
-  (SIGKILL, power loss) may leave an incomplete last line: the next run warns (file
-  and line), drops it and plays that game again. A broken line elsewhere is an error.
-  --report-only reports the games of the log in range without playing; it fails if
-  the log is missing or holds no games for a method, variant or seed asked for.
-  Outputs (--json, --plot, --jsonl) are checked before any game is played."""
+  ignored while it stops, and the exit status is 130. The --jsonl log then holds every
+  game finished before the interrupt, one complete line each. Run the SAME command
+  again to resume: only the missing games are played, and the result equals an
+  uninterrupted run's (scores and every per-game count; only the timings differ). A
+  run killed harder (SIGKILL, power loss) may leave an incomplete last line: the next
+  run warns (file and line), drops it and plays that game again. A broken line
+  elsewhere is an error. --report-only reports the games of the log in range without
+  playing; it fails if the log is missing or holds no games for a method, variant or
+  seed asked for. Outputs (--json, --plot, --jsonl) are checked before any game."""
 
 
 def _parse_methods(text: str):
@@ -103,11 +104,8 @@ def _check_outputs(args) -> None:
     if args.address and args.backend != "ray":
         raise ValueError(f"--address {args.address!r} is for --backend ray (the backend is "
                          f"{args.backend!r})")
-    if args.backend == "ray":
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise ValueError("--backend ray needs Ray: pip install 'lbs_pz[distributed]'") from None
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise ValueError("--backend ray needs Ray: pip install 'lbs_pz[distributed]'")
 
 
 def run(args) -> int:
