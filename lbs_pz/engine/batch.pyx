@@ -11,6 +11,7 @@ cimport numpy as cnp
 from libc.stdint cimport int8_t, uint8_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 
 from lbs_pz.engine._core cimport (
     ERR_NOT_PLAUSIBLE, ERR_OK, ERR_TERMINAL, GameState, apply_move, config_init, legal_mask,
@@ -27,6 +28,7 @@ cnp.import_array()
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _MASK64 = (1 << 64) - 1
+_TWO_64 = 1 << 64
 MAX_BATCH = 2**31 - 1        # games per batch (a C int); memory runs out long before
 
 
@@ -91,6 +93,34 @@ def check_out(out, shape, dtype, name="out"):
                      f"{shape} (aligned, native byte order), got {problem}")
 
 
+cdef int _OUT_FLAGS = cnp.NPY_ARRAY_C_CONTIGUOUS | cnp.NPY_ARRAY_ALIGNED | cnp.NPY_ARRAY_WRITEABLE
+
+
+cdef cnp.ndarray _out(object out, Py_ssize_t d0, Py_ssize_t d1, int typenum, str name):
+    """`check_out` for the methods: shape (d0,) if d1 < 0 else (d0, d1), dtype `typenum`.
+    The common cases (None, or an array that passes) are decided in C; anything else goes
+    to `check_out`, which accepts nothing this fast path refuses and raises the error."""
+    cdef cnp.npy_intp dims[2]
+    cdef int ndim = 1 if d1 < 0 else 2
+    cdef cnp.ndarray arr
+    dims[0] = d0
+    dims[1] = d1
+    if out is None:
+        return cnp.PyArray_EMPTY(ndim, dims, typenum, 0)
+    if cnp.PyArray_Check(out):
+        arr = <cnp.ndarray>out
+        if (cnp.PyArray_NDIM(arr) == ndim and cnp.PyArray_DIMS(arr)[0] == d0
+                and (ndim == 1 or cnp.PyArray_DIMS(arr)[1] == d1)
+                and cnp.PyArray_TYPE(arr) == typenum and cnp.PyArray_ISNOTSWAPPED(arr)
+                and (cnp.PyArray_FLAGS(arr) & _OUT_FLAGS) == _OUT_FLAGS):
+            return arr
+    if d1 < 0:
+        shape = (d0,)
+    else:
+        shape = (d0, d1)
+    return check_out(out, shape, cnp.PyArray_DescrFromType(typenum), name)
+
+
 cdef HanabiState _UNSET_PROTO = HanabiState(HanabiConfig(), seed=0)
 
 
@@ -124,7 +154,7 @@ cdef class HanabiBatch:
     `__init__` cannot be called twice.
     """
 
-    def __cinit__(self, *args, **kwargs):
+    def __cinit__(self):
         self.games = NULL
         self.num_games = 0
         self._proto = _UNSET_PROTO   # a valid config for C code that reads it regardless
@@ -220,7 +250,13 @@ cdef class HanabiBatch:
     cdef int _check_index(self, index) except -1:
         """index as a C int in [0, num_games): TypeError for a non-integer, IndexError out
         of range."""
-        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        cdef int overflow = 0
+        cdef long long i
+        if type(index) is int:
+            i = PyLong_AsLongLongAndOverflow(index, &overflow)
+            if overflow == 0 and 0 <= i < self.num_games:
+                return <int>i
+        elif isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
             raise TypeError(f"game index must be an integer, got {index!r}")
         if not 0 <= index < self.num_games:
             raise IndexError(f"game index {index} out of range [0, {self.num_games})")
@@ -239,7 +275,7 @@ cdef class HanabiBatch:
         if self.games == NULL:
             raise _not_initialised()
         cdef cnp.ndarray[int64_t, ndim=1, mode="c"] act = _int_vector(actions, self.num_games, "actions")
-        rewards = check_out(rewards, (self.num_games,), np.float32, "rewards")
+        rewards = _out(rewards, self.num_games, -1, cnp.NPY_FLOAT32, "rewards")
         cdef float[::1] rew = rewards
         cdef int i, before, err = ERR_OK, bad = -1
         cdef int64_t a
@@ -303,8 +339,8 @@ cdef class HanabiBatch:
         """(N, num_moves) int8: the legal moves of each game's current player."""
         if self.games == NULL:
             raise _not_initialised()
-        cdef cnp.ndarray arr = check_out(out, (self.num_games, self._proto.cfg.num_moves),
-                                         np.int8, "out")
+        cdef cnp.ndarray arr = _out(out, self.num_games, self._proto.cfg.num_moves,
+                                    cnp.NPY_INT8, "out")
         cdef uint8_t* base = <uint8_t*>cnp.PyArray_DATA(arr)
         cdef int i, n = self._proto.cfg.num_moves
         self._enter_read()
@@ -323,7 +359,7 @@ cdef class HanabiBatch:
         if self.games == NULL:
             raise _not_initialised()
         cdef int E = self._proto.cfg.encoding_size, i, P = self._proto.cfg.players
-        cdef cnp.ndarray arr = check_out(out, (self.num_games, E), np.float32, "out")
+        cdef cnp.ndarray arr = _out(out, self.num_games, E, cnp.NPY_FLOAT32, "out")
         cdef float* base = <float*>cnp.PyArray_DATA(arr)
         cdef int[::1] who
         cdef bint given = players is not None
@@ -410,7 +446,7 @@ cdef class HanabiBatch:
         """(N,) int32: each game's score (0 once its last life token is lost)."""
         if self.games == NULL:
             raise _not_initialised()
-        out = check_out(out, (self.num_games,), np.int32, "out")
+        out = _out(out, self.num_games, -1, cnp.NPY_INT32, "out")
         cdef int[::1] o = out
         cdef int i
         self._enter_read()
@@ -423,7 +459,7 @@ cdef class HanabiBatch:
         """(N,) bool: whether each game is over."""
         if self.games == NULL:
             raise _not_initialised()
-        cdef cnp.ndarray arr = check_out(out, (self.num_games,), np.bool_, "out")
+        cdef cnp.ndarray arr = _out(out, self.num_games, -1, cnp.NPY_BOOL, "out")
         cdef uint8_t* o = <uint8_t*>cnp.PyArray_DATA(arr)
         cdef int i
         self._enter_read()
@@ -436,7 +472,7 @@ cdef class HanabiBatch:
         """(N,) int32: the seat to move in each game."""
         if self.games == NULL:
             raise _not_initialised()
-        out = check_out(out, (self.num_games,), np.int32, "out")
+        out = _out(out, self.num_games, -1, cnp.NPY_INT32, "out")
         cdef int[::1] o = out
         cdef int i
         self._enter_read()
@@ -554,7 +590,7 @@ cdef class HanabiBatch:
                     or not 0 <= seat < P:
                 raise ValueError(f"seat must be None or a seat number in [0, {P}), got {seat!r}")
             who = int(seat)
-        cdef cnp.ndarray arr = check_out(out, (self.num_games, H), np.int8, "out")
+        cdef cnp.ndarray arr = _out(out, self.num_games, H, cnp.NPY_INT8, "out")
         cdef int8_t* o = <int8_t*>cnp.PyArray_DATA(arr)
         cdef int p
         cdef GameState* g
@@ -650,12 +686,17 @@ def _seed_array(seeds, Py_ssize_t n):
     gets the i-th splitmix64 output after it, see `game_seeds`) or n seeds."""
     cdef uint64_t base
     cdef Py_ssize_t i
+    cdef uint64_t[::1] view
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, (bool, np.bool_)):
-        base = check_engine_seed(seeds, "seeds")
+        if type(seeds) is int and 0 <= seeds < _TWO_64:
+            base = seeds
+        else:
+            base = check_engine_seed(seeds, "seeds")
         arr = np.empty(n, dtype=np.uint64)
+        view = arr
         for i in range(n):
             # Spread consecutive games far apart in the splitmix64 sequence.
-            arr[i] = rng_next(&base)
+            view[i] = rng_next(&base)
         return arr
     if isinstance(seeds, np.ndarray):
         return check_engine_seeds(seeds, n)

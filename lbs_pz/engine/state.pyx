@@ -49,9 +49,22 @@ def seed_to_u64(seed, name="seed"):
 
 cdef int _config_int(object config, str name, int lo, int hi) except? -1:
     value = getattr(config, name)
-    if type(value) is not int or not lo <= value <= hi:
-        raise ValueError(f"config.{name} must be an integer in [{lo}, {hi}], got {value!r}")
-    return value
+    cdef long v
+    if type(value) is int and -64 < value < 64:
+        v = value
+        if lo <= v <= hi:
+            return v
+    raise ValueError(f"config.{name} must be an integer in [{lo}, {hi}], got {value!r}")
+
+
+_TWO_64 = 2**64
+
+
+cdef inline uint64_t _seed64(seed) except? 0:
+    """seed_to_u64 with a fast path for the common case (a Python int in range)."""
+    if type(seed) is int and 0 <= seed < _TWO_64:
+        return seed
+    return seed_to_u64(seed)
 
 
 cdef int init_config_struct(GameConfig* cfg, object config) except -1:
@@ -136,7 +149,7 @@ cdef class HanabiState:
     (658,)
     """
 
-    def __cinit__(self, *args, **kwargs):
+    def __cinit__(self):
         self.cfg = _SAFE_CFG
 
     def __init__(self, config=None, seed=None, deck=None, start_player=None):
@@ -147,7 +160,7 @@ cdef class HanabiState:
             config = HanabiConfig()
         cdef GameConfig cfg
         init_config_struct(&cfg, config)
-        cdef uint64_t useed = seed_to_u64(seed)
+        cdef uint64_t useed = _seed64(seed)
         cdef int start = 0
         if start_player is not None and (
                 isinstance(start_player, bool) or not isinstance(start_player, (int, np.integer))
