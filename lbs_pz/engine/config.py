@@ -85,21 +85,18 @@ class HanabiConfig:
     # Pickling stores the fields only and re-validates them on load, so that a corrupted or
     # hand-made pickle (say players=50) is a ValueError here, never a config the engine trusts.
     def __getstate__(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {name: getattr(self, name) for name in _FIELDS}
 
     def __setstate__(self, state) -> None:
-        names = [f.name for f in dataclasses.fields(self)]
         if not isinstance(state, dict):
             raise ValueError(f"pickled HanabiConfig: expected a dict of fields, got "
                              f"{type(state).__name__}")
-        missing = [n for n in names if n not in state]
-        unknown = [k for k in state if k not in names and k != "_sizes"]   # _sizes: old pickles
-        if missing or unknown:
-            raise ValueError(f"pickled HanabiConfig: missing fields {missing}, unknown fields "
-                             f"{unknown}")
-        fresh = HanabiConfig(**{n: state[n] for n in names})                 # validates
-        for name, value in fresh.__dict__.items():
-            object.__setattr__(self, name, value)
+        keys = state.keys() - {"_sizes"}                                     # _sizes: old pickles
+        if keys != _FIELD_SET:
+            raise ValueError(f"pickled HanabiConfig: missing fields {sorted(_FIELD_SET - keys)}, "
+                             f"unknown fields {sorted(map(str, keys - _FIELD_SET))}")
+        fresh = HanabiConfig(**{name: state[name] for name in _FIELDS})     # validates
+        self.__dict__.update(fresh.__dict__)
 
     @property
     def observation_type_id(self) -> int:
@@ -148,3 +145,7 @@ class HanabiConfig:
             "observation_type": self.observation_type_id,
             "seed": seed,
         }
+
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(HanabiConfig))
+_FIELD_SET = frozenset(_FIELDS)

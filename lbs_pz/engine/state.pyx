@@ -6,12 +6,12 @@ import os
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int8_t, uint8_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
 from lbs_pz.engine._core cimport (
-    ERR_BAD_CARD, ERR_NOT_AVAILABLE, ERR_NOT_PLAUSIBLE, ERR_OK, ERR_TERMINAL, MAX_HISTORY,
-    MAX_MOVES, GameConfig, config_init, deck_remaining, legal_mask, legal_moves, move_is_legal,
+    ERR_BAD_CARD, ERR_NOT_AVAILABLE, ERR_NOT_PLAUSIBLE, ERR_OK, ERR_TERMINAL, MAX_CARD_TYPES,
+    MAX_HISTORY, MAX_MOVES, GameConfig, config_init, deck_remaining, legal_mask, legal_moves, move_is_legal,
     apply_move, set_hand, state_deal, state_reset, state_score, state_shuffle_deck,
     state_terminal, rng_below,
 )
@@ -576,7 +576,24 @@ def _state_from_record(version, config, deck, start_player, moves, rng):
     init_config_struct(&cfg, config)
     if type(deck) is not bytes or len(deck) != cfg.deck_size:
         raise ValueError(f"pickled HanabiState: deck must be {cfg.deck_size} bytes, got {deck!r}")
-    _check_deck(&cfg, config, list(deck))
+    cdef const unsigned char* d = deck
+    cdef int counts[MAX_CARD_TYPES]
+    cdef int i, c
+    memset(counts, 0, sizeof(counts))
+    for i in range(cfg.deck_size):
+        if d[i] >= cfg.card_types:
+            break
+        counts[d[i]] += 1
+    else:
+        for c in range(cfg.card_types):
+            if counts[c] != cfg.card_count[c]:
+                break
+        else:
+            c = -1
+        if c < 0:
+            d = NULL                                  # marks the deck as checked
+    if d != NULL:
+        _check_deck(&cfg, config, list(deck))         # raises, naming what is wrong
     if type(start_player) is not int or not 0 <= start_player < cfg.players:
         raise ValueError(f"pickled HanabiState: start player must be in [0, {cfg.players}), "
                          f"got {start_player!r}")
@@ -586,9 +603,9 @@ def _state_from_record(version, config, deck, start_player, moves, rng):
     if type(rng) is not int or not 0 <= rng < 2**64:
         raise ValueError(f"pickled HanabiState: RNG state must be in [0, 2**64), got {rng!r}")
     st.cfg = cfg
-    cdef const unsigned char* d = deck
+    d = deck
     cdef const unsigned char* m = moves
-    cdef int i, n = len(moves), err
+    cdef int n = len(moves), err
     for i in range(cfg.deck_size):
         st.s.deck[i] = d[i]
     state_deal(&st.cfg, &st.s, start_player)
