@@ -11,6 +11,11 @@ these seeds away from small ones such as `HanabiState(config, seed=0)`). Distinc
 (stream, seed, game) triples therefore give distinct engine seeds: no evaluation game of
 any seed shares its seed with a training game of any seed.
 
+Engine seeds themselves (`HanabiState(seed=)`, `HanabiBatch(seeds=)`, `reset`, `set_hand(seed=)`,
+...) are integers in [0, 2**64): one rule, `check_engine_seed`, everywhere; a negative seed or
+one >= 2**64 raises ValueError (never wrapped or hashed), and so does a run seed outside
+[0, MAX_SEED) here.
+
     >>> from lbs_pz.engine import HanabiConfig, HanabiState
     >>> seeds = deal_seeds(EVAL, seed=0, first=0, count=3)
     >>> state = HanabiState(HanabiConfig(), seed=int(seeds[0]))   # evaluation game 0
