@@ -4,6 +4,7 @@
 import os
 
 import numpy as np
+cimport cython
 cimport numpy as cnp
 from libc.stdint cimport int8_t, uint8_t, uint64_t
 from libc.string cimport memcpy, memset
@@ -123,6 +124,7 @@ cdef int _check_deck(const GameConfig* cfg, object config, cards) except -1:
     return 0
 
 
+@cython.freelist(32)   # clones are made and dropped in bursts: reuse the allocations
 cdef class HanabiState:
     """One game of Hanabi with HLE's exact rules, move ids and observation encoding.
 
