@@ -13,6 +13,7 @@ names the call that crashed.
 """
 
 import argparse
+import resource
 import sys
 
 import numpy as np
@@ -24,7 +25,7 @@ from lbs_pz.envs import hanabi_v0
 
 # What a misuse may raise. Anything else (AttributeError, ZeroDivisionError, SystemError,
 # AssertionError, ...) is a bug in how the API reports bad input.
-CLEAN = (ValueError, TypeError, IndexError, RuntimeError, OverflowError)
+CLEAN = (ValueError, TypeError, IndexError, RuntimeError, OverflowError, MemoryError)
 
 CONFIGS = [HanabiConfig(), HanabiConfig(players=3, colors=3, ranks=3, hand_size=2),
            HanabiConfig(players=5, observation_type="seer")]
@@ -121,6 +122,9 @@ def main(argv=None):
     parser.add_argument("--examples", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    # A hostile size may ask for terabytes; with an address-space cap the engine must answer
+    # MemoryError instead of the kernel's out-of-memory killer ending the run.
+    resource.setrlimit(resource.RLIMIT_AS, (6 * 2**30, resource.getrlimit(resource.RLIMIT_AS)[1]))
 
     @settings(max_examples=args.examples, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck))
