@@ -52,3 +52,21 @@ def timed_rates(fn: Callable[[], int], repeats: int,
         if gc_was_enabled:
             gc.enable()
     return rates
+
+
+def play_random_aec_game(env, seed: int, rng) -> int:
+    """One game of uniformly random legal moves through a PettingZoo AEC env (ours or
+    hanabi_v5), reset with `seed`; returns the moves made."""
+    import numpy as np
+
+    env.reset(seed=seed)
+    moves = 0
+    for _ in env.agent_iter():
+        obs, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[int(rng.integers(len(legal)))]))
+        moves += 1
+    return moves

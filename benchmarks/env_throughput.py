@@ -21,7 +21,7 @@ from typing import Optional
 
 import numpy as np
 
-from _common import limit_threads, pin_to_one_core, timed_rates
+from _common import limit_threads, pin_to_one_core, play_random_aec_game, timed_rates
 
 TARGETS = {"aec_ratio": 10.0, "vec_env_steps": 200_000}
 
@@ -32,16 +32,8 @@ def _aec_random_play(make_env, steps: int, seed: int) -> int:
     rng = np.random.default_rng(seed)
     done_steps, game = 0, 0
     while done_steps < steps:
-        env.reset(seed=seed + game)
+        done_steps += play_random_aec_game(env, seed + game, rng)
         game += 1
-        for agent in env.agent_iter():
-            obs, _, termination, truncation, _ = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[int(rng.integers(len(legal)))]))
-            done_steps += 1
     env.close()
     return done_steps
 

@@ -20,6 +20,8 @@ import time
 
 import numpy as np
 
+from _common import play_random_aec_game
+
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -87,14 +89,7 @@ def aec_games(games: int):
 
     def run(first, n):
         for g in range(first, first + n):
-            env.reset(seed=g)
-            for agent in env.agent_iter():
-                obs, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(obs["action_mask"])
-                env.step(int(legal[rng.integers(len(legal))]))
+            play_random_aec_game(env, g, rng)
     return (lambda: run(10**6, 200)), (lambda: run(0, games))
 
 
