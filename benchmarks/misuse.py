@@ -130,12 +130,12 @@ CASES = [
     ("engine-readonly-memmap-legal-masks", "raises", "ValueError",
      "import tempfile, os\n"
      "path = os.path.join(tempfile.mkdtemp(), 'm.bin'); open(path, 'wb').write(bytes(80))\n"
-     "out = np.memmap(path, dtype=np.uint8, mode='r', shape=(4, 20))\n"
+     "out = np.memmap(path, dtype=np.int8, mode='r', shape=(4, 20))\n"
      "HanabiBatch(cfg, 4).legal_masks(out=out)"),
     ("engine-readonly-encode", "raises", "ValueError",
      "HanabiBatch(cfg, 4).encode(out=ro((4, cfg.encoding_size), np.float32))"),
     ("engine-readonly-terminals", "raises", "ValueError",
-     "HanabiBatch(cfg, 4).terminals(out=ro((4,), np.uint8))"),
+     "HanabiBatch(cfg, 4).terminals(out=ro((4,), np.bool_))"),
     ("engine-readonly-scores", "raises", "ValueError",
      "HanabiBatch(cfg, 4).scores(out=ro((4,), np.int32))"),
     ("engine-wrong-shape-encode", "raises", "ValueError",
