@@ -1,6 +1,6 @@
 """One-way layers: no module of lbs_pz imports a higher layer, at any depth.
 
-    engine -> models -> agents -> search -> envs, wrappers -> eval, train -> cli
+    engine -> models -> agents -> search -> envs, wrappers -> eval, train -> web -> cli
 
 Every `.py` module is parsed with `ast` (imports at module level, inside functions and
 classes, and `>>>` lines of docstrings), every `.pyx` / `.pxd` file line by line
@@ -23,7 +23,7 @@ import lbs_pz
 
 ROOT = Path(lbs_pz.__file__).resolve().parent
 LEVELS = {"engine": 0, "models": 1, "agents": 2, "search": 3, "envs": 4, "wrappers": 4,
-          "eval": 5, "train": 5, "cli": 6}
+          "eval": 5, "train": 5, "web": 6, "cli": 7}
 SAME_LEVEL_ALLOWED = {("envs", "wrappers"), ("wrappers", "envs")}
 
 _PYX_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\b|c?import\s+([\w.]+))")
