@@ -1,6 +1,7 @@
 """The `lbs-pz` command: one module per subcommand, each with `add_command(subparsers)`.
 
     lbs-pz demo | eval | compare | train-belief | train-value | train-blueprint | belief-quality
+           | serve
 
 Every command that takes a blueprint takes one spec (`--blueprint SPEC`, see
 `lbs_pz.cli.options.BLUEPRINT_HELP`). A bad parameter (a ValueError, e.g. a checkpoint
@@ -13,12 +14,12 @@ import argparse
 import sys
 from typing import List, Optional
 
-from lbs_pz.cli import belief_quality, compare, demo, train_belief, train_blueprint, train_value
+from lbs_pz.cli import belief_quality, compare, demo, serve, train_belief, train_blueprint, train_value
 from lbs_pz.cli import eval as eval_command
 from lbs_pz.cli.options import BLUEPRINT_HELP
 
 SUBCOMMANDS = (demo, eval_command, compare, train_belief, train_value, train_blueprint,
-               belief_quality)
+               belief_quality, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

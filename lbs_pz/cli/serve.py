@@ -1,0 +1,67 @@
+"""`lbs-pz serve`: the local web page. Watch games (any blueprint on any seat, optionally
+with LBS or SPARTA), step forward and back, open a search decision (every candidate move
+with its estimated return +- s.e., pruned moves, the blueprint's move, the belief over the
+seat's own hand as a colour x rank heat map); replay a `compare --jsonl` line or a
+hanab.live JSON file; export any game to hanab.live JSON; play one seat yourself with any
+blueprint or LBS as partner (the page never receives your own cards or the deck order).
+
+Deal N of the page is game N of `lbs-pz eval --seed 0` (the evaluation stream). The server
+binds to 127.0.0.1 by default: the games run on this machine and anyone who can reach the
+port can start searches, so bind elsewhere only on a trusted network. Games live in memory
+(the 64 newest); stop the server with Ctrl-C. Needs the [web] extra: pip install
+'lbs_pz[web]' (starlette, uvicorn)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lbs_pz.cli.options import add_blueprint_command, add_blueprint_option, int_at_least
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def run(args) -> int:
+    try:
+        import uvicorn
+
+        from lbs_pz.web.app import create_app
+    except ImportError as err:
+        raise ValueError(f"the web page needs the [web] extra (pip install 'lbs_pz[web]'): "
+                         f"{err}") from None
+    app = create_app(blueprint=args.blueprint, search=args.search, rollouts=args.rollouts)
+    if args.host not in LOCAL_HOSTS:
+        print(f"warning: serving on {args.host}, not localhost: anyone who can reach this "
+              f"port can start games and searches on this machine", file=sys.stderr)
+    port = args.port
+    if port == 0:                       # pick a free port now, so that the URL is right
+        import socket
+
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        with socket.socket(family) as sock:
+            sock.bind((args.host, 0))
+            port = sock.getsockname()[1]
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"lbs_pz web page: http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
+    uvicorn.run(app, host=args.host, port=port, log_level=args.log_level)
+    return 0
+
+
+def add_command(subparsers) -> argparse.ArgumentParser:
+    parser = add_blueprint_command(
+        subparsers, "serve", __doc__,
+        help="a local web page: watch, replay and play games, see what a search weighed")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int_at_least(0), default=8000,
+                        help="port (default 8000; 0 picks a free one)")
+    add_blueprint_option(parser, what="the page's default blueprint for new seats")
+    parser.add_argument("--search", default="lbs-16", metavar="none|lbs-K|lbs-inf|sparta",
+                        help="the page's default search for a searching seat (default lbs-16)")
+    parser.add_argument("--rollouts", type=int_at_least(1), default=256,
+                        help="default sampled worlds per search decision (default 256)")
+    parser.add_argument("--log-level", default="warning",
+                        choices=("critical", "error", "warning", "info", "debug"),
+                        help="uvicorn's log level (default warning)")
+    parser.set_defaults(func=run)
+    return parser

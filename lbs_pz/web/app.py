@@ -1,0 +1,179 @@
+"""The Starlette app of the local web page: `create_app(blueprint=..., search=...)`.
+
+Routes (JSON; every error is {"error": message} with status 400, 403, 404 or 409):
+
+    GET  /                                  the single-page app (static/index.html)
+    GET  /static/...                        its js / css
+    GET  /api/options                       blueprints, searches, default variant, server defaults
+    POST /api/games                         new game -> 201 {"id", "state": SNAPSHOT}
+    GET  /api/games/{id}?at=K&view=V        SNAPSHOT after K moves seen by V (spectator | seat)
+    POST /api/games/{id}/advance            {"moves": n} (-1: play out) -> SNAPSHOT
+    POST /api/games/{id}/move               {"move", "turn"} (play mode) -> SNAPSHOT
+    GET  /api/games/{id}/decisions/{k}      DECISION of move k
+    GET  /api/games/{id}/export             hanab.live JSON
+    POST /api/replays                       {"hanablive"} | {"jsonl_line"} | {"jsonl_text", "index"}
+
+Agent moves (search takes seconds) run in a worker thread (`run_in_threadpool`) so the
+server keeps answering; one lock per game: a second move request while one runs is a 409.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Optional
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from lbs_pz.agents import load_blueprint
+from lbs_pz.engine import HanabiConfig
+from lbs_pz.web.games import (BLUEPRINT_EXAMPLES, SEARCHES, ApiError, GameStore, parse_search,
+                              variant_dict)
+
+STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+PLACEHOLDER = ("<!doctype html><html><head><title>lbs_pz</title></head><body><h1>lbs_pz</h1>"
+               "<p>The page's files (lbs_pz/web/static/index.html) are missing; the API is at "
+               "<a href='/api/options'>/api/options</a>.</p></body></html>")
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request) -> dict:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as err:
+        raise ApiError(400, f"the body is not JSON: {err}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return body
+
+
+def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int = 256,
+               cap: int = 64) -> Starlette:
+    """The app. `blueprint`, `search`, `rollouts`: the page's defaults for new seats
+    (checked here: a bad spec is a ValueError); `cap`: games kept in memory."""
+    load_blueprint(blueprint)                       # BlueprintError (ValueError) if bad
+    try:
+        search = parse_search(search)
+    except ApiError as err:
+        raise ValueError(err.message) from None
+    if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 1:
+        raise ValueError(f"rollouts must be an integer >= 1, got {rollouts!r}")
+    store = GameStore(default_rollouts=rollouts, cap=cap)
+
+    async def index(request: Request):
+        path = os.path.join(STATIC_DIR, "index.html")
+        if os.path.isfile(path):
+            return FileResponse(path, media_type="text/html")
+        return HTMLResponse(PLACEHOLDER)
+
+    async def options(request: Request):
+        blueprints = list(BLUEPRINT_EXAMPLES)
+        if blueprint not in blueprints:
+            blueprints.insert(0, blueprint)
+        return JSONResponse({"blueprints": blueprints, "searches": list(SEARCHES),
+                             "default_variant": variant_dict(HanabiConfig()),
+                             "server_blueprint": blueprint, "server_search": search,
+                             "server_rollouts": rollouts})
+
+    async def create_game(request: Request):
+        body = await _body(request)
+        game = await run_in_threadpool(store.create, body)   # loading a net takes a while
+
+        def start():
+            with game.lock:
+                if game.mode == "play":         # the agents move up to the human's turn
+                    game.advance(-1)
+                return game.snapshot()
+        state = await run_in_threadpool(start)
+        return JSONResponse({"id": game.id, "state": state}, status_code=201)
+
+    async def get_game(request: Request):
+        game = store.get(request.path_params["id"])
+        q = request.query_params
+        return JSONResponse(game.snapshot(q.get("at"), q.get("view")))
+
+    async def advance(request: Request):
+        game = store.get(request.path_params["id"])
+        body = await _body(request)
+        n = body.get("moves", 1)
+        if isinstance(n, bool) or not isinstance(n, int) or n < -1:
+            raise ApiError(400, f"moves must be a number of moves >= 1, or -1 (play out), "
+                                f"got {n!r}")
+
+        def run():
+            if not game.lock.acquire(blocking=False):
+                raise ApiError(409, "the game is busy with another request")
+            try:
+                game.advance(n)
+                return game.snapshot()
+            finally:
+                game.lock.release()
+        return JSONResponse(await run_in_threadpool(run))
+
+    async def move(request: Request):
+        game = store.get(request.path_params["id"])
+        body = await _body(request)
+        if "move" not in body or "turn" not in body:
+            raise ApiError(400, "a move body is {\"move\": id, \"turn\": moves played}")
+
+        def run():
+            if not game.lock.acquire(blocking=False):
+                raise ApiError(409, "the game is busy with another request")
+            try:
+                game.human_move(body["move"], body["turn"])
+                return game.snapshot()
+            finally:
+                game.lock.release()
+        return JSONResponse(await run_in_threadpool(run))
+
+    async def decision(request: Request):
+        game = store.get(request.path_params["id"])
+        try:
+            k = int(request.path_params["k"])
+        except ValueError:
+            raise ApiError(404, f"no move {request.path_params['k']!r}") from None
+        return JSONResponse(game.decision(k))
+
+    async def export(request: Request):
+        game = store.get(request.path_params["id"])
+        return JSONResponse(game.export())
+
+    async def replay(request: Request):
+        body = await _body(request)
+        game = await run_in_threadpool(store.replay, body)
+        return JSONResponse({"id": game.id, "state": game.snapshot()}, status_code=201)
+
+    async def api_error(request: Request, exc: ApiError):
+        return _error(exc.status, exc.message)
+
+    async def http_error(request: Request, exc: HTTPException):
+        return _error(exc.status_code, exc.detail or "error")
+
+    routes = [
+        Route("/", index),
+        Route("/api/options", options),
+        Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/games/{id}", get_game),
+        Route("/api/games/{id}/advance", advance, methods=["POST"]),
+        Route("/api/games/{id}/move", move, methods=["POST"]),
+        Route("/api/games/{id}/decisions/{k}", decision),
+        Route("/api/games/{id}/export", export),
+        Route("/api/replays", replay, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={ApiError: api_error,
+                                                        HTTPException: http_error})
+    app.state.games = store
+    return app
