@@ -3,8 +3,8 @@
     python tests/fuzz_api.py --examples 300 --seed 0
 
 Hypothesis draws sequences of calls: every public method of HanabiState and HanabiBatch
-(found by dir(), so new methods are fuzzed too), the rule bots, the constructors and the
-PettingZoo env, each with arguments drawn from a mix of valid values and hostile ones (huge
+(found by dir(), so new methods are fuzzed too), the rule bots, the constructors, the
+PettingZoo env, the Gymnasium self-play env and the SB3 VecEnv, each with arguments drawn from a mix of valid values and hostile ones (huge
 and negative ints, floats, NaN, bools, None, strings, arrays of the wrong dtype, shape,
 contiguity or writeability, other engine objects). A call may raise one of the documented
 Python exceptions; any other exception fails the example (Hypothesis shrinks it), and a
@@ -22,6 +22,8 @@ from hypothesis import HealthCheck, given, seed, settings, strategies as st
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.envs import hanabi_v0
+from lbs_pz.envs.self_play import HanabiSelfPlayEnv
+from lbs_pz.wrappers.vec_env import HanabiVecEnv
 
 # What a misuse may raise. Anything else (AttributeError, ZeroDivisionError, SystemError,
 # AssertionError, ...) is a bug in how the API reports bad input.
@@ -80,7 +82,7 @@ def programs(draw):
     objects = [state, batch, config, CONFIGS[0], HanabiState(CONFIGS[1], seed=1)]
     calls = []
     for _ in range(draw(st.integers(1, 12))):
-        target = draw(st.sampled_from(["state", "batch", "bot", "new", "env"]))
+        target = draw(st.sampled_from(["state", "batch", "bot", "new", "env", "gym", "vec"]))
         if target == "state":
             name = draw(st.sampled_from(STATE_METHODS))
         elif target == "batch":
@@ -89,6 +91,8 @@ def programs(draw):
             name = draw(st.sampled_from(BOT_METHODS))
         elif target == "new":
             name = draw(st.sampled_from(["HanabiState", "HanabiBatch", "HanabiConfig"]))
+        elif target == "vec":
+            name = draw(st.sampled_from(["step", "reset", "action_masks", "seed"]))
         else:
             name = draw(st.sampled_from(["step", "reset"]))
         args = draw(st.lists(values(objects), max_size=3))
@@ -97,6 +101,7 @@ def programs(draw):
 
 
 def run_call(state, batch, env, target, name, args):
+    env, gym_env, vec_env = env
     if target == "state":
         attr = getattr(state, name)
     elif target == "batch":
@@ -106,6 +111,10 @@ def run_call(state, batch, env, target, name, args):
     elif target == "new":
         attr = {"HanabiState": HanabiState, "HanabiBatch": HanabiBatch,
                 "HanabiConfig": HanabiConfig}[name]
+    elif target == "gym":
+        attr = gym_env.step if name == "step" else (lambda *a: gym_env.reset(seed=a[0] if a else None))
+    elif target == "vec":
+        attr = getattr(vec_env, name)
     else:
         attr = env.step if name == "step" else (lambda *a: env.reset(*a[:1]))
     result = attr(*args) if callable(attr) else attr
@@ -131,13 +140,16 @@ def main(argv=None):
     @given(programs())
     def fuzz(program):
         state, batch, calls = program
-        env = hanabi_v0.env()
+        env, gym_env, vec_env = hanabi_v0.env(), HanabiSelfPlayEnv(), HanabiVecEnv(3, seed=0)
         env.reset(seed=0)
+        gym_env.reset(seed=0)
+        vec_env.reset()
+        envs = (env, gym_env, vec_env)
         for target, name, call_args in calls:
             print(f"CALL {target}.{name}({', '.join(_short(a) for a in call_args)})", file=LOG,
                   flush=True)
             try:
-                run_call(state, batch, env, target, name, call_args)
+                run_call(state, batch, envs, target, name, call_args)
             except CLEAN:
                 pass
 
