@@ -1,0 +1,678 @@
+// lbs_pz local page: set up, watch, replay and play Hanabi games against the server's JSON API.
+// Plain ES2017, no build step, no external resources.
+"use strict";
+
+const COLOR_CHARS = "RYGWB";
+const COLOR_NAMES = { R: "red", Y: "yellow", G: "green", W: "white", B: "blue" };
+
+const app = {
+  options: null,   // GET /api/options
+  game: null,      // {id, mode}
+  snap: null,      // the SNAPSHOT on screen
+  view: "spectator",
+  busy: false,
+  decisionK: null, // move whose search panel is open
+};
+
+// ---------------------------------------------------------------- helpers
+
+function $(id) { return document.getElementById(id); }
+
+function el(tag, attrs, children) {
+  const node = document.createElement(tag);
+  if (attrs) {
+    for (const [key, value] of Object.entries(attrs)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "text") node.textContent = value;
+      else if (key === "class") node.className = value;
+      else if (key === "onclick") node.addEventListener("click", value);
+      else if (key === "style") node.setAttribute("style", value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  for (const child of [].concat(children || [])) {
+    if (child === null || child === undefined) continue;
+    node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = false;
+}
+
+function clearError() {
+  const box = $("error");
+  box.textContent = "";
+  box.hidden = true;
+}
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new Error(`cannot reach the server (${err.message})`);
+  }
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try { data = JSON.parse(text); } catch (err) { data = { error: text }; }
+  }
+  if (!response.ok) {
+    const message = data && data.error ? data.error : `HTTP ${response.status}`;
+    const error = new Error(message);
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+async function guarded(fn) {
+  if (app.busy) return;
+  app.busy = true;
+  document.body.classList.add("busy");
+  try {
+    clearError();
+    await fn();
+  } catch (err) {
+    showError(err.message || String(err));
+  } finally {
+    app.busy = false;
+    document.body.classList.remove("busy");
+    document.body.dataset.idle = "1";
+  }
+}
+
+function colorChars(snap) {
+  if (snap && Array.isArray(snap.colors) && snap.colors.length) return snap.colors.join("");
+  const n = snap && snap.variant && snap.variant.colors ? snap.variant.colors : 5;
+  return COLOR_CHARS.slice(0, n);
+}
+
+function colorClass(ch) {
+  return "c-" + (COLOR_NAMES[ch] || "unknown");
+}
+
+function fmt(x, digits) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "-";
+  return Number(x).toFixed(digits === undefined ? 2 : digits);
+}
+
+// ---------------------------------------------------------------- sections
+
+function showSection(name) {
+  for (const s of ["setup", "replay", "board"]) {
+    $(s).hidden = s !== name;
+  }
+  $("nav-new").classList.toggle("active", name === "setup");
+  $("nav-replay").classList.toggle("active", name === "replay");
+  $("nav-board").classList.toggle("active", name === "board");
+}
+
+// ---------------------------------------------------------------- set-up form
+
+function seatRow(i) {
+  const blueprints = app.options ? app.options.blueprints || [] : [];
+  const searches = app.options ? app.options.searches || ["none"] : ["none"];
+  const defaultBlueprint = app.options && app.options.server_blueprint
+    ? app.options.server_blueprint : (blueprints[0] || "");
+  const defaultSearch = app.options && app.options.server_search ? app.options.server_search : "none";
+  const search = el("select", { id: `seat-${i}-search`, "aria-label": `Seat ${i} search` },
+    searches.map((s) => el("option", { value: s, text: s, selected: s === defaultSearch })));
+  const row = el("div", { class: "seat-row", id: `seat-${i}` }, [
+    el("span", { class: "seat-label", text: `Seat ${i}` }),
+    el("label", { class: "inline", for: `seat-${i}-human` }, [
+      el("input", { type: "checkbox", id: `seat-${i}-human`, class: "seat-human" }), " me"]),
+    el("label", { class: "inline", for: `seat-${i}-blueprint` }, ["Blueprint ",
+      el("input", { id: `seat-${i}-blueprint`, list: "blueprint-list", value: defaultBlueprint,
+        size: 18 })]),
+    el("label", { class: "inline", for: `seat-${i}-search` }, ["Search ", search]),
+    el("label", { class: "inline", for: `seat-${i}-rollouts` }, ["Rollouts ",
+      el("input", { id: `seat-${i}-rollouts`, type: "number", min: 1, placeholder: "default",
+        size: 6 })]),
+  ]);
+  const human = row.querySelector(".seat-human");
+  human.addEventListener("change", () => {
+    if (human.checked) {
+      for (const other of document.querySelectorAll(".seat-human")) {
+        if (other !== human) other.checked = false;
+      }
+      $("mode").value = "play";
+    }
+    syncSeatRows();
+  });
+  return row;
+}
+
+function syncSeatRows() {
+  const play = $("mode").value === "play";
+  document.querySelectorAll(".seat-row").forEach((row, i) => {
+    const human = $(`seat-${i}-human`);
+    human.disabled = !play;
+    if (!play) human.checked = false;
+    const isHuman = play && human.checked;
+    for (const field of ["blueprint", "search", "rollouts"]) {
+      $(`seat-${i}-${field}`).disabled = isHuman;
+    }
+    row.classList.toggle("is-human", isHuman);
+  });
+}
+
+function buildSeats() {
+  const box = $("seats");
+  const n = Math.max(2, Math.min(5, parseInt($("players").value, 10) || 2));
+  const old = box.querySelectorAll(".seat-row").length;
+  if (old === n) return;
+  const keep = [];
+  for (let i = 0; i < Math.min(old, n); i++) keep.push($(`seat-${i}`));
+  box.textContent = "";
+  for (let i = 0; i < n; i++) box.appendChild(keep[i] || seatRow(i));
+  syncSeatRows();
+}
+
+function readSetup() {
+  const variant = {};
+  for (const key of ["players", "colors", "ranks", "hand_size", "max_information_tokens",
+                     "max_life_tokens"]) {
+    const v = parseInt($(key).value, 10);
+    if (!Number.isNaN(v)) variant[key] = v;
+  }
+  const mode = $("mode").value;
+  const seats = [];
+  const n = document.querySelectorAll(".seat-row").length;
+  for (let i = 0; i < n; i++) {
+    if (mode === "play" && $(`seat-${i}-human`).checked) {
+      seats.push({ human: true });
+      continue;
+    }
+    const seat = {
+      blueprint: $(`seat-${i}-blueprint`).value.trim(),
+      search: $(`seat-${i}-search`).value,
+    };
+    const rollouts = parseInt($(`seat-${i}-rollouts`).value, 10);
+    if (!Number.isNaN(rollouts)) seat.rollouts = rollouts;
+    seats.push(seat);
+  }
+  if (mode === "play" && !seats.some((s) => s.human)) {
+    throw new Error('play mode: tick "me" on the seat you want to play');
+  }
+  const seed = parseInt($("seed").value, 10);
+  return { variant, seed: Number.isNaN(seed) ? 0 : seed, seats, mode };
+}
+
+async function loadOptions() {
+  try {
+    app.options = await api("GET", "/api/options");
+  } catch (err) {
+    showError(`could not load the server's options: ${err.message}`);
+    app.options = null;
+  }
+  const list = $("blueprint-list");
+  list.textContent = "";
+  for (const spec of (app.options && app.options.blueprints) || []) {
+    list.appendChild(el("option", { value: spec }));
+  }
+  const dv = app.options && app.options.default_variant;
+  if (dv) {
+    for (const key of Object.keys(dv)) {
+      if ($(key) && dv[key] !== null && dv[key] !== undefined) $(key).value = dv[key];
+    }
+  }
+  $("seats").textContent = "";
+  buildSeats();
+}
+
+// ---------------------------------------------------------------- game life cycle
+
+function startGame(data) {
+  app.game = { id: data.id, mode: data.state.mode || data.mode || "watch" };
+  app.view = app.game.mode === "play" ? data.state.view : "spectator";
+  app.decisionK = null;
+  $("decision-panel").hidden = true;
+  $("nav-board").disabled = false;
+  showSection("board");
+  render(data.state);
+}
+
+async function createGame(event) {
+  event.preventDefault();
+  await guarded(async () => {
+    const body = readSetup();
+    const data = await api("POST", "/api/games", body);
+    startGame(data);
+    await autoAdvance();
+  });
+}
+
+function gameUrl(suffix) {
+  return `/api/games/${encodeURIComponent(app.game.id)}${suffix || ""}`;
+}
+
+async function fetchAt(k) {
+  const params = new URLSearchParams();
+  if (k !== null && k !== undefined) params.set("at", String(k));
+  params.set("view", String(app.view));
+  render(await api("GET", gameUrl(`?${params}`)));
+}
+
+// In play mode, let the agents move until it is the person's turn (the server stops there).
+async function autoAdvance() {
+  const snap = app.snap;
+  if (!snap || app.game.mode !== "play" || snap.terminal) return;
+  const seat = snap.seats[snap.current_player];
+  if (seat && !seat.human) {
+    render(await api("POST", gameUrl("/advance"), { moves: -1 }));
+  }
+}
+
+async function forward() {
+  const snap = app.snap;
+  if (snap.at < snap.moves_played) {
+    await fetchAt(snap.at + 1);
+  } else if (!snap.terminal) {
+    await api("POST", gameUrl("/advance"), { moves: 1 });
+    await fetchAt(null);
+  }
+}
+
+async function back() {
+  if (app.snap.at > 0) await fetchAt(app.snap.at - 1);
+}
+
+async function playOut() {
+  if (!app.snap.terminal || app.snap.at < app.snap.moves_played) {
+    if (!app.snap.terminal) await api("POST", gameUrl("/advance"), { moves: -1 });
+    await fetchAt(null);
+  }
+}
+
+async function jumpTo(k) {
+  if (Number.isNaN(k) || k < 0) throw new Error("jump: give a move number >= 0");
+  let snap = app.snap;
+  if (k > snap.moves_played && !snap.terminal) {
+    await api("POST", gameUrl("/advance"), { moves: k - snap.moves_played });
+    snap = await api("GET", gameUrl(`?view=${encodeURIComponent(app.view)}`));
+  }
+  await fetchAt(Math.min(k, snap.moves_played));
+}
+
+async function sendMove(moveId) {
+  const snap = app.snap;
+  const data = await api("POST", gameUrl("/move"), { move: moveId, turn: snap.moves_played });
+  render(data);
+  await autoAdvance();
+}
+
+async function exportGame() {
+  const record = await api("GET", gameUrl("/export"));
+  const blob = new Blob([JSON.stringify(record, null, 1)], { type: "application/json" });
+  const url = URL.createObjectURL(blob);
+  const link = el("a", { href: url, download: `lbs_pz-game-${app.game.id}.json`, id: "export-link" });
+  document.body.appendChild(link);
+  link.click();
+  setTimeout(() => { URL.revokeObjectURL(url); link.remove(); }, 1000);
+}
+
+// ---------------------------------------------------------------- replay
+
+function replayBody(text, index) {
+  const trimmed = text.trim();
+  if (!trimmed) throw new Error("replay: choose a file or paste a record first");
+  const lines = trimmed.split(/\r?\n/).filter((line) => line.trim());
+  if (lines.length > 1) {
+    let whole = null;
+    try { whole = JSON.parse(trimmed); } catch (err) { whole = null; }
+    if (whole === null) return { jsonl_text: trimmed, index };
+  }
+  let record;
+  try {
+    record = JSON.parse(trimmed);
+  } catch (err) {
+    throw new Error(`replay: not JSON (${err.message})`);
+  }
+  if (record && typeof record === "object" && !Array.isArray(record) &&
+      "actions" in record && "deck" in record) {
+    return { hanablive: record };
+  }
+  return { jsonl_line: record };
+}
+
+async function loadReplay() {
+  await guarded(async () => {
+    const file = $("replay-file").files[0];
+    const text = file ? await file.text() : $("replay-text").value;
+    const index = parseInt($("replay-index").value, 10) || 0;
+    const data = await api("POST", "/api/replays", replayBody(text, index));
+    startGame(data);
+  });
+}
+
+// ---------------------------------------------------------------- rendering
+
+function cardFace(name) {
+  // "R3" -> ["R", "3"]
+  return [name.slice(0, 1), name.slice(1)];
+}
+
+function renderCard(card, slot, seatIndex, snap) {
+  const known = card.card !== null && card.card !== undefined;
+  const hint = [];
+  if (card.color_hint !== null && card.color_hint !== undefined && card.color_hint !== "") {
+    hint.push(String(card.color_hint));
+  }
+  if (card.rank_hint !== null && card.rank_hint !== undefined && card.rank_hint !== "") {
+    hint.push(String(card.rank_hint));
+  }
+  const knowledge = typeof card.knowledge === "string" ? card.knowledge
+    : (card.knowledge ? JSON.stringify(card.knowledge) : "");
+  let cls = "card";
+  let face;
+  let label;
+  if (known) {
+    const [c, r] = cardFace(card.card);
+    cls += " " + colorClass(c);
+    face = [el("span", { class: "rank", text: r }), el("span", { class: "suit", text: c })];
+    label = `seat ${seatIndex} slot ${slot}: ${card.card}`;
+  } else {
+    cls += " hidden-card";
+    const ch = card.color_hint ? String(card.color_hint).slice(0, 1) : null;
+    if (ch && COLOR_NAMES[ch]) cls += " hinted " + colorClass(ch);
+    face = [el("span", { class: "rank", text: card.rank_hint ? String(card.rank_hint) : "?" }),
+      el("span", { class: "suit", text: ch || "" })];
+    label = `seat ${seatIndex} slot ${slot}: hidden`;
+  }
+  if (hint.length) label += `, hinted ${hint.join(" ")}`;
+  if (knowledge) label += `, could be ${knowledge}`;
+  return el("div", { class: cls, id: `card-${seatIndex}-${slot}`, title: label, "aria-label": label,
+    role: "img" }, [
+    el("div", { class: "face" }, face),
+    el("div", { class: "hints", text: hint.length ? `hint ${hint.join(" ")}` : "" }),
+    knowledge ? el("div", { class: "knowledge", text: knowledge }) : null,
+    el("div", { class: "slot", text: `#${slot}` }),
+  ]);
+}
+
+function renderHands(snap) {
+  const box = $("hands");
+  box.textContent = "";
+  snap.seats.forEach((seat, i) => {
+    const isTurn = !snap.terminal && i === snap.current_player;
+    const title = [`Seat ${i}`, seat.name ? `: ${seat.name}` : "",
+      seat.human && !/\byou\b/i.test(seat.name || "") ? " (you)" : "",
+      String(snap.view) === String(i) ? " (viewing)" : ""].join("");
+    box.appendChild(el("div", { class: `seat${isTurn ? " to-move" : ""}`, id: `hand-${i}` }, [
+      el("div", { class: "seat-name" }, [title, isTurn ? el("span", { class: "badge turn", text: "to move" }) : null]),
+      el("div", { class: "cards" }, seat.hand.map((card, slot) => renderCard(card, slot, i, snap))),
+    ]));
+  });
+}
+
+function renderFireworks(snap) {
+  const box = $("fireworks");
+  box.textContent = "";
+  const chars = colorChars(snap);
+  snap.fireworks.forEach((height, ci) => {
+    const ch = chars[ci] || "?";
+    box.appendChild(el("div", { class: `firework ${colorClass(ch)}`, id: `firework-${ch}`,
+      "aria-label": `${COLOR_NAMES[ch] || ch} firework at ${height}` }, [
+      el("span", { class: "rank", text: String(height) }), el("span", { class: "suit", text: ch }),
+    ]));
+  });
+}
+
+function renderDiscards(snap) {
+  const box = $("discards");
+  box.textContent = "";
+  const sorted = snap.discards.slice().sort();
+  if (!sorted.length) box.appendChild(el("span", { class: "muted", text: "none yet" }));
+  for (const name of sorted) {
+    const [c, r] = cardFace(name);
+    box.appendChild(el("span", { class: `mini ${colorClass(c)}`, title: name, text: `${c}${r}` }));
+  }
+}
+
+function renderHistory(snap) {
+  const box = $("history");
+  box.textContent = "";
+  for (const entry of snap.history) {
+    const k = entry.k;
+    const done = k < snap.at;
+    const item = el("li", { class: `hist${done ? "" : " future"}${k === snap.at - 1 ? " current" : ""}`,
+      id: `hist-${k}`, value: k }, [
+      el("button", { type: "button", class: "link", id: `goto-${k}`,
+        title: `Position after move ${k}`, text: `${k}. seat ${entry.seat}: ${entry.name}`,
+        onclick: () => guarded(() => fetchAt(k + 1)) }),
+      entry.searched ? el("button", { type: "button", class: `chip${entry.deviated ? " deviated" : ""}`,
+        id: `decision-${k}`, title: "Open the search panel of this move",
+        text: entry.deviated ? "search: deviated" : "search",
+        onclick: () => guarded(() => openDecision(k)) }) : null,
+    ]);
+    box.appendChild(item);
+  }
+  const current = box.querySelector(".current");
+  if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+}
+
+function renderViewSelect(snap) {
+  const select = $("view-select");
+  const want = String(app.view);
+  select.textContent = "";
+  if (app.game.mode !== "play") select.appendChild(el("option", { value: "spectator", text: "Spectator (all cards)" }));
+  snap.seats.forEach((seat, i) => {
+    if (app.game.mode === "play" && !seat.human) return;
+    select.appendChild(el("option", { value: String(i), text: `Seat ${i}'s view` }));
+  });
+  select.value = want;
+  select.disabled = app.game.mode === "play";
+}
+
+function moveGroup(move) {
+  const kind = String(move.kind || move.name || "").toLowerCase();
+  if (kind.startsWith("play")) return "Play";
+  if (kind.startsWith("discard")) return "Discard";
+  return "Clue";
+}
+
+function renderLegalMoves(snap) {
+  const playing = app.game.mode === "play";
+  $("play-area").hidden = !playing;
+  if (!playing) return;
+  const over = $("game-over");
+  over.hidden = !snap.terminal;
+  over.textContent = snap.terminal ? `Game over: score ${snap.score}.` : "";
+  const box = $("legal-moves");
+  box.textContent = "";
+  const seat = snap.seats[snap.current_player];
+  const myTurn = !snap.terminal && seat && seat.human;
+  box.dataset.turn = myTurn ? "me" : "other";
+  if (!myTurn) {
+    if (!snap.terminal) box.appendChild(el("span", { class: "muted", text: "waiting for the partners" }));
+    return;
+  }
+  const groups = {};
+  for (const move of snap.legal_moves || []) {
+    const g = moveGroup(move);
+    (groups[g] = groups[g] || []).push(move);
+  }
+  for (const g of ["Play", "Discard", "Clue"]) {
+    if (!groups[g]) continue;
+    box.appendChild(el("div", { class: "move-group" }, [
+      el("span", { class: "group-name", text: g }),
+      ...groups[g].map((move) => el("button", { type: "button", class: `move move-${g.toLowerCase()}`,
+        id: `move-${move.id}`, "data-move": move.id, text: move.name,
+        onclick: () => guarded(() => sendMove(move.id)) })),
+    ]));
+  }
+}
+
+function render(snap) {
+  app.snap = snap;
+  if (snap.view !== undefined && snap.view !== null) app.view = snap.view;
+  $("game-id").textContent = snap.id || app.game.id;
+  $("game-mode").textContent = snap.mode || app.game.mode;
+  $("score").textContent = snap.score;
+  $("info-tokens").textContent = snap.information_tokens;
+  $("life-tokens").textContent = snap.life_tokens;
+  $("deck-size").textContent = snap.deck_size;
+  $("position").textContent = snap.at;
+  $("moves-played").textContent = snap.moves_played;
+  $("turn-label").textContent = snap.terminal ? "game over" : `seat ${snap.current_player} to move`;
+  $("jump-input").max = snap.moves_played;
+  const board = $("board");
+  board.dataset.at = snap.at;
+  board.dataset.movesPlayed = snap.moves_played;
+  board.dataset.terminal = snap.terminal ? "1" : "0";
+  board.dataset.mode = app.game.mode;
+  const watching = app.game.mode !== "play";
+  for (const id of ["btn-first", "btn-back", "btn-forward", "btn-playout", "btn-jump", "jump-input"]) {
+    $(id).disabled = !watching;
+  }
+  if (watching) {
+    $("btn-first").disabled = $("btn-back").disabled = snap.at <= 0;
+    $("btn-forward").disabled = snap.terminal && snap.at >= snap.moves_played;
+    $("btn-playout").disabled = snap.terminal && snap.at >= snap.moves_played;
+  }
+  $("btn-export").disabled = app.game.mode === "play" && !snap.terminal;
+  const last = snap.history.find((h) => h.k === snap.at - 1);
+  $("btn-decision").disabled = !(last && last.searched);
+  renderFireworks(snap);
+  renderHands(snap);
+  renderDiscards(snap);
+  renderHistory(snap);
+  renderViewSelect(snap);
+  renderLegalMoves(snap);
+}
+
+// ---------------------------------------------------------------- search panel
+
+function heat(p) {
+  const a = Math.max(0, Math.min(1, p));
+  return `background-color: rgba(30, 90, 200, ${(0.08 + 0.92 * a).toFixed(3)}); color: ${a > 0.45 ? "#fff" : "#111"}`;
+}
+
+function renderBelief(belief) {
+  const box = $("belief");
+  box.textContent = "";
+  if (!belief || !belief.slots || !belief.slots.length) {
+    box.appendChild(el("p", { class: "muted", text: "no belief recorded for this decision" }));
+    return;
+  }
+  const colors = belief.colors || COLOR_CHARS.split("");
+  const ranks = belief.ranks || [1, 2, 3, 4, 5];
+  belief.slots.forEach((table, slot) => {
+    const rows = table.map((perRank, ci) => el("tr", null, [
+      el("th", { scope: "row", class: colorClass(String(colors[ci]).slice(0, 1)), text: String(colors[ci]) }),
+      ...perRank.map((p, ri) => el("td", { style: heat(p),
+        title: `slot ${slot}: ${colors[ci]}${ranks[ri]} p=${fmt(p, 3)}`,
+        text: p >= 0.005 ? fmt(p * 100, 0) : "" })),
+    ]));
+    box.appendChild(el("table", { class: "heat", id: `belief-slot-${slot}`,
+      "aria-label": `Belief over slot ${slot}` }, [
+      el("caption", { text: `slot ${slot} (%)` }),
+      el("thead", null, el("tr", null, [el("th", { text: "" }),
+        ...ranks.map((r) => el("th", { scope: "col", text: String(r) }))])),
+      el("tbody", null, rows),
+    ]));
+  });
+}
+
+function renderDecision(d) {
+  const moveNames = {};
+  for (const c of d.candidates || []) moveNames[c.id] = c.name;
+  const nameOf = (id) => (moveNames[id] !== undefined ? `${moveNames[id]} (#${id})` : `#${id}`);
+  $("decision-title").textContent = `Search decision: move ${d.k}, seat ${d.seat} (${d.search})`;
+  const summary = $("decision-summary");
+  summary.textContent = "";
+  const items = [
+    ["Chosen move", nameOf(d.move)],
+    ["Blueprint's move", nameOf(d.blueprint_move)],
+    ["Deviated", d.deviated ? "yes" : "no"],
+    ["Fallback to blueprint", d.fallback ? (typeof d.fallback === "string" ? d.fallback : "yes") : "no"],
+    ["Worlds", d.worlds],
+    ["Rollouts", d.rollouts],
+    ["Seconds", fmt(d.seconds, 3)],
+  ];
+  for (const [k, v] of items) {
+    summary.appendChild(el("dt", { text: k }));
+    summary.appendChild(el("dd", { text: v === undefined || v === null ? "-" : String(v),
+      id: `decision-${k.toLowerCase().replace(/[^a-z]+/g, "-")}` }));
+  }
+  const body = $("candidates").querySelector("tbody");
+  body.textContent = "";
+  const cands = (d.candidates || []).slice().sort((a, b) => {
+    if (a.pruned !== b.pruned) return a.pruned ? 1 : -1;
+    return (b.mean === null ? -Infinity : b.mean) - (a.mean === null ? -Infinity : a.mean);
+  });
+  for (const c of cands) {
+    const notes = [];
+    if (c.id === d.move) notes.push(el("span", { class: "badge chosen", text: "chosen" }));
+    if (c.id === d.blueprint_move) notes.push(el("span", { class: "badge blueprint", text: "blueprint" }));
+    if (c.pruned) notes.push(el("span", { class: "badge pruned", text: "pruned" }));
+    body.appendChild(el("tr", { class: `${c.pruned ? "pruned" : ""}${c.id === d.move ? " chosen" : ""}`,
+      id: `cand-${c.id}` }, [
+      el("td", { text: c.name }),
+      el("td", { class: "num", text: `${fmt(c.mean)} \u00b1 ${fmt(c.sem)}` }),
+      el("td", { class: "num", text: c.count === undefined ? "-" : String(c.count) }),
+      el("td", { class: "num", text: c.gain === undefined || c.gain === null ? "-"
+        : `${c.gain >= 0 ? "+" : ""}${fmt(c.gain)} \u00b1 ${fmt(c.gain_sem)}` }),
+      el("td", null, notes),
+    ]));
+  }
+  renderBelief(d.belief);
+  const panel = $("decision-panel");
+  panel.hidden = false;
+  panel.dataset.k = d.k;
+  if (panel.scrollIntoView) panel.scrollIntoView({ block: "nearest" });
+}
+
+async function openDecision(k) {
+  const d = await api("GET", gameUrl(`/decisions/${k}`));
+  app.decisionK = k;
+  renderDecision(d);
+}
+
+// ---------------------------------------------------------------- wiring
+
+function init() {
+  $("nav-new").addEventListener("click", () => showSection("setup"));
+  $("nav-replay").addEventListener("click", () => showSection("replay"));
+  $("nav-board").addEventListener("click", () => { if (app.game) showSection("board"); });
+  $("players").addEventListener("change", buildSeats);
+  $("players").addEventListener("input", buildSeats);
+  $("mode").addEventListener("change", syncSeatRows);
+  $("setup-form").addEventListener("submit", createGame);
+  $("replay-load").addEventListener("click", loadReplay);
+  $("btn-first").addEventListener("click", () => guarded(() => fetchAt(0)));
+  $("btn-back").addEventListener("click", () => guarded(back));
+  $("btn-forward").addEventListener("click", () => guarded(forward));
+  $("btn-playout").addEventListener("click", () => guarded(playOut));
+  $("btn-jump").addEventListener("click", () => guarded(() => jumpTo(parseInt($("jump-input").value, 10))));
+  $("jump-input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); $("btn-jump").click(); }
+  });
+  $("view-select").addEventListener("change", () => guarded(async () => {
+    app.view = $("view-select").value;
+    await fetchAt(app.snap.at);
+  }));
+  $("btn-decision").addEventListener("click", () => guarded(() => openDecision(app.snap.at - 1)));
+  $("btn-export").addEventListener("click", () => guarded(exportGame));
+  $("decision-close").addEventListener("click", () => { $("decision-panel").hidden = true; });
+  document.addEventListener("keydown", (e) => {
+    if (!app.game || $("board").hidden || app.game.mode === "play") return;
+    if (e.target && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
+    if (e.key === "ArrowLeft") guarded(back);
+    if (e.key === "ArrowRight") guarded(forward);
+  });
+  buildSeats();
+  loadOptions().then(() => { document.body.dataset.ready = "1"; });
+}
+
+document.addEventListener("DOMContentLoaded", init);

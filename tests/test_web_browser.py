@@ -1,0 +1,250 @@
+"""The local page in a real browser: headless Chromium (Debian's `chromium`) driven by
+Playwright with the system browser (no `playwright install` download).
+
+It starts the real server (`lbs_pz.web.app.create_app` under uvicorn on a free port, in a
+thread), opens the page, plays a whole game in play mode by clicking the legal-move buttons
+(partner: the strong bot), opens the search panel of one LBS decision in a watch game, and
+saves screenshots of the watch and play views to docs/screenshots/.
+
+Skipped, with the reason, only when Chromium or Playwright is missing (`.ci/run` installs
+both)."""
+
+import os
+import random
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHOTS = os.path.join(ROOT, "docs", "screenshots")
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+CHROMIUM = _chromium()
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:                                   # pragma: no cover - CI installs it
+    sync_playwright = None
+
+pytestmark = [
+    pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install "
+                       "chromium; .ci/run installs it)"),
+    pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed (pip "
+                       "install -e '.[test]'; .ci/run installs it)"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    uvicorn = pytest.importorskip("uvicorn")
+    from lbs_pz.web.app import create_app
+
+    app = create_app(blueprint="strong", search="none")
+    port = _free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                            lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu",
+                                           "--disable-dev-shm-usage"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(browser, server_url):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server_url + "/")
+    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def _idle(page, timeout=30000):
+    page.wait_for_function("!document.body.classList.contains('busy')", timeout=timeout)
+
+
+def _no_error(page):
+    box = page.locator("#error")
+    assert box.is_hidden(), f"the page shows an error: {box.text_content()}"
+
+
+def _shot(page, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    path = os.path.join(SHOTS, name)
+    page.screenshot(path=path, full_page=True)
+    assert os.path.getsize(path) > 10_000
+    return path
+
+
+def test_play_a_whole_game_by_clicking(page):
+    """A person (seat 0) plays a whole 2-player game against the strong bot by clicking."""
+    page.select_option("#mode", "play")
+    page.fill("#seed", "3")
+    page.check("#seat-0-human")
+    assert page.is_disabled("#seat-0-blueprint")
+    page.fill("#seat-1-blueprint", "strong")
+    page.select_option("#seat-1-search", "none")
+    page.click("#start")
+    _idle(page)
+    _no_error(page)
+    assert page.get_attribute("#board", "data-mode") == "play"
+    # The person's own cards are never shown: every card of seat 0 is hidden.
+    assert page.locator("#hand-0 .card").count() == 5
+    assert page.locator("#hand-0 .card.hidden-card").count() == 5
+    assert page.locator("#hand-1 .card.hidden-card").count() == 0
+
+    rng = random.Random(0)
+    clicks = 0
+    shot_taken = False
+    while page.get_attribute("#board", "data-terminal") != "1":
+        buttons = page.locator("#legal-moves button.move")
+        count = buttons.count()
+        assert count > 0, "the person's turn shows no legal-move buttons"
+        # Prefer plays of clued cards and clues, else discard: a game that lasts a while.
+        names = buttons.all_text_contents()
+        plays = [i for i, n in enumerate(names) if n.startswith("Play")]
+        clues = [i for i, n in enumerate(names) if n.startswith("Reveal")]
+        discards = [i for i, n in enumerate(names) if n.startswith("Discard")]
+        roll = rng.random()
+        if clues and roll < 0.55:
+            choice = rng.choice(clues)
+        elif discards and roll < 0.9:
+            choice = rng.choice(discards)
+        else:
+            choice = rng.choice(plays or discards or clues)
+        before = int(page.get_attribute("#board", "data-moves-played"))
+        if not shot_taken and clicks == 4:
+            _shot(page, "play.png")
+            shot_taken = True
+        buttons.nth(choice).click()
+        _idle(page)
+        _no_error(page)
+        after = int(page.get_attribute("#board", "data-moves-played"))
+        assert after > before, "a click did not play a move"
+        clicks += 1
+        assert clicks < 100
+    assert clicks >= 3
+    assert page.locator("#game-over").is_visible()
+    assert "Game over" in page.text_content("#game-over")
+    # Once the game is over the export is allowed and works.
+    assert page.is_enabled("#btn-export")
+    with page.expect_download() as info:
+        page.click("#btn-export")
+    _idle(page)
+    _no_error(page)
+    assert info.value.suggested_filename.endswith(".json")
+    if not shot_taken:
+        _shot(page, "play.png")
+
+
+def test_stale_move_is_refused_with_the_servers_message(page):
+    """A move sent for an old turn is refused (409) and the page shows the server's message."""
+    page.select_option("#mode", "play")
+    page.check("#seat-1-human")
+    page.select_option("#seat-0-search", "none")
+    page.click("#start")
+    _idle(page)
+    _no_error(page)
+    # Make the page believe it is an earlier turn, then click a move.
+    page.evaluate("app.snap.moves_played = app.snap.moves_played + 7")
+    page.locator("#legal-moves button.move").first.click()
+    _idle(page)
+    box = page.locator("#error")
+    assert box.is_visible()
+    assert box.text_content().strip()
+
+
+def test_watch_game_search_panel(page):
+    """A watch game with LBS on seat 0 (few rollouts): the search panel shows the candidates
+    with mean +- s.e., the blueprint's move, and the belief heat map of every slot."""
+    page.select_option("#mode", "watch")
+    page.fill("#seed", "1")
+    page.fill("#seat-0-blueprint", "strong")
+    page.select_option("#seat-0-search", "lbs-16")
+    page.fill("#seat-0-rollouts", "8")
+    page.fill("#seat-1-blueprint", "strong")
+    page.select_option("#seat-1-search", "none")
+    page.click("#start")
+    _idle(page)
+    _no_error(page)
+    assert page.get_attribute("#board", "data-mode") == "watch"
+    # Spectator: every card is face up.
+    assert page.locator("#hands .card.hidden-card").count() == 0
+    for _ in range(4):
+        page.click("#btn-forward")
+        _idle(page, timeout=60000)
+        _no_error(page)
+    assert page.get_attribute("#board", "data-at") == "4"
+    assert page.locator("#history li").count() == 4
+    # Back and forward through the moves already played.
+    page.click("#btn-back")
+    _idle(page)
+    assert page.get_attribute("#board", "data-at") == "3"
+    page.fill("#jump-input", "1")
+    page.click("#btn-jump")
+    _idle(page)
+    assert page.get_attribute("#board", "data-at") == "1"
+    # Seat 0's view hides seat 0's cards.
+    page.select_option("#view-select", "0")
+    _idle(page)
+    assert page.locator("#hand-0 .card.hidden-card").count() == 5
+    assert page.locator("#hand-1 .card.hidden-card").count() == 0
+    page.select_option("#view-select", "spectator")
+    _idle(page)
+    assert page.locator("#hands .card.hidden-card").count() == 0
+    # Seat 0 searched move 0 (and move 2): open the panel of move 0.
+    chip = page.locator("#decision-0")
+    assert chip.is_visible()
+    chip.click()
+    _idle(page)
+    _no_error(page)
+    panel = page.locator("#decision-panel")
+    assert panel.is_visible()
+    assert panel.get_attribute("data-k") == "0"
+    rows = page.locator("#candidates tbody tr")
+    assert rows.count() >= 2
+    assert "\u00b1" in rows.first.text_content()
+    assert page.locator("#candidates .badge.chosen").count() == 1
+    assert page.locator("#candidates .badge.blueprint").count() == 1
+    assert page.text_content("#decision-deviated") in ("yes", "no")
+    assert page.locator("#belief table.heat").count() == 5
+    assert page.locator("#belief-slot-0 td").count() == 25
+    _shot(page, "watch.png")
