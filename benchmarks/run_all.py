@@ -115,6 +115,13 @@ SECTIONS = {
         "after warm-up over long runs (benchmarks/soak.py).",
         f"{PY} benchmarks/misuse.py; {PY} benchmarks/soak.py --quick",
         f"{PY} benchmarks/misuse.py; {PY} benchmarks/soak.py"),
+    "web": (
+        "The local web page: response times",
+        "`lbs-pz serve` started in a child process (one core); page load (GET / and its "
+        "static files) and each move's response in play mode, the human's move plus the "
+        "partner's reply, with the strong bot and with strong + LBS-16 at 256 worlds.",
+        f"{PY} benchmarks/web_latency.py --quick",
+        f"{PY} benchmarks/web_latency.py --moves 120"),
 }
 
 
