@@ -154,7 +154,22 @@ def test_play_a_whole_game_by_clicking(page):
         if not shot_taken and clicks == 4:
             _shot(page, "play.png")
             shot_taken = True
-        buttons.nth(choice).click()
+        if clicks == 0:
+            # Click the partner's first card, then a clue that touches it.
+            page.click("#card-1-0")
+            offered = page.locator("#selected-moves button")
+            assert offered.count() >= 1
+            assert all(n.startswith("Reveal") for n in offered.all_text_contents())
+            offered.first.click()
+        elif clicks == 1:
+            # Click one's own (hidden) first card: play or discard it.
+            page.click("#card-0-0")
+            offered = page.locator("#selected-moves button")
+            names = offered.all_text_contents()
+            assert names and set(names) <= {"Play 0", "Discard 0"}, names
+            offered.last.click()
+        else:
+            buttons.nth(choice).click()
         _idle(page)
         _no_error(page)
         after = int(page.get_attribute("#board", "data-moves-played"))
@@ -248,3 +263,60 @@ def test_watch_game_search_panel(page):
     assert page.locator("#belief table.heat").count() == 5
     assert page.locator("#belief-slot-0 td").count() == 25
     _shot(page, "watch.png")
+
+
+def test_replay_an_exported_game(page):
+    """A finished watch game, exported as hanab.live JSON and pasted into the replay form,
+    replays move by move to the same final score."""
+    page.select_option("#mode", "watch")
+    page.fill("#seed", "5")
+    for seat in (0, 1):
+        page.fill(f"#seat-{seat}-blueprint", "strong")
+        page.select_option(f"#seat-{seat}-search", "none")
+    page.click("#start")
+    _idle(page)
+    page.click("#btn-playout")
+    _idle(page, timeout=60000)
+    _no_error(page)
+    assert page.get_attribute("#board", "data-terminal") == "1"
+    moves = int(page.get_attribute("#board", "data-moves-played"))
+    score = page.text_content("#score")
+    record = page.evaluate("fetch(`/api/games/${app.game.id}/export`).then(r => r.text())")
+    assert '"actions"' in record and '"deck"' in record
+
+    page.click("#nav-replay")
+    page.fill("#replay-text", record)
+    page.click("#replay-load")
+    _idle(page)
+    _no_error(page)
+    assert page.get_attribute("#board", "data-mode") == "replay"
+    assert page.get_attribute("#board", "data-at") == "0"
+    page.click("#btn-forward")
+    _idle(page)
+    page.click("#btn-forward")
+    _idle(page)
+    assert page.get_attribute("#board", "data-at") == "2"
+    page.click("#btn-playout")
+    _idle(page, timeout=60000)
+    _no_error(page)
+    assert int(page.get_attribute("#board", "data-at")) == moves
+    assert page.text_content("#score") == score
+    assert page.is_disabled("#btn-forward")
+    # The same record from a file.
+    page.click("#nav-replay")
+    page.fill("#replay-text", "")
+    page.set_input_files("#replay-file", files=[{"name": "game.json", "mimeType": "application/json",
+                                                 "buffer": record.encode()}])
+    page.click("#replay-load")
+    _idle(page)
+    _no_error(page)
+    assert page.get_attribute("#board", "data-mode") == "replay"
+    assert page.get_attribute("#board", "data-at") == "0"
+    # A broken record is refused with the server's message.
+    page.click("#nav-replay")
+    page.set_input_files("#replay-file", files=[])
+    page.fill("#replay-text", '{"actions": [], "deck": "nope"}')
+    page.click("#replay-load")
+    _idle(page)
+    assert page.locator("#error").is_visible()
+    assert page.text_content("#error").strip()

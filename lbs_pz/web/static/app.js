@@ -12,6 +12,7 @@ const app = {
   view: "spectator",
   busy: false,
   decisionK: null, // move whose search panel is open
+  selected: null,  // play mode: {seat, slot} of the clicked card
 };
 
 // ---------------------------------------------------------------- helpers
@@ -277,7 +278,7 @@ async function forward() {
   const snap = app.snap;
   if (snap.at < snap.moves_played) {
     await fetchAt(snap.at + 1);
-  } else if (!snap.terminal) {
+  } else if (!snap.terminal && !snap.over) {
     await api("POST", gameUrl("/advance"), { moves: 1 });
     await fetchAt(null);
   }
@@ -288,8 +289,9 @@ async function back() {
 }
 
 async function playOut() {
-  if (!app.snap.terminal || app.snap.at < app.snap.moves_played) {
-    if (!app.snap.terminal) await api("POST", gameUrl("/advance"), { moves: -1 });
+  const ended = app.snap.terminal || app.snap.over;
+  if (!ended || app.snap.at < app.snap.moves_played) {
+    if (!ended) await api("POST", gameUrl("/advance"), { moves: -1 });
     await fetchAt(null);
   }
 }
@@ -297,7 +299,7 @@ async function playOut() {
 async function jumpTo(k) {
   if (Number.isNaN(k) || k < 0) throw new Error("jump: give a move number >= 0");
   let snap = app.snap;
-  if (k > snap.moves_played && !snap.terminal) {
+  if (k > snap.moves_played && !snap.terminal && !snap.over) {
     await api("POST", gameUrl("/advance"), { moves: k - snap.moves_played });
     snap = await api("GET", gameUrl(`?view=${encodeURIComponent(app.view)}`));
   }
@@ -391,8 +393,13 @@ function renderCard(card, slot, seatIndex, snap) {
   }
   if (hint.length) label += `, hinted ${hint.join(" ")}`;
   if (knowledge) label += `, could be ${knowledge}`;
+  const selectable = app.game && app.game.mode === "play" && !snap.terminal &&
+    snap.seats[snap.current_player] && snap.seats[snap.current_player].human;
+  if (selectable) cls += " selectable";
+  if (app.selected && app.selected.seat === seatIndex && app.selected.slot === slot) cls += " selected";
   return el("div", { class: cls, id: `card-${seatIndex}-${slot}`, title: label, "aria-label": label,
-    role: "img" }, [
+    role: selectable ? "button" : "img", tabindex: selectable ? 0 : null,
+    onclick: selectable ? () => selectCard(seatIndex, slot) : null }, [
     el("div", { class: "face" }, face),
     el("div", { class: "hints", text: hint.length ? `hint ${hint.join(" ")}` : "" }),
     knowledge ? el("div", { class: "knowledge", text: knowledge }) : null,
@@ -474,6 +481,30 @@ function renderViewSelect(snap) {
   select.disabled = app.game.mode === "play";
 }
 
+// Play mode: clicking a card offers the legal moves about it (play/discard your own card, or
+// the clues that touch a partner's card).
+function movesForCard(snap, seatIndex, slot) {
+  const me = snap.human_seat !== undefined && snap.human_seat !== null ? snap.human_seat
+    : snap.seats.findIndex((seat) => seat.human);
+  const legal = snap.legal_moves || [];
+  if (seatIndex === me) {
+    return legal.filter((m) => (m.kind === "play" || m.kind === "discard") && m.slot === slot);
+  }
+  const card = snap.seats[seatIndex].hand[slot].card;
+  if (!card) return [];
+  const [c, r] = cardFace(card);
+  const offset = (seatIndex - me + snap.seats.length) % snap.seats.length;
+  return legal.filter((m) => m.target_offset === offset &&
+    ((m.kind === "reveal_color" && m.color === c) || (m.kind === "reveal_rank" && String(m.rank) === r)));
+}
+
+function selectCard(seatIndex, slot) {
+  const same = app.selected && app.selected.seat === seatIndex && app.selected.slot === slot;
+  app.selected = same ? null : { seat: seatIndex, slot };
+  renderHands(app.snap);
+  renderLegalMoves(app.snap);
+}
+
 function moveGroup(move) {
   const kind = String(move.kind || move.name || "").toLowerCase();
   if (kind.startsWith("play")) return "Play";
@@ -497,6 +528,16 @@ function renderLegalMoves(snap) {
     if (!snap.terminal) box.appendChild(el("span", { class: "muted", text: "waiting for the partners" }));
     return;
   }
+  if (app.selected) {
+    const moves = movesForCard(snap, app.selected.seat, app.selected.slot);
+    box.appendChild(el("div", { class: "move-group selected-moves", id: "selected-moves" }, [
+      el("span", { class: "group-name", text: `Card ${app.selected.seat}.${app.selected.slot}` }),
+      ...(moves.length ? moves.map((move) => el("button", { type: "button", class: "move-selected primary",
+        id: `sel-move-${move.id}`, "data-move": move.id, text: move.name,
+        onclick: () => guarded(() => sendMove(move.id)) }))
+        : [el("span", { class: "muted", text: "no legal move about this card" })]),
+    ]));
+  }
   const groups = {};
   for (const move of snap.legal_moves || []) {
     const g = moveGroup(move);
@@ -514,6 +555,9 @@ function renderLegalMoves(snap) {
 }
 
 function render(snap) {
+  if (!app.snap || app.snap.moves_played !== snap.moves_played || app.snap.at !== snap.at) {
+    app.selected = null;
+  }
   app.snap = snap;
   if (snap.view !== undefined && snap.view !== null) app.view = snap.view;
   $("game-id").textContent = snap.id || app.game.id;
@@ -524,7 +568,14 @@ function render(snap) {
   $("deck-size").textContent = snap.deck_size;
   $("position").textContent = snap.at;
   $("moves-played").textContent = snap.moves_played;
-  $("turn-label").textContent = snap.terminal ? "game over" : `seat ${snap.current_player} to move`;
+  let turn = snap.terminal ? "game over" : `seat ${snap.current_player} to move`;
+  if (snap.record) {
+    const parts = [`replay of a ${snap.record.kind || "recorded"} game`];
+    if (snap.record.score !== undefined && snap.record.score !== null) parts.push(`final score ${snap.record.score}`);
+    if (snap.over && snap.at >= snap.moves_played) parts.push("end of the record");
+    turn += ` (${parts.join(", ")})`;
+  }
+  $("turn-label").textContent = turn;
   $("jump-input").max = snap.moves_played;
   const board = $("board");
   board.dataset.at = snap.at;
@@ -537,8 +588,9 @@ function render(snap) {
   }
   if (watching) {
     $("btn-first").disabled = $("btn-back").disabled = snap.at <= 0;
-    $("btn-forward").disabled = snap.terminal && snap.at >= snap.moves_played;
-    $("btn-playout").disabled = snap.terminal && snap.at >= snap.moves_played;
+    const ended = (snap.terminal || snap.over) && snap.at >= snap.moves_played;
+    $("btn-forward").disabled = ended;
+    $("btn-playout").disabled = ended;
   }
   $("btn-export").disabled = app.game.mode === "play" && !snap.terminal;
   const last = snap.history.find((h) => h.k === snap.at - 1);
@@ -587,6 +639,8 @@ function renderBelief(belief) {
 function renderDecision(d) {
   const moveNames = {};
   for (const c of d.candidates || []) moveNames[c.id] = c.name;
+  if (d.move_name) moveNames[d.move] = d.move_name;
+  if (d.blueprint_move_name) moveNames[d.blueprint_move] = d.blueprint_move_name;
   const nameOf = (id) => (moveNames[id] !== undefined ? `${moveNames[id]} (#${id})` : `#${id}`);
   $("decision-title").textContent = `Search decision: move ${d.k}, seat ${d.seat} (${d.search})`;
   const summary = $("decision-summary");
@@ -666,6 +720,12 @@ function init() {
   $("btn-export").addEventListener("click", () => guarded(exportGame));
   $("decision-close").addEventListener("click", () => { $("decision-panel").hidden = true; });
   document.addEventListener("keydown", (e) => {
+    if ((e.key === "Enter" || e.key === " ") && e.target && e.target.classList &&
+        e.target.classList.contains("selectable")) {
+      e.preventDefault();
+      e.target.click();
+      return;
+    }
     if (!app.game || $("board").hidden || app.game.mode === "play") return;
     if (e.target && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
     if (e.key === "ArrowLeft") guarded(back);
