@@ -259,6 +259,9 @@ def test_play_with_lbs_partner_and_busy_game(app, client):
     snap = client.post(f"/api/games/{gid}/move", json={"move": hint["id"], "turn": 0}).json()
     assert snap["moves_played"] == 2 and snap["current_player"] == 0
     assert snap["history"][1]["searched"] is True and snap["decisions"] == [1]
+    # Whether the search deviated depends on rollouts through the human's real hand.
+    assert snap["history"][1]["deviated"] is None
+    assert client.get(f"/api/games/{gid}/decisions/1").status_code == 403
     assert all(c["card"] is None for c in snap["seats"][0]["hand"])
 
 
@@ -397,3 +400,26 @@ def test_create_app_refuses_bad_defaults():
         create_app(blueprint="nosuch")
     with pytest.raises(ValueError, match="search"):
         create_app(search="mcts")
+
+
+# --- the command -----------------------------------------------------------------------------
+
+def test_serve_command(monkeypatch, capsys):
+    import uvicorn
+
+    from lbs_pz.cli import main
+
+    assert main(["serve", "--blueprint", "nosuchbot"]) == 2
+    assert "nosuchbot" in capsys.readouterr().err
+    assert main(["serve", "--search", "mcts"]) == 2
+    assert "search" in capsys.readouterr().err
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
+    assert main(["serve", "--port", "0", "--search", "none"]) == 0
+    out = capsys.readouterr()
+    app, kw = calls[-1]
+    assert kw["host"] == "127.0.0.1" and kw["port"] > 0
+    assert f"http://127.0.0.1:{kw['port']}/" in out.out and "warning" not in out.err
+    assert TestClient(app).get("/api/options").json()["server_search"] == "none"
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 0
+    assert "warning" in capsys.readouterr().err and calls[-1][1]["port"] == 8123

@@ -1,6 +1,7 @@
 """The Starlette app of the local web page: `create_app(blueprint=..., search=...)`.
 
-Routes (JSON; every error is {"error": message} with status 400, 403, 404 or 409):
+Routes (JSON; every error is {"error": message} with status 400, 403, 404 or 409; 500
+with the exception's text if an agent fails):
 
     GET  /                                  the single-page app (static/index.html)
     GET  /static/...                        its js / css
@@ -161,6 +162,10 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int 
     async def http_error(request: Request, exc: HTTPException):
         return _error(exc.status_code, exc.detail or "error")
 
+    async def server_error(request: Request, exc: Exception):
+        # e.g. a user's blueprint that raised: say so instead of a bare 500 page
+        return _error(500, f"{type(exc).__name__}: {exc}")
+
     routes = [
         Route("/", index),
         Route("/api/options", options),
@@ -174,6 +179,7 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int 
         Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error,
-                                                        HTTPException: http_error})
+                                                        HTTPException: http_error,
+                                                        Exception: server_error})
     app.state.games = store
     return app

@@ -359,6 +359,9 @@ class Game:
             entry["hand"] = hand
             entry["seat"] = p
             seats.append(entry)
+        # In play mode a search's deviation depends on rollouts through the human's real
+        # hand: it is shown, like the search records, once the game is over.
+        secret = self.mode == "play" and not self.over
         history = []
         for i, rec in enumerate(state.move_records()):
             entry = _move_entry(config, rec["move"])
@@ -368,8 +371,8 @@ class Game:
                 "card": _card(config, rec["card"]) if rec["card"] >= 0 else None,
                 "scored": bool(rec["scored"]),
                 "searched": bool(self.searched.get(i, False)),
-                "deviated": bool(self.decisions[i]["deviated"]) if i in self.decisions
-                else False})
+                "deviated": None if secret else (bool(self.decisions[i]["deviated"])
+                                                 if i in self.decisions else False)})
         mover = state.current_player
         if state.is_terminal or (self.script is not None and k >= len(self.script)):
             legal = []
@@ -391,7 +394,7 @@ class Game:
             "seats": seats, "human_seat": self.human,
             "legal_moves": [_move_entry(config, m) for m in legal],
             "history": history, "last_move": history[-1] if history else None,
-            "decisions": sorted(self.decisions),
+            "decisions": sorted(list(self.decisions)),
         }
         if self.record is not None:
             snap["record"] = self.record
