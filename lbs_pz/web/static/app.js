@@ -455,7 +455,8 @@ function renderHistory(snap) {
     const item = el("li", { class: `hist${done ? "" : " future"}${k === snap.at - 1 ? " current" : ""}`,
       id: `hist-${k}`, value: k }, [
       el("button", { type: "button", class: "link", id: `goto-${k}`,
-        title: `Position after move ${k}`, text: `${k}. seat ${entry.seat}: ${entry.name}`,
+        title: `Position after move ${k}`, text: `${k}. seat ${entry.seat}: ${entry.name}` +
+          (entry.card ? ` (${entry.card}${entry.kind === "play" && !entry.scored ? ", misplay" : ""})` : ""),
         onclick: () => guarded(() => fetchAt(k + 1)) }),
       entry.searched ? el("button", { type: "button", class: `chip${entry.deviated ? " deviated" : ""}`,
         id: `decision-${k}`, title: "Open the search panel of this move",
