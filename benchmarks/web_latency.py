@@ -5,7 +5,8 @@ Starts `lbs-pz serve` in a child process on a free port, then measures over HTTP
   - each move's response in play mode (the human's POST .../move until the reply, which
     includes the partner's move) with the strong bot as partner and with the strong bot +
     LBS-16 at 256 worlds as partner. The human seat plays the strong bot's moves (chosen
-    here from a local copy of the game: the server never sends them the cards).
+    here from a local copy of the game: the server never sends them the cards),
+  - each one-move `advance` in watch mode with LBS-16 (256 worlds) on both seats.
 Prints a table of median and p90 per kind of request.
 
     python benchmarks/web_latency.py --quick        # ~1 minute
@@ -113,6 +114,23 @@ def play_moves(client, url: str, partner: dict, moves: int, first_seed: int):
     return move_times, create_times
 
 
+def watch_steps(client, url: str, seat: dict, moves: int, first_seed: int):
+    """Seconds of each `advance` by one move in watch mode where seat 0 (`seat`) moves."""
+    times, seed = [], first_seed
+    while len(times) < moves:
+        r = client.post(url + "/api/games", json={"seed": seed, "seats": [seat, seat]})
+        r.raise_for_status()
+        gid, snap = r.json()["id"], r.json()["state"]
+        while not snap["terminal"] and len(times) < moves:
+            start = time.perf_counter()
+            r = client.post(url + f"/api/games/{gid}/advance", json={"moves": 1})
+            r.raise_for_status()
+            times.append(time.perf_counter() - start)
+            snap = r.json()
+        seed += 1
+    return times
+
+
 def row(name: str, times, note: str = "") -> str:
     ms = np.asarray(times) * 1000
     return (f"| {name} | {len(ms)} | {np.median(ms):,.1f} | {np.percentile(ms, 90):,.1f} | "
@@ -143,6 +161,7 @@ def main(argv=None) -> int:
             strong, strong_new = play_moves(client, url, {"blueprint": "strong"}, args.moves, 0)
             lbs_partner = {"blueprint": "strong", "search": "lbs-16", "rollouts": args.rollouts}
             lbs, lbs_new = play_moves(client, url, lbs_partner, args.moves, 0)
+            watch = watch_steps(client, url, lbs_partner, args.moves, 0)
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -160,6 +179,8 @@ def main(argv=None) -> int:
               "includes loading the belief and value on the first"))
     print(row(f"move, partner strong + LBS-16", lbs,
               f"human move + the search's reply ({args.rollouts} worlds)"))
+    print(row("watch: advance 1 move, both seats strong + LBS-16", watch,
+              "one search and its DECISION record"))
     return 0
 
 
