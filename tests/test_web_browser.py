@@ -320,3 +320,34 @@ def test_replay_an_exported_game(page):
     _idle(page)
     assert page.locator("#error").is_visible()
     assert page.text_content("#error").strip()
+
+
+def test_replay_a_compare_jsonl_log(page, tmp_path):
+    """A two-game `compare --jsonl` log pasted into the replay form: record 1 re-runs to the
+    logged score and length."""
+    import json
+    import subprocess
+    import sys
+
+    log = tmp_path / "games.jsonl"
+    subprocess.run([sys.executable, "-m", "lbs_pz.cli", "compare", "--methods", "blueprint",
+                    "--games", "2", "--jsonl", str(log), "--backend", "inline", "--no-progress"],
+                   check=True, capture_output=True, timeout=120, cwd=ROOT)
+    text = log.read_text()
+    records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    assert len(records) == 2
+    want = records[1]["result"]
+
+    page.click("#nav-replay")
+    page.fill("#replay-text", text)
+    page.fill("#replay-index", "1")
+    page.click("#replay-load")
+    _idle(page)
+    _no_error(page)
+    assert page.get_attribute("#board", "data-mode") == "replay"
+    page.click("#btn-playout")
+    _idle(page, timeout=60000)
+    _no_error(page)
+    assert int(page.get_attribute("#board", "data-at")) == want["moves"]
+    assert int(page.text_content("#score")) == want["score"]
+    assert "replay" in page.text_content("#turn-label")
