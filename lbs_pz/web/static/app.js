@@ -506,6 +506,15 @@ function selectCard(seatIndex, slot) {
   renderLegalMoves(app.snap);
 }
 
+function moveTitle(snap, move) {
+  if (move.target_offset === undefined || move.target_offset === null) return move.name;
+  const me = snap.human_seat !== undefined && snap.human_seat !== null ? snap.human_seat : snap.current_player;
+  const target = (me + move.target_offset) % snap.seats.length;
+  const what = move.kind === "reveal_color" ? `their ${COLOR_NAMES[move.color] || move.color} cards`
+    : `their ${move.rank}s`;
+  return `Clue seat ${target} about ${what}`;
+}
+
 function moveGroup(move) {
   const kind = String(move.kind || move.name || "").toLowerCase();
   if (kind.startsWith("play")) return "Play";
@@ -532,7 +541,8 @@ function renderLegalMoves(snap) {
   if (app.selected) {
     const moves = movesForCard(snap, app.selected.seat, app.selected.slot);
     box.appendChild(el("div", { class: "move-group selected-moves", id: "selected-moves" }, [
-      el("span", { class: "group-name", text: `Card ${app.selected.seat}.${app.selected.slot}` }),
+      el("span", { class: "group-name", text: app.selected.seat === snap.human_seat
+        ? `Your slot ${app.selected.slot}` : `Seat ${app.selected.seat}, slot ${app.selected.slot}` }),
       ...(moves.length ? moves.map((move) => el("button", { type: "button", class: "move-selected primary",
         id: `sel-move-${move.id}`, "data-move": move.id, text: move.name,
         onclick: () => guarded(() => sendMove(move.id)) }))
@@ -549,7 +559,7 @@ function renderLegalMoves(snap) {
     box.appendChild(el("div", { class: "move-group" }, [
       el("span", { class: "group-name", text: g }),
       ...groups[g].map((move) => el("button", { type: "button", class: `move move-${g.toLowerCase()}`,
-        id: `move-${move.id}`, "data-move": move.id, text: move.name,
+        id: `move-${move.id}`, "data-move": move.id, text: move.name, title: moveTitle(snap, move),
         onclick: () => guarded(() => sendMove(move.id)) })),
     ]));
   }
