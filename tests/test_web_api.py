@@ -423,3 +423,18 @@ def test_serve_command(monkeypatch, capsys):
     assert TestClient(app).get("/api/options").json()["server_search"] == "none"
     assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 0
     assert "warning" in capsys.readouterr().err and calls[-1][1]["port"] == 8123
+
+
+@pytest.mark.slow
+def test_a_failed_search_plays_the_blueprint_and_says_why(client):
+    # SPARTA on both seats: each one's exact belief assumes the other plays the blueprint,
+    # so it empties once the other deviates; the game goes on with the blueprint's moves.
+    seats = [{"blueprint": "strong", "search": "sparta", "rollouts": 4}] * 2
+    gid = _new(client, seats, seed=1)["id"]
+    snap = client.post(f"/api/games/{gid}/advance", json={"moves": 17}).json()
+    assert snap["moves_played"] == 17
+    records = [client.get(f"/api/games/{gid}/decisions/{k}").json() for k in snap["decisions"]]
+    failed = [d for d in records if "error" in d]
+    assert failed and all(d["fallback"] and d["move"] == d["blueprint_move"] for d in failed)
+    assert all(d["candidates"] == [] and "exact belief" in d["error"] for d in failed)
+    assert [h["move"] for h in snap["history"]][failed[0]["k"]] == failed[0]["move"]

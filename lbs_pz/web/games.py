@@ -229,7 +229,23 @@ class Game:
         if seat.searcher is None:
             self._apply(seat.blueprint.act(state.clone(), seat_index))
             return
-        result = seat.searcher.search(state.clone(), seat_index)
+        start = time.perf_counter()
+        try:
+            result = seat.searcher.search(state.clone(), seat_index)
+        except (RuntimeError, ValueError) as err:
+            # E.g. SPARTA's exact belief is empty once a partner left the blueprint (a
+            # human, another searcher): play the blueprint's move and say why.
+            move = int(seat.blueprint.act(state.clone(), seat_index))
+            name = move_name(self.config, move).strip("()")
+            self.decisions[k] = {
+                "k": k, "seat": seat_index, "search": seat.search, "move": move,
+                "move_name": name, "blueprint_move": move, "blueprint_move_name": name,
+                "deviated": False, "fallback": True, "worlds": 0, "rollouts": 0,
+                "seconds": time.perf_counter() - start, "candidates": [],
+                "belief": self._belief_table(seat.searcher, k, len(state.hand(seat_index))),
+                "error": f"the search failed ({err}); the blueprint's move was played"}
+            self._apply(move, searched=True)
+            return
         self.decisions[k] = self._decision_record(k, seat_index, seat, result, state)
         self._apply(result.move, searched=True)
 
