@@ -175,9 +175,9 @@ def main(argv=None) -> int:
     print(row("page load", loads, f"GET / + {files - 1} static files, {size / 1024:.0f} KiB"))
     print(row("new play game, partner strong", strong_new))
     print(row("move, partner strong", strong, "human move + the bot's reply"))
-    print(row(f"new play game, partner strong + LBS-16", lbs_new,
+    print(row("new play game, partner strong + LBS-16", lbs_new,
               "includes loading the belief and value on the first"))
-    print(row(f"move, partner strong + LBS-16", lbs,
+    print(row("move, partner strong + LBS-16", lbs,
               f"human move + the search's reply ({args.rollouts} worlds)"))
     print(row("watch: advance 1 move, both seats strong + LBS-16", watch,
               "one search and its DECISION record"))

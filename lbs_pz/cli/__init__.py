@@ -14,7 +14,8 @@ import argparse
 import sys
 from typing import List, Optional
 
-from lbs_pz.cli import belief_quality, compare, demo, serve, train_belief, train_blueprint, train_value
+from lbs_pz.cli import (belief_quality, compare, demo, serve, train_belief, train_blueprint,
+                        train_value)
 from lbs_pz.cli import eval as eval_command
 from lbs_pz.cli.options import BLUEPRINT_HELP
 

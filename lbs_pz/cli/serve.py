@@ -5,7 +5,11 @@ seat's own hand as a colour x rank heat map); replay a `compare --jsonl` line or
 hanab.live JSON file; export any game to hanab.live JSON; play one seat yourself with any
 blueprint or LBS as partner (the page never receives your own cards or the deck order).
 
-Deal N of the page is game N of `lbs-pz eval --seed 0` (the evaluation stream). The server
+Deal N of the page is game N of `lbs-pz eval --seed 0` (the evaluation stream). A
+`compare --jsonl` line holds no moves: its game is re-dealt from the evaluation stream
+(game and run seed from the line) and its method re-run (deterministic given its spec);
+the logged score is shown beside the replayed one. A hanab.live record replays its own
+moves. The server
 binds to 127.0.0.1 by default: the games run on this machine and anyone who can reach the
 port can start searches, so bind elsewhere only on a trusted network. Games live in memory
 (the 64 newest); stop the server with Ctrl-C. Needs the [web] extra: pip install

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Optional
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool

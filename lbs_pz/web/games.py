@@ -10,6 +10,11 @@ Hidden information is filtered in ONE place, `Game.snapshot`: a view of seat s s
 other seats' cards and only the hints about s's own cards; in play mode, until the game
 is over, every snapshot is the human seat's view. No response holds the deck order.
 
+Replays: a hanab.live record replays its recorded moves; a `compare --jsonl` line holds
+only (spec, variant, run seed, game, result), so its game is re-dealt from the evaluation
+stream and its method re-run, deterministic given the spec (the logged score is kept in
+the snapshot's "record" to compare).
+
 Errors are `ApiError(status, message)`: the app turns them into {"error": message}.
 """
 
