@@ -5,6 +5,7 @@ the human's cards or the deck order), refused moves, isolation, replays, export,
 from __future__ import annotations
 
 import json
+import os
 import warnings
 
 import numpy as np
@@ -355,7 +356,6 @@ def test_jsonl_replay_reruns_the_method(client, tmp_path):
 
 @pytest.mark.parametrize("body, words", [
     ({"seats": [{"blueprint": "nosuchbot"}, STRONG]}, "nosuchbot"),
-    ({"seats": [{"blueprint": "py:missing.py:X"}, STRONG]}, "missing.py"),
     ({"seats": [STRONG]}, "one entry per player"),
     ({"seats": [STRONG, STRONG, STRONG]}, "one entry per player"),
     ({"seats": [STRONG, STRONG], "seed": -1}, "seed"),
@@ -377,7 +377,12 @@ def test_bad_game_requests(client, body, words):
 
 
 def test_bad_requests_elsewhere(client):
-    assert client.post("/api/games", content=b"{not json").status_code == 400
+    headers = {"content-type": "application/json"}
+    assert client.post("/api/games", content=b"{not json", headers=headers).status_code == 400
+    # A body that is not declared JSON (what another site's page may send unasked).
+    r = client.post("/api/games", content=json.dumps({"seats": [STRONG, STRONG]}),
+                    headers={"content-type": "text/plain"})
+    assert r.status_code == 400 and "application/json" in r.json()["error"]
     assert client.post("/api/games", json=[1, 2]).status_code == 400
     assert client.get("/api/games/nope").status_code == 404
     assert "error" in client.get("/api/games/nope").json()
@@ -420,7 +425,10 @@ def test_serve_command(monkeypatch, capsys):
     app, kw = calls[-1]
     assert kw["host"] == "127.0.0.1" and kw["port"] > 0
     assert f"http://127.0.0.1:{kw['port']}/" in out.out and "warning" not in out.err
-    assert TestClient(app).get("/api/options").json()["server_search"] == "none"
+    local = TestClient(app, base_url="http://127.0.0.1:8000")
+    assert local.get("/api/options").json()["server_search"] == "none"
+    # On localhost, a request naming another host (a DNS-rebinding page) is refused.
+    assert TestClient(app, base_url="http://evil.example").get("/api/options").status_code == 400
     assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 0
     assert "warning" in capsys.readouterr().err and calls[-1][1]["port"] == 8123
 
@@ -438,3 +446,22 @@ def test_a_failed_search_plays_the_blueprint_and_says_why(client):
     assert failed and all(d["fallback"] and d["move"] == d["blueprint_move"] for d in failed)
     assert all(d["candidates"] == [] and "exact belief" in d["error"] for d in failed)
     assert [h["move"] for h in snap["history"]][failed[0]["k"]] == failed[0]["move"]
+
+
+def test_python_blueprints_only_when_allowed(client):
+    example = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "examples", "my_blueprint.py")
+    spec = f"py:{example}:HintPlayDiscard"
+    r = client.post("/api/games", json={"seats": [{"blueprint": spec}, STRONG]})
+    assert r.status_code == 403 and "--allow-code" in r.json()["error"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        own = TestClient(create_app(blueprint=spec, search="none"))
+        free = TestClient(create_app(allow_code=True))
+    for c in (own, free):
+        snap = _new(c, [{"blueprint": spec}, STRONG])["state"]
+        assert snap["seats"][0]["name"].endswith("HintPlayDiscard")
+    r = free.post("/api/games", json={"seats": [{"blueprint": "py:missing.py:X"}, STRONG]})
+    assert r.status_code == 400 and "missing.py" in r.json()["error"]
+    r = own.post("/api/games", json={"seats": [{"blueprint": "py:missing.py:X"}, STRONG]})
+    assert r.status_code == 403

@@ -11,7 +11,9 @@ Deal N of the page is game N of `lbs-pz eval --seed 0` (the evaluation stream). 
 the logged score is shown beside the replayed one. A hanab.live record replays its own
 moves. The server
 binds to 127.0.0.1 by default: the games run on this machine and anyone who can reach the
-port can start searches, so bind elsewhere only on a trusted network. Games live in memory
+port can start searches, so bind elsewhere only on a trusted network. The page may name
+a py: blueprint (Python code) only if it is --blueprint's or with --allow-code; on
+localhost, requests for another host name are refused (DNS rebinding). Games live in memory
 (the 64 newest); stop the server with Ctrl-C. Needs the [web] extra: pip install
 'lbs_pz[web]' (starlette, uvicorn)."""
 
@@ -23,6 +25,7 @@ import sys
 from lbs_pz.cli.options import add_blueprint_command, add_blueprint_option, int_at_least
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+LOCAL_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")   # Host headers answered when local
 
 
 def run(args) -> int:
@@ -33,8 +36,10 @@ def run(args) -> int:
     except ImportError as err:
         raise ValueError(f"the web page needs the [web] extra (pip install 'lbs_pz[web]'): "
                          f"{err}") from None
-    app = create_app(blueprint=args.blueprint, search=args.search, rollouts=args.rollouts)
-    if args.host not in LOCAL_HOSTS:
+    local = args.host in LOCAL_HOSTS
+    app = create_app(blueprint=args.blueprint, search=args.search, rollouts=args.rollouts,
+                     allowed_hosts=LOCAL_NAMES if local else None, allow_code=args.allow_code)
+    if not local:
         print(f"warning: serving on {args.host}, not localhost: anyone who can reach this "
               f"port can start games and searches on this machine", file=sys.stderr)
     port = args.port
@@ -64,6 +69,9 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                         help="the page's default search for a searching seat (default lbs-16)")
     parser.add_argument("--rollouts", type=int_at_least(1), default=256,
                         help="default sampled worlds per search decision (default 256)")
+    parser.add_argument("--allow-code", action="store_true",
+                        help="let the page name any py:FILE.py:CLASS blueprint (Python code run "
+                             "on this machine); by default only --blueprint's own")
     parser.add_argument("--log-level", default="warning",
                         choices=("critical", "error", "warning", "info", "debug"),
                         help="uvicorn's log level (default warning)")

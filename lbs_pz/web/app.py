@@ -1,7 +1,9 @@
 """The Starlette app of the local web page: `create_app(blueprint=..., search=...)`.
 
 Routes (JSON; every error is {"error": message} with status 400, 403, 404 or 409; 500
-with the exception's text if an agent fails):
+with the exception's text if an agent fails). A POST body must be sent as
+application/json; a py: blueprint (code) is accepted only with `allow_code` or when it is
+the server's own blueprint:
 
     GET  /                                  the single-page app (static/index.html)
     GET  /static/...                        its js / css
@@ -22,10 +24,13 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Optional, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -50,6 +55,10 @@ async def _body(request: Request) -> dict:
     raw = await request.body()
     if not raw.strip():
         return {}
+    # JSON only: a page of another site can send a form or text/plain without asking, but
+    # not application/json (the browser asks first, and this server never says yes).
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise ApiError(400, "send the body as JSON with Content-Type: application/json")
     try:
         body = json.loads(raw)
     except (ValueError, RecursionError) as err:
@@ -60,9 +69,13 @@ async def _body(request: Request) -> dict:
 
 
 def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int = 256,
-               cap: int = 64) -> Starlette:
+               cap: int = 64, allowed_hosts: Optional[Sequence[str]] = None,
+               allow_code: bool = False) -> Starlette:
     """The app. `blueprint`, `search`, `rollouts`: the page's defaults for new seats
-    (checked here: a bad spec is a ValueError); `cap`: games kept in memory."""
+    (checked here: a bad spec is a ValueError); `cap`: games kept in memory.
+    `allowed_hosts`: the Host headers answered (None: any; `lbs-pz serve` on localhost
+    passes the local names, which stops DNS-rebinding pages). `allow_code`: requests may
+    name any py: blueprint (Python code run here); otherwise only `blueprint` itself."""
     load_blueprint(blueprint)                       # BlueprintError (ValueError) if bad
     try:
         search = parse_search(search)
@@ -70,7 +83,8 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int 
         raise ValueError(err.message) from None
     if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 1:
         raise ValueError(f"rollouts must be an integer >= 1, got {rollouts!r}")
-    store = GameStore(default_rollouts=rollouts, cap=cap)
+    store = GameStore(default_rollouts=rollouts, cap=cap, allowed_code=(blueprint,),
+                      allow_code=allow_code)
 
     async def index(request: Request):
         path = os.path.join(STATIC_DIR, "index.html")
@@ -177,7 +191,9 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int 
         Route("/api/replays", replay, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={ApiError: api_error,
+    middleware = [] if allowed_hosts is None else [
+        Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={ApiError: api_error,
                                                         HTTPException: http_error,
                                                         Exception: server_error})
     app.state.games = store

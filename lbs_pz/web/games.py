@@ -444,9 +444,11 @@ class GameStore:
     """The games of one server, in memory: at most `cap` (the oldest evicted), ids from
     `secrets.token_urlsafe`."""
 
-    def __init__(self, default_rollouts: int = 256, cap: int = MAX_GAMES_KEPT):
+    def __init__(self, default_rollouts: int = 256, cap: int = MAX_GAMES_KEPT,
+                 allowed_code: tuple = (), allow_code: bool = False):
         self.games: "collections.OrderedDict[str, Game]" = collections.OrderedDict()
         self.default_rollouts, self.cap = default_rollouts, cap
+        self.allowed_code, self.allow_code = tuple(allowed_code), allow_code
         self._lock = threading.Lock()
 
     def _add(self, game: Game) -> Game:
@@ -455,6 +457,14 @@ class GameStore:
             while len(self.games) > self.cap:
                 self.games.popitem(last=False)
         return game
+
+    def check_spec(self, spec, where: str) -> None:
+        """A request may name a py: blueprint (code run on this machine) only when the
+        server allows code (`lbs-pz serve --allow-code`) or was started with that spec."""
+        if isinstance(spec, str) and spec.strip().lower().startswith("py:") \
+                and not self.allow_code and spec.strip() not in self.allowed_code:
+            raise ApiError(403, f"{where}: {spec!r} runs Python code on the server; start it "
+                                f"with --allow-code (or --blueprint {spec}) to allow it")
 
     def get(self, game_id: str) -> Game:
         game = self.games.get(game_id)
@@ -482,6 +492,9 @@ class GameStore:
             raise _bad(f"play mode needs exactly one human seat, got {humans}")
         if mode == "watch" and humans:
             raise _bad("watch mode has no human seat (use mode 'play')")
+        for i, e in enumerate(entries):
+            if isinstance(e, dict):
+                self.check_spec(e.get("blueprint"), f"seats[{i}].blueprint")
         seats = [make_seat(e, config, self.default_rollouts, i) for i, e in enumerate(entries)]
         return self._add(Game(secrets.token_urlsafe(12), mode, state, seats, seed))
 
@@ -537,6 +550,7 @@ class GameStore:
             config = HanabiConfig(**config_kwargs)
         except (ValueError, TypeError) as err:
             raise _bad(f"jsonl_line: a key that is not a compare spec ({err})") from None
+        self.check_spec(spec.blueprint, "jsonl_line")
         game_index = line.get("game")
         state = deal(config, game_index, run_seed=_int(run_seed, "key seed", 0, 2**31 - 1))
         try:
