@@ -123,6 +123,7 @@ def test_watch_lbs_decision(client):
     state = _deal(3)
     assert sorted(c["id"] for c in d["candidates"]) == state.legal_moves()
     assert d["worlds"] <= 8 and d["rollouts"] >= d["worlds"]
+    assert d["verify_gain"] is None        # no verification worlds by default
     for c in d["candidates"]:
         assert set(c) >= {"id", "name", "mean", "sem", "count", "gain", "gain_sem", "pruned"}
         assert 0 <= c["mean"] <= 25 and c["count"] >= 1

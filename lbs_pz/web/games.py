@@ -193,7 +193,8 @@ class Game:
         self.config: HanabiConfig = state.config
         self.states: List[HanabiState] = [state]
         self.searched: Dict[int, bool] = {}
-        self.decisions: Dict[int, dict] = {}
+        self.decisions: Dict[int, dict] = {}     # k -> DECISION (JSON-ready)
+        self.results: Dict[int, Any] = {}        # k -> the search's SearchResult
         self.script = script            # replays: the recorded moves
         self.record = record            # replays: what the record says
         self.lock = threading.Lock()
@@ -251,6 +252,7 @@ class Game:
                 "error": f"the search failed ({err}); the blueprint's move was played"}
             self._apply(move, searched=True)
             return
+        self.results[k] = result
         self.decisions[k] = self._decision_record(k, seat_index, seat, result, state)
         self._apply(result.move, searched=True)
 
@@ -273,6 +275,7 @@ class Game:
             "deviated": bool(result.deviated), "fallback": bool(result.fallback),
             "worlds": int(result.worlds), "rollouts": int(result.rollouts),
             "seconds": float(result.seconds), "candidates": candidates,
+            "verify_gain": _finite(result.verify_gain), "verify_sem": _finite(result.verify_sem),
             "belief": self._belief_table(seat.searcher, k, len(state.hand(seat_index))),
         }
 
