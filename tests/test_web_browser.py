@@ -4,7 +4,9 @@ Playwright with the system browser (no `playwright install` download).
 It starts the real server (`lbs_pz.web.app.create_app` under uvicorn on a free port, in a
 thread), opens the page, plays a whole game in play mode by clicking the legal-move buttons
 (partner: the strong bot), opens the search panel of one LBS decision in a watch game, and
-saves screenshots of the watch and play views to docs/screenshots/.
+saves screenshots of the watch and play views into results/screenshots/ (ignored by git).
+The README's pictures are regenerated with
+`LBS_PZ_SCREENSHOT_DIR=docs/screenshots python -m pytest tests/test_web_browser.py`.
 
 Skipped, with the reason, only when Chromium or Playwright is missing (`.ci/run` installs
 both)."""
@@ -19,7 +21,7 @@ import time
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHOTS = os.path.join(ROOT, "docs", "screenshots")
+SHOTS = os.environ.get("LBS_PZ_SCREENSHOT_DIR") or os.path.join(ROOT, "results", "screenshots")
 
 
 def _chromium():
