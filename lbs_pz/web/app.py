@@ -68,6 +68,21 @@ async def _body(request: Request) -> dict:
     return body
 
 
+async def _while_holding(game, change):
+    """Run `change()` then snapshot the game, in a worker thread (searches take a while and
+    the server must keep answering), holding the game's lock: a second request meanwhile
+    is refused with 409 rather than queued behind it."""
+    def run():
+        if not game.lock.acquire(blocking=False):
+            raise ApiError(409, "the game is busy with another request")
+        try:
+            change()
+            return game.snapshot()
+        finally:
+            game.lock.release()
+    return await run_in_threadpool(run)
+
+
 def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int = 256,
                cap: int = 64, allowed_hosts: Optional[Sequence[str]] = None,
                allow_code: bool = False) -> Starlette:
@@ -126,15 +141,7 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int 
             raise ApiError(400, f"moves must be a number of moves >= 1, or -1 (play out), "
                                 f"got {n!r}")
 
-        def run():
-            if not game.lock.acquire(blocking=False):
-                raise ApiError(409, "the game is busy with another request")
-            try:
-                game.advance(n)
-                return game.snapshot()
-            finally:
-                game.lock.release()
-        return JSONResponse(await run_in_threadpool(run))
+        return JSONResponse(await _while_holding(game, lambda: game.advance(n)))
 
     async def move(request: Request):
         game = store.get(request.path_params["id"])
@@ -142,15 +149,8 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int 
         if "move" not in body or "turn" not in body:
             raise ApiError(400, "a move body is {\"move\": id, \"turn\": moves played}")
 
-        def run():
-            if not game.lock.acquire(blocking=False):
-                raise ApiError(409, "the game is busy with another request")
-            try:
-                game.human_move(body["move"], body["turn"])
-                return game.snapshot()
-            finally:
-                game.lock.release()
-        return JSONResponse(await run_in_threadpool(run))
+        return JSONResponse(await _while_holding(
+            game, lambda: game.human_move(body["move"], body["turn"])))
 
     async def decision(request: Request):
         game = store.get(request.path_params["id"])
