@@ -113,8 +113,8 @@ SECTIONS = {
         "object, malformed hanab.live records and SB3 zips, bad env actions and seeds), each "
         "in its own child process: a signal exit is a crash (goal 0). Then resident memory "
         "after warm-up over long runs (benchmarks/soak.py).",
-        f"{PY} benchmarks/misuse.py; {PY} benchmarks/soak.py --quick",
-        f"{PY} benchmarks/misuse.py; {PY} benchmarks/soak.py"),
+        f"{PY} benchmarks/misuse.py && {PY} benchmarks/soak.py --quick",
+        f"{PY} benchmarks/misuse.py && {PY} benchmarks/soak.py"),
     "web": (
         "The local web page: response times",
         "`lbs-pz serve` started in a child process (one core); page load (GET / and its "
