@@ -83,6 +83,87 @@ def seat_masks(legal: np.ndarray, current: np.ndarray, players: int) -> np.ndarr
 # --- the network --------------------------------------------------------------------------
 
 
+class CardFeatures(nn.Module):
+    """Per-card features computed exactly (no parameters) from a canonical vector (HLE's
+    layout, `lbs_pz.engine._encode`): from the fireworks, the tables playable[c, r] and
+    useless[c, r] (already played); for each card the observer sees in the other hands
+    (one-hot of its type) whether it is playable / useless; for each card of every hand's
+    common knowledge (its plausible types) the fraction of plausible types that are
+    playable / useless and whether all are; for each hint move (HLE's order: colors to
+    the next players, then ranks) the cards it touches, the playable and useless ones
+    among them and those whose color (rank) it tells for the first time.
+    obs (..., E) -> (..., size) float, with size = 2 * C * R + 2 * (P - 1) * H
+    + 4 * P * H + 4 * (P - 1) * (C + R) (the last two parts only with card knowledge:
+    the minimal observation's vector has none)."""
+
+    def __init__(self, players: int, obs_dim: int, colors: int, ranks: int, hand_size: int,
+                 deck_size: int):
+        super().__init__()
+        for name, v in (("colors", colors), ("ranks", ranks), ("hand_size", hand_size),
+                        ("deck_size", deck_size)):
+            if not isinstance(v, int) or v < 1:
+                raise ValueError(f"card_features {name} must be a positive integer, got {v!r}")
+        self.players, self.colors, self.ranks = players, colors, ranks
+        self.hand_size, self.deck_size, self.obs_dim = hand_size, deck_size, obs_dim
+        bits = colors * ranks
+        self.hands_len = (players - 1) * hand_size * bits
+        self.fw_off = self.hands_len + players + deck_size - players * hand_size
+        knowledge = players * hand_size * (bits + colors + ranks)
+        self.kn_off = obs_dim - knowledge
+        # the minimal observation ends with the last action: no knowledge section
+        self.has_knowledge = self.kn_off > self.fw_off + colors * ranks
+        if self.fw_off + bits > obs_dim:
+            raise ValueError(f"card_features {self.args()} do not fit a vector of {obs_dim}")
+        self.size = 2 * bits + 2 * (players - 1) * hand_size \
+            + (4 * players * hand_size + 4 * (players - 1) * (colors + ranks)
+               if self.has_knowledge else 0)
+
+    @staticmethod
+    def game_args(config: HanabiConfig) -> dict:
+        return dict(colors=config.colors, ranks=config.ranks, hand_size=config.hand_size,
+                    deck_size=config.deck_size)
+
+    def args(self) -> dict:
+        return dict(colors=self.colors, ranks=self.ranks, hand_size=self.hand_size,
+                    deck_size=self.deck_size)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        C, R, H, P = self.colors, self.ranks, self.hand_size, self.players
+        lead = obs.shape[:-1]
+        fw = obs[..., self.fw_off:self.fw_off + C * R].reshape(*lead, C, R)
+        # fireworks[c] = k is bit k - 1; playable (c, r) iff fireworks[c] == r (0-based r)
+        none = 1.0 - fw.sum(-1, keepdim=True)
+        playable = torch.cat([none, fw[..., :-1]], dim=-1).reshape(*lead, C * R)
+        # useless (c, r) iff fireworks[c] > r, i.e. a bit k >= r is set
+        useless = fw.flip(-1).cumsum(-1).flip(-1).reshape(*lead, C * R)
+        tables = torch.stack([playable, useless], dim=-1)          # (..., C*R, 2)
+        seen = obs[..., :self.hands_len].reshape(*lead, (P - 1) * H, C * R)
+        out = [playable, useless, (seen @ tables).reshape(*lead, -1)]
+        if self.has_knowledge:
+            kn = obs[..., self.kn_off:].reshape(*lead, P * H, C * R + C + R)[..., :C * R]
+            count = kn.sum(-1, keepdim=True)
+            hit = kn @ tables                                      # (..., P*H, 2)
+            frac = hit / count.clamp(min=1.0)
+            full = ((hit == count) & (count > 0)).to(obs.dtype)
+            out += [frac.reshape(*lead, -1), full.reshape(*lead, -1)]
+            # what each hint would touch, in HLE's move order: color hints to the next
+            # players, then rank hints: cards touched, playable / useless touched, touched
+            # cards whose color (rank) was not hinted before
+            cards = seen.reshape(*lead, P - 1, H, C, R)
+            info = obs[..., self.kn_off:].reshape(*lead, P, H, C * R + C + R)[..., 1:, :, C * R:]
+            flags = (seen @ tables).reshape(*lead, P - 1, H, 2)
+            for touch, hinted in ((cards.sum(-1), info[..., :C]), (cards.sum(-2), info[..., C:])):
+                # touch (..., P-1, H, K): card j has color / rank k; hinted (..., P-1, H, K)
+                fresh = 1.0 - hinted.sum(-1, keepdim=True)
+                n = touch.sum(-2)                                      # (..., P-1, K)
+                good = (touch * flags[..., :1]).sum(-2)
+                bad = (touch * flags[..., 1:]).sum(-2)
+                new = (touch * fresh).sum(-2)
+                out.append(torch.stack([n, good, bad, new], dim=-1).reshape(*lead, -1))
+        return torch.cat(out, dim=-1)
+
+
+
 class PublicLSTMNet(nn.Module):
     """Public-LSTM Q-network (see the module docstring for the data flow and shapes).
 
@@ -92,33 +173,78 @@ class PublicLSTMNet(nn.Module):
         players: P.
         num_moves: M (20 for the 2-player game); the net outputs M + 1 values.
         hidden: H, width of the LSTM and of the MLP.
+        fusion: how the public stream h (from the LSTM) and a seat's private stream m
+            (from the MLP) are joined before the heads, both (..., H):
+            "product" (the paper's, and what every checkpoint without a "fusion" entry
+            loads as): h * m;
+            "concat": ReLU(Linear([h, m])), which keeps m's signal when h is near zero
+            (at the start of training the LSTM output is), see `lbs_pz.train.distill`.
+        card_features: None (every checkpoint without the entry loads so) or the game's
+            {"colors", "ranks", "hand_size", "deck_size"}: the MLP's input then also gets
+            `card_features(obs)`, each card's playability and uselessness computed exactly
+            from the vector (see `CardFeatures`), which an MLP learns only slowly.
     """
 
+    FUSIONS = ("product", "concat")
+
     def __init__(self, pub_dim: int, obs_dim: int, players: int, num_moves: int,
-                 hidden: int = 256):
+                 hidden: int = 256, fusion: str = "product",
+                 card_features: Optional[dict] = None):
         super().__init__()
+        if fusion not in self.FUSIONS:
+            raise ValueError(f"fusion must be one of {', '.join(self.FUSIONS)}, got {fusion!r}")
+        self.cards = None
+        extra = 0
+        if card_features is not None:
+            self.cards = CardFeatures(players=players, obs_dim=obs_dim, **card_features)
+            extra = self.cards.size
         for name, v in (("pub_dim", pub_dim), ("obs_dim", obs_dim), ("players", players),
                         ("num_moves", num_moves), ("hidden", hidden)):
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         self.pub_dim, self.obs_dim, self.players = pub_dim, obs_dim, players
-        self.num_moves, self.hidden = num_moves, hidden
+        self.num_moves, self.hidden, self.fusion = num_moves, hidden, fusion
+        if fusion == "concat":
+            self.fuse = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
         self.pub_in = nn.Sequential(nn.Linear(pub_dim, hidden), nn.ReLU())
         self.lstm = nn.LSTM(hidden, hidden, batch_first=True)
-        self.mlp = nn.Sequential(nn.Linear(obs_dim + players, hidden), nn.ReLU(),
+        self.mlp = nn.Sequential(nn.Linear(obs_dim + players + extra, hidden), nn.ReLU(),
                                  nn.Linear(hidden, hidden), nn.ReLU())
         self.v_head = nn.Linear(hidden, 1)
         self.a_head = nn.Linear(hidden, num_moves + 1)
 
     @classmethod
-    def for_config(cls, config: HanabiConfig, hidden: int = 256) -> "PublicLSTMNet":
+    def for_config(cls, config: HanabiConfig, hidden: int = 256, fusion: str = "product",
+                   card_features: bool = False) -> "PublicLSTMNet":
         e = config.encoding_size
-        return cls(e - private_size(config), e, config.players, config.num_moves, hidden)
+        cards = CardFeatures.game_args(config) if card_features else None
+        return cls(e - private_size(config), e, config.players, config.num_moves, hidden,
+                   fusion, cards)
 
     def arch(self) -> dict:
-        """Constructor arguments (plain numbers: stored in checkpoints)."""
-        return dict(pub_dim=self.pub_dim, obs_dim=self.obs_dim, players=self.players,
-                    num_moves=self.num_moves, hidden=self.hidden)
+        """Constructor arguments (plain numbers and strings: stored in checkpoints). The
+        default fusion ("product") is left out, so the architecture of a product net is
+        the same dict as before the option existed."""
+        out = dict(pub_dim=self.pub_dim, obs_dim=self.obs_dim, players=self.players,
+                   num_moves=self.num_moves, hidden=self.hidden)
+        if self.fusion != "product":
+            out["fusion"] = self.fusion
+        if self.cards is not None:
+            out["card_features"] = self.cards.args()
+        return out
+
+    def _private_in(self, obs: torch.Tensor, seat_onehot: torch.Tensor) -> torch.Tensor:
+        """The MLP's input: obs (..., E), seat one-hot (..., P) [, card features]."""
+        parts = [obs, seat_onehot]
+        if self.cards is not None:
+            parts.append(self.cards(obs))
+        return torch.cat(parts, dim=-1)
+
+    def _fused(self, h: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+        """Join the public stream h and the private stream m (both (..., H)) -> (..., H)."""
+        if self.fusion == "product":
+            return h * m
+        return self.fuse(torch.cat([h.expand_as(m), m], dim=-1))
 
     def zero_state(self, batch: int) -> Tuple[torch.Tensor, torch.Tensor]:
         """LSTM state of an empty history: (h, c), each (1, batch, H)."""
@@ -135,8 +261,8 @@ class PublicLSTMNet(nn.Module):
         canonical vector -> (..., P, M + 1)."""
         players = self.players
         seat = torch.eye(players, dtype=obs.dtype, device=obs.device)
-        x = torch.cat([obs, seat.expand(*obs.shape[:-2], players, players)], dim=-1)
-        fused = h.unsqueeze(-2) * self.mlp(x)
+        x = self._private_in(obs, seat.expand(*obs.shape[:-2], players, players))
+        fused = self._fused(h.unsqueeze(-2), self.mlp(x))
         adv = self.a_head(fused)
         return self.v_head(fused) + adv - adv.mean(dim=-1, keepdim=True)
 
@@ -146,7 +272,7 @@ class PublicLSTMNet(nn.Module):
         1/P of the cost (what acting needs)."""
         seat = torch.as_tensor(np.asarray(seat), dtype=torch.long)
         onehot = torch.nn.functional.one_hot(seat, self.players).to(obs.dtype)
-        fused = h * self.mlp(torch.cat([obs, onehot], dim=-1))
+        fused = self._fused(h, self.mlp(self._private_in(obs, onehot)))
         adv = self.a_head(fused)
         return self.v_head(fused) + adv - adv.mean(dim=-1, keepdim=True)
 
@@ -216,7 +342,8 @@ class PublicLSTMBlueprint:
                  epsilon: float = 0.0, cache_size: int = 50_000, name: str = "public-lstm",
                  seed: int = 0):
         config = HanabiConfig() if config is None else config
-        ref = PublicLSTMNet.for_config(config, hidden=net.hidden).arch()
+        ref = PublicLSTMNet.for_config(config, hidden=net.hidden, fusion=net.fusion,
+                                       card_features=net.cards is not None).arch()
         if net.arch() != ref:
             raise ValueError(f"the net {net.arch()} does not fit the game {config} "
                              f"(expected {ref})")

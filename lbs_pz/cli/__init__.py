@@ -1,6 +1,7 @@
 """The `lbs-pz` command: one module per subcommand, each with `add_command(subparsers)`.
 
-    lbs-pz demo | eval | compare | train-belief | train-value | train-blueprint | belief-quality
+    lbs-pz demo | eval | compare | train-belief | train-value | train-blueprint | distill
+           | belief-quality
            | serve
 
 Every command that takes a blueprint takes one spec (`--blueprint SPEC`, see
@@ -14,13 +15,13 @@ import argparse
 import sys
 from typing import List, Optional
 
-from lbs_pz.cli import (belief_quality, compare, demo, serve, train_belief, train_blueprint,
-                        train_value)
+from lbs_pz.cli import (belief_quality, compare, demo, distill, serve, train_belief,
+                        train_blueprint, train_value)
 from lbs_pz.cli import eval as eval_command
 from lbs_pz.cli.options import BLUEPRINT_HELP
 
 SUBCOMMANDS = (demo, eval_command, compare, train_belief, train_value, train_blueprint,
-               belief_quality, serve)
+               distill, belief_quality, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,228 @@
+"""Distillation of a blueprint into the public-LSTM net (`lbs_pz.train.distill`), the
+net's card features and architecture options (`lbs_pz.agents.public_lstm`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from lbs_pz.agents import RuleBot, load_blueprint
+from lbs_pz.agents.public_lstm import CardFeatures, PublicLSTMBlueprint, PublicLSTMNet
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
+from lbs_pz.engine.seeds import EVAL, TRAIN
+from lbs_pz.models.checkpoint import load_checkpoint
+from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement, collate, distill,
+                                  game_config, mover_logits)
+
+SMALL = dict(players=2, colors=3, ranks=3, hand_size=3)
+
+
+def _states(config, n_games=6, bot="strong"):
+    """Positions of rule-bot games (every 7th move), including terminal-near ones."""
+    teacher = RuleBot(bot)
+    for g in range(n_games):
+        state = HanabiState(config, seed=100 + g)
+        k = 0
+        while not state.is_terminal:
+            if k % 7 == 0:
+                yield state.clone()
+            state.apply(teacher.act(state))
+            k += 1
+
+
+@pytest.mark.parametrize("game", [dict(), SMALL, dict(players=3)])
+def test_card_features_match_the_engine(game):
+    config = HanabiConfig(**game)
+    C, R, H, P = config.colors, config.ranks, config.hand_size, config.players
+    cf = CardFeatures(players=P, obs_dim=config.encoding_size, **CardFeatures.game_args(config))
+    checked = 0
+    for state in _states(config):
+        fw = state.fireworks
+        playable = lambda c, r: fw[c] == r
+        useless = lambda c, r: fw[c] > r
+        for seat in range(P):
+            f = cf(torch.from_numpy(state.encode(seat))).numpy()
+            table_p, table_u = f[:C * R], f[C * R:2 * C * R]
+            assert table_p.tolist() == [float(playable(c, r)) for c in range(C) for r in range(R)]
+            assert table_u.tolist() == [float(useless(c, r)) for c in range(C) for r in range(R)]
+            seen = f[2 * C * R:2 * C * R + 2 * (P - 1) * H].reshape(P - 1, H, 2)
+            for rel in range(1, P):
+                hand = state.hands[(seat + rel) % P]
+                for j in range(H):
+                    want = (0.0, 0.0) if j >= len(hand) else \
+                        (float(playable(*divmod(hand[j], R))), float(useless(*divmod(hand[j], R))))
+                    assert tuple(seen[rel - 1, j]) == want
+            know = f[2 * C * R + 2 * (P - 1) * H:]
+            frac = know[:2 * P * H].reshape(P, H, 2)
+            full = know[2 * P * H:4 * P * H].reshape(P, H, 2)
+            hints = know[4 * P * H:]
+            assert len(hints) == 4 * (P - 1) * (C + R) and cf.size == len(f)
+            color_hints = hints[:4 * (P - 1) * C].reshape(P - 1, C, 4)
+            rank_hints = hints[4 * (P - 1) * C:].reshape(P - 1, R, 4)
+            for rel in range(1, P):
+                target = (seat + rel) % P
+                hand, kn = state.hands[target], state.card_knowledge(target)
+                for table, K, part, slot in ((color_hints, C, 0, 2), (rank_hints, R, 1, 3)):
+                    for k in range(K):
+                        touched = [j for j, card in enumerate(hand) if divmod(card, R)[part] == k]
+                        want = [len(touched),
+                                sum(playable(*divmod(hand[j], R)) for j in touched),
+                                sum(useless(*divmod(hand[j], R)) for j in touched),
+                                sum(kn[j][slot] < 0 for j in touched)]
+                        assert table[rel - 1, k].tolist() == want
+            for rel in range(P):
+                knowledge = state.card_knowledge((seat + rel) % P)
+                for j, (colors, ranks, _, _) in enumerate(knowledge):
+                    types = [(c, r) for c in colors for r in ranks]
+                    p = sum(playable(c, r) for c, r in types) / len(types)
+                    u = sum(useless(c, r) for c, r in types) / len(types)
+                    assert frac[rel, j] == pytest.approx([p, u], abs=1e-6)
+                    assert full[rel, j].tolist() == [float(p == 1), float(u == 1)]
+            checked += 1
+    assert checked > 10
+
+
+def test_shipped_checkpoint_loads_and_acts_as_before():
+    """The shipped product-fusion checkpoint has no new architecture entries and its
+    moves do not depend on the new options (reference: the plain product formula)."""
+    bp = load_blueprint("lstm:public_lstm_2p")
+    net = bp.net
+    assert net.fusion == "product" and net.cards is None
+    assert set(net.arch()) == {"pub_dim", "obs_dim", "players", "num_moves", "hidden"}
+    assert net.arch() == load_checkpoint("public_lstm_2p", "public_lstm")["architecture"]
+    batch = HanabiBatch(HanabiConfig(), 32, seeds=game_seeds(3, 0, 32))
+    RuleBot("strong").rollout(batch, max_moves=11)
+    enc = torch.from_numpy(batch.encode())
+    h, _ = bp._batch_hc(batch, np.arange(32))
+    seat = torch.nn.functional.one_hot(torch.from_numpy(batch.current_players().astype(np.int64)),
+                                       2).float()
+    with torch.no_grad():
+        fused = h * net.mlp(torch.cat([enc, seat], -1))
+        adv = net.a_head(fused)
+        ref = net.v_head(fused) + adv - adv.mean(-1, keepdim=True)
+        q = net.q_seat(h, enc, batch.current_players())
+    assert torch.allclose(q, ref)
+    legal = batch.legal_masks().astype(bool)
+    want = ref[:, :20].masked_fill(~torch.from_numpy(legal), -1e9).argmax(-1).numpy()
+    assert (bp.act_batch(batch) == want).all()
+
+
+def test_architecture_options_round_trip(tmp_path):
+    from lbs_pz.models.checkpoint import save_checkpoint
+    config = HanabiConfig(**SMALL)
+    net = PublicLSTMNet.for_config(config, 16, fusion="concat", card_features=True)
+    arch = net.arch()
+    assert arch["fusion"] == "concat" and arch["card_features"]["ranks"] == 3
+    path = str(tmp_path / "n.pt")
+    save_checkpoint(path, "public_lstm", config, arch, net.state_dict(), trained_for=None,
+                    info={})
+    bp = PublicLSTMBlueprint.load(path)
+    assert bp.net.arch() == arch
+    batch = HanabiBatch(config, 8, seeds=game_seeds(1, 0, 8))
+    assert (bp.act_batch(batch) == PublicLSTMBlueprint(net, config).act_batch(batch)).all()
+    with pytest.raises(ValueError, match="fusion"):
+        PublicLSTMNet.for_config(config, 16, fusion="sum")
+
+
+def test_teacher_labels_line_up_with_observations():
+    """Each stored move is the teacher's move in the stored position: replaying a game's
+    moves from its deal gives the stored vectors, legal masks and movers."""
+    config = HanabiConfig(**SMALL)
+    teacher = RuleBot("strong")
+    tg = TeacherGames(teacher, config, 4, seed=5, stream=TRAIN)
+    games = tg.games(4)
+    from lbs_pz.engine.seeds import deal_seeds
+    seeds = deal_seeds(TRAIN, 5, 0, 8).tolist()
+    for game in games:
+        assert game["deal"] in seeds
+        batch = HanabiBatch(config, 1, seeds=[game["deal"]])
+        for t in range(len(game["action"])):
+            assert (batch.encode()[0] == game["obs"][t]).all()
+            assert (batch.encode(players=np.zeros(1, np.int64))[0, -game["pub"].shape[1]:]
+                    == game["pub"][t]).all()
+            assert batch.current_players()[0] == game["cur"][t]
+            assert int(teacher.act_batch(batch)[0]) == game["action"][t]
+            batch.step(np.array([game["action"][t]]))
+        assert batch.terminals()[0]
+
+
+def _run(tmp_path, **kw):
+    out = str(tmp_path / "d.pt")
+    dc = DistillConfig(teacher="strong", out=out, threads=1, eval_games=100, **SMALL)
+    for k, v in kw.items():
+        setattr(dc, k, v)
+    distill(dc, log=lambda s: None, progress_bar=False)
+    return out, load_checkpoint(out, "public_lstm")
+
+
+def test_distill_small_variant_reaches_90_percent(tmp_path):
+    """The issue's test: >= 90% held-out agreement with a rule bot within a minute on one
+    core: 1000 updates (~7 s unloaded, 98% then), stopped at one minute whatever the load."""
+    out, ckpt = _run(tmp_path, teacher="simple", updates=1000, minutes=1.0, hidden=64,
+                     eval_every=0)
+    acc = ckpt["info"]["progress"]["evals"][-1][3]
+    assert acc >= 0.90, ckpt["info"]["progress"]["evals"]
+    assert ckpt["architecture"]["card_features"] is not None
+    assert ckpt["info"]["teacher"]["spec"] == "simple"
+    # the checkpoint is a blueprint: `lstm:PATH` plays the same moves as the trained net
+    bp = load_blueprint(f"lstm:{out}")
+    net = PublicLSTMNet(**ckpt["architecture"])
+    net.load_state_dict(ckpt["weights"])
+    config = HanabiConfig(**SMALL)
+    held = TeacherGames(RuleBot("simple"), config, 50, 0, EVAL).games(50)
+    assert agreement(bp.net, held) == pytest.approx(agreement(net, held))
+    batch = HanabiBatch(config, 64, seeds=game_seeds(9, 0, 64))
+    RuleBot("strong").rollout(batch, max_moves=9)
+    assert (bp.act_batch(batch) == PublicLSTMBlueprint(net, config).act_batch(batch)).all()
+
+
+def test_resume_continues_the_run(tmp_path):
+    out, first = _run(tmp_path, updates=6, minutes=0, hidden=16, eval_every=0, save_every=3,
+                      num_actors=16, batch_size=4, buffer_games=32)
+    assert first["info"]["progress"]["updates"] == 6
+    _, second = _run(tmp_path, updates=10, minutes=0, hidden=16, eval_every=0, save_every=3,
+                     num_actors=16, batch_size=4, buffer_games=32, resume=out)
+    progress = second["info"]["progress"]
+    assert progress["updates"] == 10 and progress["games"] > first["info"]["progress"]["games"]
+    assert [e[0] for e in progress["evals"]] == [6, 10]
+    with pytest.raises(ValueError, match="made for"):
+        _run(tmp_path, updates=12, minutes=0, hidden=32, resume=out)
+
+
+def test_config_checks():
+    for bad in (dict(players=7), dict(lr=0), dict(fusion="sum"), dict(minutes=0),
+                dict(batch_size=64, buffer_games=8), dict(teacher=" ")):
+        with pytest.raises(ValueError):
+            DistillConfig(**bad).check()
+
+
+def _cli(*args):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    return subprocess.run([sys.executable, "-m", "lbs_pz.cli", "distill", *args],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_cli_help_and_bad_input(tmp_path):
+    r = _cli("--help")
+    assert r.returncode == 0 and "--teacher" in r.stdout and "--fusion" in r.stdout
+    r = _cli("--teacher", "nonsense", "--out", str(tmp_path / "x.pt"))
+    assert r.returncode == 2 and "unknown blueprint" in r.stderr
+    r = _cli("--teacher", "strong", "--players", "9", "--out", str(tmp_path / "x.pt"))
+    assert r.returncode == 2 and "players" in r.stderr
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_cli_runs_and_saves(tmp_path):
+    out = tmp_path / "c.pt"
+    r = _cli("--teacher", "simple", "--out", str(out), "--updates", "3", "--minutes", "0",
+             "--hidden", "16", "--colors", "2", "--ranks", "3", "--hand-size", "3",
+             "--eval-games", "20", "--num-actors", "8", "--batch-size", "4", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "held-out agreement" in r.stdout
+    assert load_blueprint(f"lstm:{out}").config == HanabiConfig(players=2, colors=2, ranks=3,
+                                                                hand_size=3)
