@@ -271,7 +271,7 @@ class PublicLSTMNet(nn.Module):
         seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every seat)[b, seat[b]], at
         1/P of the cost (what acting needs)."""
         seat = torch.as_tensor(np.asarray(seat), dtype=torch.long)
-        onehot = torch.nn.functional.one_hot(seat, self.players).to(obs.dtype)
+        onehot = torch.nn.functional.one_hot(seat, self.players).to(obs.device, obs.dtype)
         fused = self._fused(h, self.mlp(self._private_in(obs, onehot)))
         adv = self.a_head(fused)
         return self.v_head(fused) + adv - adv.mean(dim=-1, keepdim=True)
