@@ -60,20 +60,39 @@ def test_card_features_match_the_engine(game):
             know = f[2 * C * R + 2 * (P - 1) * H:]
             frac = know[:2 * P * H].reshape(P, H, 2)
             full = know[2 * P * H:4 * P * H].reshape(P, H, 2)
-            hints = know[4 * P * H:]
-            assert len(hints) == 4 * (P - 1) * (C + R) and cf.size == len(f)
-            color_hints = hints[:4 * (P - 1) * C].reshape(P - 1, C, 4)
-            rank_hints = hints[4 * (P - 1) * C:].reshape(P - 1, R, 4)
+            touched_f = know[4 * P * H:5 * P * H].reshape(P, H)
+            chop_f = know[5 * P * H:6 * P * H].reshape(P, H)
+            hints = know[6 * P * H:]
+            assert len(hints) == 8 * (P - 1) * (C + R) and cf.size == len(f)
+            color_hints = hints[:8 * (P - 1) * C].reshape(P - 1, C, 8)
+            rank_hints = hints[8 * (P - 1) * C:].reshape(P - 1, R, 8)
+
+            def touched_chop(player):
+                kn = state.card_knowledge(player)
+                touched = [kn[j][2] >= 0 or kn[j][3] >= 0 for j in range(len(kn))]
+                chop = next((j for j in range(len(kn)) if not touched[j]), -1)
+                return touched, chop
+
+            for rel in range(P):
+                touched, chop = touched_chop((seat + rel) % P)
+                assert touched_f[rel, :len(touched)].tolist() == [float(t) for t in touched]
+                assert chop_f[rel].tolist() == [float(j == chop) for j in range(H)]
             for rel in range(1, P):
                 target = (seat + rel) % P
                 hand, kn = state.hands[target], state.card_knowledge(target)
+                touched, chop = touched_chop(target)
+                flag = lambda j, which: float((playable, useless)[which](*divmod(hand[j], R)))
                 for table, K, part, slot in ((color_hints, C, 0, 2), (rank_hints, R, 1, 3)):
                     for k in range(K):
-                        touched = [j for j, card in enumerate(hand) if divmod(card, R)[part] == k]
-                        want = [len(touched),
-                                sum(playable(*divmod(hand[j], R)) for j in touched),
-                                sum(useless(*divmod(hand[j], R)) for j in touched),
-                                sum(kn[j][slot] < 0 for j in touched)]
+                        hit = [j for j, card in enumerate(hand) if divmod(card, R)[part] == k]
+                        fresh = [j for j in hit if not touched[j]]
+                        focus = chop if chop in hit else (max(fresh) if fresh else None)
+                        want = [len(hit), sum(flag(j, 0) for j in hit),
+                                sum(flag(j, 1) for j in hit),
+                                sum(kn[j][slot] < 0 for j in hit), float(chop in hit),
+                                float(bool(fresh)),
+                                0.0 if focus is None else flag(focus, 0),
+                                0.0 if focus is None else flag(focus, 1)]
                         assert table[rel - 1, k].tolist() == want
             for rel in range(P):
                 knowledge = state.card_knowledge((seat + rel) % P)

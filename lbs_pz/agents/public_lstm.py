@@ -89,11 +89,14 @@ class CardFeatures(nn.Module):
     useless[c, r] (already played); for each card the observer sees in the other hands
     (one-hot of its type) whether it is playable / useless; for each card of every hand's
     common knowledge (its plausible types) the fraction of plausible types that are
-    playable / useless and whether all are; for each hint move (HLE's order: colors to
+    playable / useless and whether all are, whether a hint touched it, whether it is the
+    hand's chop (its oldest untouched card); for each hint move (HLE's order: colors to
     the next players, then ranks) the cards it touches, the playable and useless ones
-    among them and those whose color (rank) it tells for the first time.
+    among them, those whose color (rank) it tells for the first time, whether it touches
+    the chop, whether it touches an untouched card, whether its focus (the chop if it
+    touches it, else the newest untouched card it touches) is playable / useless.
     obs (..., E) -> (..., size) float, with size = 2 * C * R + 2 * (P - 1) * H
-    + 4 * P * H + 4 * (P - 1) * (C + R) (the last two parts only with card knowledge:
+    + 6 * P * H + 8 * (P - 1) * (C + R) (the last two parts only with card knowledge:
     the minimal observation's vector has none)."""
 
     def __init__(self, players: int, obs_dim: int, colors: int, ranks: int, hand_size: int,
@@ -115,7 +118,7 @@ class CardFeatures(nn.Module):
         if self.fw_off + bits > obs_dim:
             raise ValueError(f"card_features {self.args()} do not fit a vector of {obs_dim}")
         self.size = 2 * bits + 2 * (players - 1) * hand_size \
-            + (4 * players * hand_size + 4 * (players - 1) * (colors + ranks)
+            + (6 * players * hand_size + 8 * (players - 1) * (colors + ranks)
                if self.has_knowledge else 0)
 
     @staticmethod
@@ -146,12 +149,23 @@ class CardFeatures(nn.Module):
             frac = hit / count.clamp(min=1.0)
             full = ((hit == count) & (count > 0)).to(obs.dtype)
             out += [frac.reshape(*lead, -1), full.reshape(*lead, -1)]
+            # touched (a color or rank hinted) and chop (the oldest, i.e. lowest, untouched
+            # card) of every hand
+            hinted_any = obs[..., self.kn_off:].reshape(*lead, P, H, C * R + C + R)[..., C * R:]
+            touched = hinted_any.sum(-1).clamp(max=1.0)                # (..., P, H)
+            untouched = (1.0 - touched) * (count[..., 0] > 0).reshape(*lead, P, H).to(obs.dtype)
+            before = torch.cumsum(untouched, dim=-1) - untouched       # untouched older cards
+            chop = untouched * (before == 0).to(obs.dtype)
+            out += [touched.reshape(*lead, -1), chop.reshape(*lead, -1)]
             # what each hint would touch, in HLE's move order: color hints to the next
             # players, then rank hints: cards touched, playable / useless touched, touched
-            # cards whose color (rank) was not hinted before
+            # cards whose color (rank) was not hinted before; whether it touches the chop,
+            # any untouched card, and whether its focus (the chop if it newly touches it,
+            # else the newest newly touched card) is playable / useless
             cards = seen.reshape(*lead, P - 1, H, C, R)
-            info = obs[..., self.kn_off:].reshape(*lead, P, H, C * R + C + R)[..., 1:, :, C * R:]
+            info = hinted_any[..., 1:, :, :]
             flags = (seen @ tables).reshape(*lead, P - 1, H, 2)
+            p_chop, p_new = chop[..., 1:, :, None], (1.0 - touched[..., 1:, :, None])
             for touch, hinted in ((cards.sum(-1), info[..., :C]), (cards.sum(-2), info[..., C:])):
                 # touch (..., P-1, H, K): card j has color / rank k; hinted (..., P-1, H, K)
                 fresh = 1.0 - hinted.sum(-1, keepdim=True)
@@ -159,7 +173,15 @@ class CardFeatures(nn.Module):
                 good = (touch * flags[..., :1]).sum(-2)
                 bad = (touch * flags[..., 1:]).sum(-2)
                 new = (touch * fresh).sum(-2)
-                out.append(torch.stack([n, good, bad, new], dim=-1).reshape(*lead, -1))
+                first = touch * p_new                                  # newly touched cards
+                later = first.flip(-2).cumsum(-2).flip(-2) - first
+                newest = first * (later == 0).to(obs.dtype)
+                on_chop = (touch * p_chop).sum(-2, keepdim=True)       # (..., P-1, 1, K)
+                focus = on_chop * p_chop * touch + (1.0 - on_chop) * newest
+                out.append(torch.stack([n, good, bad, new, on_chop[..., 0, :], first.sum(-2)
+                                        .clamp(max=1.0), (focus * flags[..., :1]).sum(-2),
+                                        (focus * flags[..., 1:]).sum(-2)], dim=-1)
+                           .reshape(*lead, -1))
         return torch.cat(out, dim=-1)
 
 

@@ -48,9 +48,13 @@ benchmarks/distill.py --diagnose --updates 600 --hidden 128 [--fusion F]
   touched, playable / useless touched, newly informed; no parameters), the simple bot is
   imitated at 99.8% on plays and discards after 600 updates and ~95% overall, and the
   strong bot at 69.6% after 600 updates with greedy self-play 11.0 (was 48.4%, 0.00).
-  The strong bot's remaining gap is its conventions (promises, chop, focus), which depend
-  on the public history: the LSTM's job, learnt over longer runs (see
-  `benchmarks/distill.py`).
+  Its errors were then mostly the choice of hint (rank hints 41% right) and chop
+  discards; adding each hand's touched cards and chop (oldest untouched card) and, per
+  hint move, whether it touches the chop and whether its focus is playable / useless:
+  75.8% after 600 updates, self-play 13.5. What is left is the strong bot's memory
+  (promises made by earlier hints, which travel with the card as the hand shifts): a
+  function of the public history, the LSTM's job, learnt over longer runs (see
+  `benchmarks/distill.py` and its figures in the report of this work).
 
 Fix: `PublicLSTMNet(card_features=...)` (an architecture option stored in the checkpoint;
 checkpoints without it, like the shipped `public_lstm_2p.pt`, load and act as before),
