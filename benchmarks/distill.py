@@ -37,7 +37,8 @@ def diagnose(args) -> None:
                        colors=args.colors, ranks=args.ranks, hand_size=args.hand_size)
     config = game_config(dc)
     teacher = load_blueprint(dc.teacher)
-    net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, args.card_features)
+    net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, args.card_features,
+                                   args.public_features)
     if args.no_lstm:        # public stream replaced by ones: the MLP alone decides
         ones = torch.ones(1, 1, net.hidden)
         net.public = lambda pub, hc=None: (torch.ones(*pub.shape[:-1], net.hidden),
@@ -72,7 +73,8 @@ def diagnose(args) -> None:
             print(f"update {u} ({time.perf_counter() - start:.0f} s): loss {float(loss.detach()):.3f}, "
                   f"held-out agreement {agreement(net, held):.3f}", flush=True)
     sp = self_play(net, config, 200)
-    print(f"fusion {args.fusion} card features {args.card_features} hidden {args.hidden} "
+    print(f"fusion {args.fusion} card features {args.card_features} public features "
+          f"{args.public_features} hidden {args.hidden} "
           f"lr {args.lr} teacher {args.teacher}: agreement "
           f"{agreement(net, held):.3f}, self-play {sp[0]:.2f} +- {sp[1]:.2f}")
 
@@ -86,6 +88,8 @@ def main(argv=None) -> int:
     parser.add_argument("--fusion", default="product")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--card-features", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--public-features", action=argparse.BooleanOptionalAction,
+                        default=False)
     parser.add_argument("--colors", type=int, default=5)
     parser.add_argument("--ranks", type=int, default=5)
     parser.add_argument("--hand-size", type=int, default=0)
@@ -104,7 +108,7 @@ def main(argv=None) -> int:
     from lbs_pz.models.checkpoint import load_checkpoint
     dc = DistillConfig(teacher=args.teacher, out=args.out, minutes=args.minutes,
                        hidden=args.hidden, fusion=args.fusion, lr=args.lr, colors=args.colors,
-                       card_features=args.card_features,
+                       card_features=args.card_features, public_features=args.public_features,
                        ranks=args.ranks, hand_size=args.hand_size, eval_every=args.eval_every,
                        threads=1)
     distill(dc, progress_bar=False, log=lambda s: print(s, flush=True))

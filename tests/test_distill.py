@@ -134,16 +134,26 @@ def test_shipped_checkpoint_loads_and_acts_as_before():
 def test_architecture_options_round_trip(tmp_path):
     from lbs_pz.models.checkpoint import save_checkpoint
     config = HanabiConfig(**SMALL)
-    net = PublicLSTMNet.for_config(config, 16, fusion="concat", card_features=True)
+    net = PublicLSTMNet.for_config(config, 16, fusion="concat", card_features=True,
+                                   public_features=True)
     arch = net.arch()
     assert arch["fusion"] == "concat" and arch["card_features"]["ranks"] == 3
+    assert arch["card_features"]["public"] is True
+    # the LSTM's extra input is a function of the public part only
+    obs = torch.from_numpy(HanabiState(config, seed=4).encode(0))
+    k = config.encoding_size - net.pub_dim
+    assert torch.equal(net.cards.public_features(obs[k:]),
+                       torch.cat([net.cards(obs)[:18], net.cards(obs)[18 + 6:18 + 6 + 36]]))
     path = str(tmp_path / "n.pt")
     save_checkpoint(path, "public_lstm", config, arch, net.state_dict(), trained_for=None,
                     info={})
     bp = PublicLSTMBlueprint.load(path)
     assert bp.net.arch() == arch
     batch = HanabiBatch(config, 8, seeds=game_seeds(1, 0, 8))
-    assert (bp.act_batch(batch) == PublicLSTMBlueprint(net, config).act_batch(batch)).all()
+    RuleBot("simple").rollout(batch, max_moves=5)
+    mine = PublicLSTMBlueprint(net, config)
+    assert (bp.act_batch(batch) == mine.act_batch(batch)).all()
+    assert np.allclose(bp.value(batch), mine.value(batch), atol=1e-5)
     with pytest.raises(ValueError, match="fusion"):
         PublicLSTMNet.for_config(config, 16, fusion="sum")
 

@@ -100,8 +100,11 @@ class CardFeatures(nn.Module):
     the minimal observation's vector has none)."""
 
     def __init__(self, players: int, obs_dim: int, colors: int, ranks: int, hand_size: int,
-                 deck_size: int):
+                 deck_size: int, public: bool = False):
         super().__init__()
+        if not isinstance(public, bool):
+            raise ValueError(f"card_features public must be a bool, got {public!r}")
+        self.public = public
         for name, v in (("colors", colors), ("ranks", ranks), ("hand_size", hand_size),
                         ("deck_size", deck_size)):
             if not isinstance(v, int) or v < 1:
@@ -120,6 +123,7 @@ class CardFeatures(nn.Module):
         self.size = 2 * bits + 2 * (players - 1) * hand_size \
             + (6 * players * hand_size + 8 * (players - 1) * (colors + ranks)
                if self.has_knowledge else 0)
+        self.public_size = 2 * bits + (6 * players * hand_size if self.has_knowledge else 0)
 
     @staticmethod
     def game_args(config: HanabiConfig) -> dict:
@@ -127,36 +131,61 @@ class CardFeatures(nn.Module):
                     deck_size=config.deck_size)
 
     def args(self) -> dict:
-        return dict(colors=self.colors, ranks=self.ranks, hand_size=self.hand_size,
-                    deck_size=self.deck_size)
+        out = dict(colors=self.colors, ranks=self.ranks, hand_size=self.hand_size,
+                   deck_size=self.deck_size)
+        if self.public:
+            out["public"] = True
+        return out
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+    def _common(self, x: torch.Tensor, fw_off: int, kn_off: int):
+        """The features of the common knowledge in x (a canonical vector, or its public
+        part with the offsets shifted): the tables (..., C*R, 2), a list of feature
+        blocks, and (hinted colors/ranks (..., P, H, C+R), touched, chop (..., P, H))."""
         C, R, H, P = self.colors, self.ranks, self.hand_size, self.players
-        lead = obs.shape[:-1]
-        fw = obs[..., self.fw_off:self.fw_off + C * R].reshape(*lead, C, R)
+        lead = x.shape[:-1]
+        fw = x[..., fw_off:fw_off + C * R].reshape(*lead, C, R)
         # fireworks[c] = k is bit k - 1; playable (c, r) iff fireworks[c] == r (0-based r)
         none = 1.0 - fw.sum(-1, keepdim=True)
         playable = torch.cat([none, fw[..., :-1]], dim=-1).reshape(*lead, C * R)
         # useless (c, r) iff fireworks[c] > r, i.e. a bit k >= r is set
         useless = fw.flip(-1).cumsum(-1).flip(-1).reshape(*lead, C * R)
         tables = torch.stack([playable, useless], dim=-1)          # (..., C*R, 2)
+        blocks = [playable, useless]
+        if not self.has_knowledge:
+            return tables, blocks, None
+        know = x[..., kn_off:].reshape(*lead, P, H, C * R + C + R)
+        kn = know[..., :C * R].reshape(*lead, P * H, C * R)
+        count = kn.sum(-1, keepdim=True)
+        hit = kn @ tables                                          # (..., P*H, 2)
+        frac = hit / count.clamp(min=1.0)
+        full = ((hit == count) & (count > 0)).to(x.dtype)
+        # touched (a color or rank hinted) and chop (the oldest, i.e. lowest, untouched
+        # card) of every hand
+        hinted_any = know[..., C * R:]
+        touched = hinted_any.sum(-1).clamp(max=1.0)                # (..., P, H)
+        untouched = (1.0 - touched) * (count[..., 0] > 0).reshape(*lead, P, H).to(x.dtype)
+        before = torch.cumsum(untouched, dim=-1) - untouched       # untouched older cards
+        chop = untouched * (before == 0).to(x.dtype)
+        blocks += [frac.reshape(*lead, -1), full.reshape(*lead, -1),
+                   touched.reshape(*lead, -1), chop.reshape(*lead, -1)]
+        return tables, blocks, (hinted_any, touched, chop)
+
+    def public_features(self, pub: torch.Tensor) -> torch.Tensor:
+        """The common-knowledge features of a public vector (`public_part`): pub (..., Dpub)
+        -> (..., public_size): the playable / useless tables and, per card of every hand,
+        the knowledge fractions, touched and chop (as in `forward`, seat 0's frame)."""
+        _, blocks, _ = self._common(pub, self.fw_off - self.hands_len,
+                                    self.kn_off - self.hands_len)
+        return torch.cat(blocks, dim=-1)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        C, R, H, P = self.colors, self.ranks, self.hand_size, self.players
+        lead = obs.shape[:-1]
+        tables, blocks, common = self._common(obs, self.fw_off, self.kn_off)
         seen = obs[..., :self.hands_len].reshape(*lead, (P - 1) * H, C * R)
-        out = [playable, useless, (seen @ tables).reshape(*lead, -1)]
-        if self.has_knowledge:
-            kn = obs[..., self.kn_off:].reshape(*lead, P * H, C * R + C + R)[..., :C * R]
-            count = kn.sum(-1, keepdim=True)
-            hit = kn @ tables                                      # (..., P*H, 2)
-            frac = hit / count.clamp(min=1.0)
-            full = ((hit == count) & (count > 0)).to(obs.dtype)
-            out += [frac.reshape(*lead, -1), full.reshape(*lead, -1)]
-            # touched (a color or rank hinted) and chop (the oldest, i.e. lowest, untouched
-            # card) of every hand
-            hinted_any = obs[..., self.kn_off:].reshape(*lead, P, H, C * R + C + R)[..., C * R:]
-            touched = hinted_any.sum(-1).clamp(max=1.0)                # (..., P, H)
-            untouched = (1.0 - touched) * (count[..., 0] > 0).reshape(*lead, P, H).to(obs.dtype)
-            before = torch.cumsum(untouched, dim=-1) - untouched       # untouched older cards
-            chop = untouched * (before == 0).to(obs.dtype)
-            out += [touched.reshape(*lead, -1), chop.reshape(*lead, -1)]
+        out = blocks[:2] + [(seen @ tables).reshape(*lead, -1)] + blocks[2:]
+        if common is not None:
+            hinted_any, touched, chop = common
             # what each hint would touch, in HLE's move order: color hints to the next
             # players, then rank hints: cards touched, playable / useless touched, touched
             # cards whose color (rank) was not hinted before; whether it touches the chop,
@@ -204,7 +233,9 @@ class PublicLSTMNet(nn.Module):
         card_features: None (every checkpoint without the entry loads so) or the game's
             {"colors", "ranks", "hand_size", "deck_size"}: the MLP's input then also gets
             `card_features(obs)`, each card's playability and uselessness computed exactly
-            from the vector (see `CardFeatures`), which an MLP learns only slowly.
+            from the vector (see `CardFeatures`), which an MLP learns only slowly; with
+            "public": True the LSTM's input also gets the common-knowledge part of them
+            (`CardFeatures.public_features`, a function of the public vector only).
     """
 
     FUSIONS = ("product", "concat")
@@ -217,9 +248,11 @@ class PublicLSTMNet(nn.Module):
             raise ValueError(f"fusion must be one of {', '.join(self.FUSIONS)}, got {fusion!r}")
         self.cards = None
         extra = 0
+        pub_extra = 0
         if card_features is not None:
             self.cards = CardFeatures(players=players, obs_dim=obs_dim, **card_features)
             extra = self.cards.size
+            pub_extra = self.cards.public_size if self.cards.public else 0
         for name, v in (("pub_dim", pub_dim), ("obs_dim", obs_dim), ("players", players),
                         ("num_moves", num_moves), ("hidden", hidden)):
             if not isinstance(v, int) or v < 1:
@@ -228,7 +261,7 @@ class PublicLSTMNet(nn.Module):
         self.num_moves, self.hidden, self.fusion = num_moves, hidden, fusion
         if fusion == "concat":
             self.fuse = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
-        self.pub_in = nn.Sequential(nn.Linear(pub_dim, hidden), nn.ReLU())
+        self.pub_in = nn.Sequential(nn.Linear(pub_dim + pub_extra, hidden), nn.ReLU())
         self.lstm = nn.LSTM(hidden, hidden, batch_first=True)
         self.mlp = nn.Sequential(nn.Linear(obs_dim + players + extra, hidden), nn.ReLU(),
                                  nn.Linear(hidden, hidden), nn.ReLU())
@@ -237,9 +270,12 @@ class PublicLSTMNet(nn.Module):
 
     @classmethod
     def for_config(cls, config: HanabiConfig, hidden: int = 256, fusion: str = "product",
-                   card_features: bool = False) -> "PublicLSTMNet":
+                   card_features: bool = False, public_features: bool = False
+                   ) -> "PublicLSTMNet":
         e = config.encoding_size
-        cards = CardFeatures.game_args(config) if card_features else None
+        cards = CardFeatures.game_args(config) if card_features or public_features else None
+        if public_features:
+            cards["public"] = True
         return cls(e - private_size(config), e, config.players, config.num_moves, hidden,
                    fusion, cards)
 
@@ -276,7 +312,14 @@ class PublicLSTMNet(nn.Module):
     def public(self, pub: torch.Tensor, hc=None):
         """Run the public stream. pub (B, T, Dpub) -> out (B, T, H), (h, c) each (1, B, H).
         `hc` is the state before the first step (None: empty history)."""
-        return self.lstm(self.pub_in(pub), hc)
+        return self.lstm(self.embed_public(pub), hc)
+
+    def embed_public(self, pub: torch.Tensor) -> torch.Tensor:
+        """The LSTM's input: pub (..., Dpub) -> (..., H) (with card_features "public",
+        the common-knowledge features of `CardFeatures.public_features` join pub)."""
+        if self.cards is not None and self.cards.public:
+            pub = torch.cat([pub, self.cards.public_features(pub)], dim=-1)
+        return self.pub_in(pub)
 
     def q(self, h: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
         """Q-values of every seat. h (..., H) from `public`, obs (..., P, E) every seat's
@@ -365,7 +408,9 @@ class PublicLSTMBlueprint:
                  seed: int = 0):
         config = HanabiConfig() if config is None else config
         ref = PublicLSTMNet.for_config(config, hidden=net.hidden, fusion=net.fusion,
-                                       card_features=net.cards is not None).arch()
+                                       card_features=net.cards is not None,
+                                       public_features=net.cards is not None
+                                       and net.cards.public).arch()
         if net.arch() != ref:
             raise ValueError(f"the net {net.arch()} does not fit the game {config} "
                              f"(expected {ref})")
@@ -450,7 +495,7 @@ class PublicLSTMBlueprint:
             pubs.append(self._public_of(replay))
         # Step by step (nn.LSTM returns c of the last step only) to cache every prefix.
         hc = None
-        x = self.net.pub_in(torch.from_numpy(np.stack(pubs)))
+        x = self.net.embed_public(torch.from_numpy(np.stack(pubs)))
         for t in range(len(pubs)):
             _, hc = self.net.lstm(x[t][None, None], hc)
             self._remember(key[:1 + 3 * t], (hc[0][0, 0], hc[1][0, 0]))
