@@ -221,6 +221,16 @@ def test_resume_continues_the_run(tmp_path):
     assert [e[0] for e in progress["evals"]] == [6, 10]
     with pytest.raises(ValueError, match="made for"):
         _run(tmp_path, updates=12, minutes=0, hidden=32, resume=out)
+    # a checkpoint of another trainer (same net, no teacher recorded) is refused
+    from lbs_pz.models.checkpoint import save_checkpoint
+    other = str(tmp_path / "other.pt")
+    save_checkpoint(other, "public_lstm", HanabiConfig(**SMALL), second["architecture"],
+                    second["weights"], trained_for=None,
+                    info={"progress": {"evals": [], "updates": 1}},
+                    resume={"optimizer": second["resume"]["optimizer"]})
+    with pytest.raises(ValueError, match="not a checkpoint of `lbs-pz distill`"):
+        _run(tmp_path, updates=12, minutes=0, hidden=16, resume=other, num_actors=16,
+             batch_size=4, buffer_games=32)
 
 
 def test_config_checks():

@@ -337,7 +337,7 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
                              f"{ckpt['architecture']}, this run is {game_to_dict(config)} "
                              f"{net.arch()}")
         if not isinstance(ckpt.get("resume"), dict) or "optimizer" not in ckpt["resume"] \
-                or "evals" not in ckpt["info"].get("progress", {}):
+                or "teacher" not in ckpt["info"] or "evals" not in ckpt["info"].get("progress", {}):
             raise ValueError(f"--resume {dc.resume}: not a checkpoint of `lbs-pz distill`")
         net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
         optimizer.load_state_dict(ckpt["resume"]["optimizer"])
