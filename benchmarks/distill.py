@@ -22,7 +22,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 
 def diagnose(args) -> None:
-    import numpy as np
     import torch
 
     from lbs_pz.agents import load_blueprint

@@ -16,8 +16,7 @@ from lbs_pz.agents.public_lstm import CardFeatures, PublicLSTMBlueprint, PublicL
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.seeds import EVAL, TRAIN
 from lbs_pz.models.checkpoint import load_checkpoint
-from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement, collate, distill,
-                                  game_config, mover_logits)
+from lbs_pz.train.distill import DistillConfig, TeacherGames, agreement, distill
 
 SMALL = dict(players=2, colors=3, ranks=3, hand_size=3)
 

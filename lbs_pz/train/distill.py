@@ -69,7 +69,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import numpy as np
 
@@ -241,7 +241,7 @@ def collate(games: List[Dict[str, np.ndarray]], device) -> Dict:
     return out
 
 
-def mover_logits(net, b) -> "torch.Tensor":
+def mover_logits(net, b):
     """The mover's Q of its M moves at every position, illegal moves at -1e9: (B, T, M)."""
     out, _ = net.public(b["pub"])                                     # (B, T, H)
     bsz, t_max = b["action"].shape
