@@ -20,6 +20,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from lbs_pz.train.distill import DistillConfig  # noqa: E402
+
 
 def diagnose(args) -> None:
     import torch
@@ -93,6 +95,9 @@ def main(argv=None) -> int:
     parser.add_argument("--ranks", type=int, default=5)
     parser.add_argument("--hand-size", type=int, default=0)
     parser.add_argument("--eval-every", type=int, default=500)
+    parser.add_argument("--num-actors", type=int, default=DistillConfig.num_actors)
+    parser.add_argument("--act-steps", type=int, default=DistillConfig.act_steps)
+    parser.add_argument("--buffer-games", type=int, default=DistillConfig.buffer_games)
     parser.add_argument("--out", default="/tmp/distill_bench.pt")
     parser.add_argument("--json", default="")
     parser.add_argument("--diagnose", action="store_true")
@@ -103,11 +108,13 @@ def main(argv=None) -> int:
     if args.diagnose:
         diagnose(args)
         return 0
-    from lbs_pz.train.distill import DistillConfig, distill
+    from lbs_pz.train.distill import distill
     from lbs_pz.models.checkpoint import load_checkpoint
     dc = DistillConfig(teacher=args.teacher, out=args.out, minutes=args.minutes,
                        hidden=args.hidden, fusion=args.fusion, lr=args.lr, colors=args.colors,
                        card_features=args.card_features, public_features=args.public_features,
+                       num_actors=args.num_actors, act_steps=args.act_steps,
+                       buffer_games=args.buffer_games,
                        ranks=args.ranks, hand_size=args.hand_size, eval_every=args.eval_every,
                        threads=1)
     distill(dc, progress_bar=False, log=lambda s: print(s, flush=True))

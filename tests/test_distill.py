@@ -192,7 +192,7 @@ def test_distill_small_variant_reaches_90_percent(tmp_path):
     """The issue's test: >= 90% held-out agreement with a rule bot within a minute on one
     core: 1000 updates (~7 s unloaded, 98% then), stopped at one minute whatever the load."""
     out, ckpt = _run(tmp_path, teacher="simple", updates=1000, minutes=1.0, hidden=64,
-                     eval_every=0)
+                     eval_every=0, num_actors=64, act_steps=4, buffer_games=1024)
     acc = ckpt["info"]["progress"]["evals"][-1][3]
     assert acc >= 0.90, ckpt["info"]["progress"]["evals"]
     assert ckpt["architecture"]["card_features"] is not None
