@@ -236,3 +236,22 @@ def add_trainer_command(subparsers, name: str, help: str, description: str, conf
 
     parser.set_defaults(func=run)
     return parser
+
+
+def add_net_trainer_command(subparsers, name: str, help: str, description: str,
+                            config_class, trainer) -> argparse.ArgumentParser:
+    """A subcommand that trains a network from scratch (train-blueprint, distill): one
+    option per field of `config_class`, and --no-progress; it runs
+    `trainer(config_class(...), progress_bar=...)`."""
+    parser = subparsers.add_parser(name, help=help, description=description,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_dataclass_options(parser, config_class)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    def run(args) -> int:
+        trainer(dataclass_from(config_class, args), progress_bar=not args.no_progress)
+        return 0
+
+    parser.set_defaults(func=run)
+    return parser
+

@@ -56,7 +56,7 @@ import numpy as np
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
 from lbs_pz.models.checkpoint import game_to_dict
 from lbs_pz.search.stats import mean_sem
-from lbs_pz.train.config_args import command_line
+from lbs_pz.train.config_args import command_line, torch_setup
 
 KIND = "public_lstm"          # its kind in the lbs_pz checkpoint layout
 DEMO_GAMES = 2**31            # the demonstrations' first game in the TRAIN deal stream
@@ -442,11 +442,7 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
 
     from lbs_pz.agents.public_lstm import PublicLSTMNet
     tc.check()
-    if tc.device.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("--device cuda: no CUDA device is available")
-    torch.set_num_threads(tc.threads)
-    torch.manual_seed(tc.seed)
-    device = torch.device(tc.device)
+    device = torch_setup(tc)
     config = game_config(tc.players, tc.hand_size)
     net = PublicLSTMNet.for_config(config, tc.hidden).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=tc.lr, eps=tc.adam_eps)

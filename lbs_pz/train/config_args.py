@@ -1,6 +1,6 @@
 """What the trainers share: the command line a run records in its checkpoint (from its
-hyper-parameter dataclass, as `lbs_pz.cli.options` turns fields into options) and the
-blueprint a run trains for."""
+hyper-parameter dataclass, as `lbs_pz.cli.options` turns fields into options), the torch
+set-up of a run and the blueprint a run trains for."""
 
 from __future__ import annotations
 
@@ -23,6 +23,19 @@ def command_line(command: str, config) -> str:
         else:
             parts.append(f"--{flag} {shlex.quote(str(value))}")
     return " ".join(parts)
+
+
+def torch_setup(config):
+    """Threads, seed and device of a run whose config has `device` ("cpu" | "cuda[:N]"),
+    `threads` and `seed`; returns the torch.device. A CUDA device that is not there is a
+    ValueError before anything is built."""
+    import torch
+
+    if config.device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError("--device cuda: no CUDA device is available")
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    return torch.device(config.device)
 
 
 def load_training_blueprint(spec: str):

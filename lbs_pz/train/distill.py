@@ -82,7 +82,7 @@ import numpy as np
 from lbs_pz.engine.seeds import EVAL, TRAIN, check_run_seed, deal_seeds
 from lbs_pz.models.checkpoint import game_to_dict
 from lbs_pz.search.stats import mean_sem
-from lbs_pz.train.config_args import command_line
+from lbs_pz.train.config_args import command_line, torch_setup
 
 KIND = "public_lstm"
 
@@ -324,11 +324,7 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     from lbs_pz.models.checkpoint import load_checkpoint
 
     dc.check()
-    if dc.device.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("--device cuda: no CUDA device is available")
-    torch.set_num_threads(dc.threads)
-    torch.manual_seed(dc.seed)
-    device = torch.device(dc.device)
+    device = torch_setup(dc)
     config = game_config(dc)
     teacher = load_blueprint(dc.teacher)
     teacher_id = blueprint_identity(teacher)
