@@ -26,8 +26,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from lbs_pz.engine import move_name
+from lbs_pz.engine.seeds import check_engine_seed
 
-SEED_LIMIT = 2**64
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 
 
@@ -110,9 +110,7 @@ def check_seed(seed) -> Optional[int]:
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"seed must be None or an integer in [0, 2**64), got {_short(seed)} "
                          f"({type(seed).__name__})")
-    if not 0 <= seed < SEED_LIMIT:
-        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    return int(seed)
+    return check_engine_seed(seed)          # the engine's range rule, one place
 
 
 def check_render_mode(render_mode, modes) -> None:
