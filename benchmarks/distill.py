@@ -61,7 +61,7 @@ def diagnose(args) -> None:
         while len(pool) < 16:
             pool.extend(train.step())
         games, pool = pool[:16], pool[16:]
-        loss, _, _ = imitation_loss(net, collate(games, "cpu"))
+        loss, _, _, _ = imitation_loss(net, collate(games, "cpu"))
         opt.zero_grad()
         loss.backward()
         if u == 1 or u == args.updates:
@@ -110,6 +110,7 @@ def main(argv=None) -> int:
         return 0
     from lbs_pz.train.distill import distill
     from lbs_pz.models.checkpoint import load_checkpoint
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     dc = DistillConfig(teacher=args.teacher, out=args.out, minutes=args.minutes,
                        hidden=args.hidden, fusion=args.fusion, lr=args.lr, colors=args.colors,
                        card_features=args.card_features, public_features=args.public_features,

@@ -115,6 +115,18 @@ SECTIONS = {
         "after warm-up over long runs (benchmarks/soak.py).",
         f"{PY} benchmarks/misuse.py && {PY} benchmarks/soak.py --quick",
         f"{PY} benchmarks/misuse.py && {PY} benchmarks/soak.py"),
+    "distill": (
+        "Distilling the strong bot into the public-LSTM net (one core)",
+        "`lbs_pz.train.distill` on one core for a fixed wall-clock budget: held-out move "
+        "agreement with the teacher and greedy self-play along the way (200 EVAL deals), "
+        "then `lbs-pz eval` of the result on 1,000 evaluation deals. The full run's checkpoint "
+        "is what ships as lbs_pz/models/distilled_strong_2p.pt (float16).",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --minutes 1 --eval-every 100 "
+        f"--out results/distill/quick.pt && lbs-pz eval --blueprint lstm:results/distill/quick.pt "
+        f"--games 100 --no-progress",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --minutes 30 --eval-every 1000 "
+        f"--out results/distill/distill_strong.pt && OMP_NUM_THREADS=1 lbs-pz eval "
+        f"--blueprint lstm:results/distill/distill_strong.pt --games 1000 --no-progress"),
     "web": (
         "The local web page: response times",
         "`lbs-pz serve` started in a child process (one core); page load (GET / and its "

@@ -170,13 +170,17 @@ def test_teacher_labels_line_up_with_observations():
         assert game["deal"] in seeds
         batch = HanabiBatch(config, 1, seeds=[game["deal"]])
         for t in range(len(game["action"])):
-            assert (batch.encode()[0] == game["obs"][t]).all()
+            for p in range(config.players):
+                assert (batch.encode(players=np.full(1, p, np.int64))[0]
+                        == game["seat_obs"][t, p]).all()
+            assert game["score"][t] == batch.scores()[0]
             assert (batch.encode(players=np.zeros(1, np.int64))[0, -game["pub"].shape[1]:]
                     == game["pub"][t]).all()
             assert batch.current_players()[0] == game["cur"][t]
             assert int(teacher.act_batch(batch)[0]) == game["action"][t]
             batch.step(np.array([game["action"][t]]))
         assert batch.terminals()[0]
+        assert game["final"] == batch.scores()[0]
 
 
 def _run(tmp_path, **kw):

@@ -374,3 +374,16 @@ def upgrade_legacy(path: str, out: str, trained_for: Optional[dict] = None,
     # keep the stored dtypes (make_checkpoint only copies)
     write(out, ckpt)
     return ckpt
+
+
+def slim_copy(path_or_name: str, out: str, half: bool = True) -> dict:
+    """Write a copy of a checkpoint for shipping: the same kind, game, architecture,
+    trained_for and info, without the "resume" state (optimizer, target network), with
+    floating weights as float16 if `half`. Returns the dict written.
+
+        python -c "from lbs_pz.models.checkpoint import slim_copy; slim_copy('run.pt', 'ship.pt')"
+    """
+    ckpt = load_checkpoint(path_or_name)
+    info = dict(ckpt["info"], slimmed_from=os.path.basename(resolve(path_or_name)))
+    return save_checkpoint(out, ckpt["kind"], ckpt["game"], ckpt["architecture"],
+                           ckpt["weights"], ckpt["trained_for"], info, half=half)

@@ -103,6 +103,8 @@ class DistillConfig:
     card_features: bool = True    # give the MLP each card's exact playability / uselessness
     public_features: bool = False  # give the LSTM the common-knowledge part of those features too
     lr: float = 1e-3
+    lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
+    value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
     batch_size: int = 32          # games per update
     num_actors: int = 256         # teacher games played at once
     act_steps: int = 8            # batched teacher moves between two updates
@@ -132,6 +134,8 @@ class DistillConfig:
             need(getattr(self, name) >= 1, f"{name} must be >= 1, got {getattr(self, name)}")
         need(self.batch_size <= self.buffer_games, "batch_size must be <= buffer_games")
         need(self.lr > 0, f"lr must be > 0, got {self.lr}")
+        need(0 < self.lr_final <= 1, f"lr_final must be in (0, 1], got {self.lr_final}")
+        need(self.value_weight >= 0, f"value_weight must be >= 0, got {self.value_weight}")
         need(self.grad_clip > 0, f"grad_clip must be > 0, got {self.grad_clip}")
         need(self.eval_every >= 0 and self.updates >= 0 and self.hand_size >= 0,
              "eval_every, updates and hand_size must be >= 0")
@@ -153,8 +157,10 @@ def game_config(dc: DistillConfig):
 
 class TeacherGames:
     """`n` games the teacher plays at once (one `act_batch` per move). Per move it keeps
-    the public features (Dpub,), the mover's canonical vector (E,) (both uint8: the
-    features are 0/1), the legal mask (M,), the mover and the teacher's move; `step`
+    the public features (Dpub,), every seat's canonical vector (P, E) (both uint8: the
+    features are 0/1; "obs", the mover's, is `seat_obs[t, cur[t]]`), the legal mask (M,),
+    the mover, the teacher's move and the score before it ("score"; the game's final
+    score is "final"); `step`
     returns the games that ended, each a dict of arrays with a leading length axis (and
     "deal", the game's engine seed), and
     restarts their slots with the next deals of `stream` (TRAIN or EVAL) of run `seed`,
@@ -174,7 +180,8 @@ class TeacherGames:
         self.max_len = max_game_length(config)
         e, m = config.encoding_size, config.num_moves
         self.buf = {"pub": np.zeros((n, self.max_len, e - self.k), dtype=np.uint8),
-                    "obs": np.zeros((n, self.max_len, e), dtype=np.uint8),
+                    "seat_obs": np.zeros((n, self.max_len, config.players, e), dtype=np.uint8),
+                    "score": np.zeros((n, self.max_len), dtype=np.int8),
                     "legal": np.zeros((n, self.max_len, m), dtype=bool),
                     "cur": np.zeros((n, self.max_len), dtype=np.int64),
                     "action": np.zeros((n, self.max_len), dtype=np.int64)}
@@ -193,7 +200,10 @@ class TeacherGames:
         if t.max() >= self.max_len:
             raise RuntimeError(f"a game exceeded {self.max_len} moves")
         self.buf["pub"][rows, t] = self.batch.encode(players=self.seat0)[:, self.k:]
-        self.buf["obs"][rows, t] = self.batch.encode()
+        for p in range(self.config.players):
+            self.buf["seat_obs"][rows, t, p] = self.batch.encode(
+                players=np.full(self.n, p, dtype=np.int64))
+        self.buf["score"][rows, t] = self.batch.scores()
         legal = self.batch.legal_masks().astype(bool)
         self.buf["legal"][rows, t] = legal
         self.buf["cur"][rows, t] = self.batch.current_players()
@@ -214,6 +224,7 @@ class TeacherGames:
                 length = int(self.t[i])
                 game = {k: v[i, :length].copy() for k, v in self.buf.items()}
                 game["deal"] = int(self.deal[i])
+                game["final"] = int(scores[i])
                 finished.append(game)
                 self.scores.append(int(scores[i]))
                 self.deal[i] = self._seeds(1)[0]
@@ -229,27 +240,40 @@ class TeacherGames:
         return out[:count]
 
 
-def collate(games: List[Dict[str, np.ndarray]], device) -> Dict:
-    """Games padded to the longest: pub (B, T, Dpub), obs (B, T, E) float32; legal (B, T, M)
-    bool; cur, action (B, T) int64; valid (B, T) bool."""
+def collate(games: List[Dict[str, np.ndarray]], device, seats: bool = False) -> Dict:
+    """Games padded to the longest: pub (B, T, Dpub), obs (B, T, E) the mover's vector,
+    float32; legal (B, T, M) bool; cur, action (B, T) int64; valid (B, T) bool; rtg (B, T)
+    float32, the return to go (final score - score before the move); with `seats`, also
+    seat_obs (B, T, P, E) float32, every seat's vector."""
     import torch
     b, t_max = len(games), max(len(g["action"]) for g in games)
     out = {}
-    for name in ("pub", "obs", "legal", "cur", "action"):
+    for name in ("pub", "legal", "cur", "action", "score", "seat_obs"):
         first = games[0][name]
         arr = np.zeros((b, t_max) + first.shape[1:], dtype=first.dtype)
         for i, g in enumerate(games):
             arr[i, :len(g[name])] = g[name]
+        if name == "seat_obs":
+            obs = arr[np.arange(b)[:, None], np.arange(t_max)[None], out["cur"].cpu().numpy()]
+            out["obs"] = torch.from_numpy(obs).to(device).float()
+            if not seats:
+                continue
         out[name] = torch.from_numpy(arr).to(device)
-    out["pub"], out["obs"] = out["pub"].float(), out["obs"].float()
+    out["pub"] = out["pub"].float()
+    if seats:
+        out["seat_obs"] = out["seat_obs"].float()
+    final = torch.tensor([g["final"] for g in games], device=device, dtype=torch.float32)
+    out["rtg"] = final[:, None] - out.pop("score").float()
     lengths = torch.tensor([len(g["action"]) for g in games], device=device)
     out["valid"] = torch.arange(t_max, device=device)[None] < lengths[:, None]
     return out
 
 
-def mover_logits(net, b):
-    """The mover's Q of its M moves at every position, illegal moves at -1e9: (B, T, M)."""
-    out, _ = net.public(b["pub"])                                     # (B, T, H)
+def mover_logits(net, b, out=None):
+    """The mover's Q of its M moves at every position, illegal moves at -1e9: (B, T, M).
+    `out`: the public stream's output (B, T, H) if already computed."""
+    if out is None:
+        out, _ = net.public(b["pub"])                                 # (B, T, H)
     bsz, t_max = b["action"].shape
     q = net.q_seat(out.reshape(bsz * t_max, -1), b["obs"].reshape(bsz * t_max, -1),
                    b["cur"].reshape(-1).cpu().numpy())
@@ -257,14 +281,34 @@ def mover_logits(net, b):
     return q.masked_fill(~b["legal"], -1e9)
 
 
-def imitation_loss(net, b):
-    """(mean cross-entropy over valid moves, agreement count, valid moves)."""
+def imitation_loss(net, b, value_weight: float = 0.0):
+    """(loss, agreement count, valid moves, value loss (float; 0.0 when off)).
+
+    loss = mean cross-entropy of the teacher's move over the mover's legal moves
+         + value_weight * mean squared error of the VDN Q-sum (the mover's Q of the
+           teacher's move plus every other seat's no-op Q) against the return to go.
+    The cross-entropy is blind to a per-position shift of the mover's Q; the value term
+    fixes that shift, so the net's own `value` (score + sum of greedy Q) predicts the
+    final score and LBS-k can bootstrap with it. Needs b["seat_obs"] when on."""
     import torch
-    logits = mover_logits(net, b)
     valid = b["valid"]
+    if value_weight > 0:
+        out, _ = net.public(b["pub"])
+        q = net.q(out, b["seat_obs"])                                 # (B, T, P, M + 1)
+        m = net.num_moves
+        seat_action = torch.full(q.shape[:3], m, dtype=torch.long, device=q.device)
+        seat_action.scatter_(2, b["cur"][..., None], b["action"][..., None])
+        q_tot = q.gather(3, seat_action[..., None]).squeeze(-1).sum(-1)    # (B, T)
+        value = 0.5 * ((q_tot - b["rtg"])[valid] ** 2).mean()
+        mover = q.gather(2, b["cur"][..., None, None].expand(*q.shape[:2], 1, m + 1))
+        logits = mover[:, :, 0, :m].masked_fill(~b["legal"], -1e9)
+    else:
+        logits, value = mover_logits(net, b), None
     ce = torch.nn.functional.cross_entropy(logits[valid], b["action"][valid])
     agree = (logits.argmax(-1) == b["action"])[valid].sum()
-    return ce, int(agree), int(valid.sum())
+    if value is None:
+        return ce, int(agree), int(valid.sum()), 0.0
+    return ce + value_weight * value, int(agree), int(valid.sum()), float(value.detach())
 
 
 def agreement(net, games: List[Dict[str, np.ndarray]], chunk: int = 64) -> float:
@@ -373,6 +417,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     bar = tqdm(total=dc.updates or None, initial=progress["updates"], unit="upd",
                disable=not progress_bar, dynamic_ncols=True)
     losses: List[float] = []
+    value_losses: List[float] = []
+    first_update, first_moves = progress["updates"], progress["moves"]
     last = None
 
     def evaluate():
@@ -383,7 +429,9 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         progress["evals"].append(row)
         log(f"update {row[0]}: {row[1]:.0f} s, held-out agreement {acc:.3f}, greedy "
             f"self-play {sp[0]:.2f} +- {sp[1]:.2f} ({dc.eval_games} EVAL deals); loss "
-            f"{np.mean(losses[-50:]) if losses else float('nan'):.3f}")
+            f"{np.mean(losses[-50:]) if losses else float('nan'):.3f}"
+            + (f", value mse {np.mean(value_losses[-50:]):.2f}" if value_losses and
+               dc.value_weight > 0 else ""))
         return row
 
     def checkpoint():
@@ -398,13 +446,20 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
                 fill(game)
             progress["moves"] += actors.n
         pick = rng.choice(len(ring), size=dc.batch_size, replace=False)
-        b = collate([ring[i] for i in pick], device)
-        loss, _, _ = imitation_loss(net, b)
+        b = collate([ring[i] for i in pick], device, seats=dc.value_weight > 0)
+        done_frac = (time.perf_counter() - start) / budget   # 0 without a time budget
+        if dc.updates:
+            done_frac = max(done_frac, (progress["updates"] - first_update)
+                            / max(dc.updates - first_update, 1))
+        for group in optimizer.param_groups:       # linear decay over this invocation
+            group["lr"] = dc.lr * (1 - (1 - dc.lr_final) * min(done_frac, 1.0))
+        loss, _, _, value_loss = imitation_loss(net, b, dc.value_weight)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), dc.grad_clip)
         optimizer.step()
         losses.append(float(loss.detach()))
+        value_losses.append(value_loss)
         progress["updates"] += 1
         u = progress["updates"]
         if dc.eval_every and u % dc.eval_every == 0:
@@ -423,6 +478,10 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         last = evaluate()
     progress["teacher_score"] = float(np.mean(actors.scores)) if actors.scores else None
     checkpoint()
+    elapsed = max(time.perf_counter() - start, 1e-9)
+    log(f"this run: {(progress['updates'] - first_update) / elapsed:.2f} updates/s, "
+        f"{(progress['moves'] - first_moves) / elapsed:,.0f} teacher moves/s over "
+        f"{elapsed / 60:.1f} min on {device}")
     log(f"done: {progress['updates']:,} updates, {progress['moves']:,} teacher moves; "
         f"held-out agreement {last[3]:.3f}, greedy self-play {last[4]:.2f} +- {last[5]:.2f}; "
         f"saved {dc.out}")
