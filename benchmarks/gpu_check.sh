@@ -16,7 +16,8 @@
 #   CPU_THREADS [8]  torch threads for the CPU side (teacher games, self-play)
 #   DEVICE [cuda]  cpu runs the same steps without a GPU (to try the script itself)
 # Every figure is printed as the trainers log it; a summary of the throughputs ends it.
-set -euo pipefail
+# A failing step is reported and the others still run; the exit status is then 1.
+set -uo pipefail
 PY=${PYTHON:-python3}
 OUT=${OUT:-results/gpu_check}
 DISTILL_MIN=${DISTILL_MIN:-2}
@@ -27,15 +28,17 @@ CPU_THREADS=${CPU_THREADS:-8}
 DEVICE=${DEVICE:-cuda}
 mkdir -p "$OUT"
 step() { echo; echo "== $* ($(date -u +%H:%M:%S))"; }
+FAILED=()
+check() { local rc=$?; [ $rc -eq 0 ] || { echo "!! failed (exit $rc): $1"; FAILED+=("$1"); }; }
 
 step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
-"$PY" -c "import torch, sys; print('python', sys.version.split()[0], '| torch', torch.__version__, '| cuda', torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')"
-[ "$DEVICE" = cpu ] || "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'no CUDA device: this script measures the GPU path (DEVICE=cpu to try it without one)')"
+"$PY" -c "import torch, sys; print('python', sys.version.split()[0], '| torch', torch.__version__, '| cuda', torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')" || exit 1
+[ "$DEVICE" = cpu ] || "$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'no CUDA device: this script measures the GPU path (DEVICE=cpu to try it without one)')" || exit 1
 
 if [ -n "${WHEELS:-}" ]; then
     step "dependencies from $WHEELS (offline)"
-    "$PY" -m pip install -q --no-index --find-links "$WHEELS" gymnasium pettingzoo
+    "$PY" -m pip install -q --no-index --find-links "$WHEELS" gymnasium pettingzoo || exit 1
 fi
 
 step "build the engine"
@@ -44,12 +47,13 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 LBS=("$PY" -m lbs_pz.cli)
 
 step "engine throughput (one core, no HLE)"
-"$PY" benchmarks/engine_throughput.py --quick --no-hle-cpp 2>&1 | grep -v -i "hle" || true
+"$PY" benchmarks/engine_throughput.py --quick --no-hle-cpp 2>&1 | grep -v -i "hle"
 
 step "distillation of the strong bot on $DEVICE, ${DISTILL_MIN} min"
 "${LBS[@]}" distill --teacher strong --device "$DEVICE" --minutes "$DISTILL_MIN" \
     --threads "$CPU_THREADS" --num-actors 1024 --batch-size 128 --eval-every 500 \
     --out "$OUT/distill_cuda.pt" --no-progress 2>&1 | tee "$OUT/distill.log"
+check distill
 
 step "Q-learning (R2D2 + VDN) on $DEVICE, ${TRAIN_MIN} min"
 INIT=()
@@ -58,18 +62,22 @@ if "${LBS[@]}" train-blueprint --help | grep -q -- "--init "; then
 fi
 "${LBS[@]}" train-blueprint --device "$DEVICE" --minutes "$TRAIN_MIN" --threads "$CPU_THREADS" \
     --num-actors 256 "${INIT[@]}" --out "$OUT/train_cuda.pt" --no-progress 2>&1 | tee "$OUT/train.log"
+check train-blueprint
 
 BELIEF_FOR=${BELIEF_FOR:-$OUT/distill_cuda.pt}
 step "a learned belief for lstm:$BELIEF_FOR on $DEVICE, ${BELIEF_MIN} min"
 "${LBS[@]}" train-belief --blueprint "lstm:$BELIEF_FOR" --device "$DEVICE" --minutes "$BELIEF_MIN" \
-    --threads "$CPU_THREADS" --games-per-step 128 --out "$OUT/belief_cuda.pt" --no-progress \
+    --threads "$CPU_THREADS" --games-per-step 128 --half --out "$OUT/belief_cuda.pt" --no-progress \
     2>&1 | tee "$OUT/belief.log"
+check train-belief
 
 step "evaluation of the trained blueprints ($EVAL_GAMES evaluation deals)"
 for ck in distill_cuda train_cuda; do
     echo "lstm:$OUT/$ck.pt"
     "${LBS[@]}" eval --blueprint "lstm:$OUT/$ck.pt" --games "$EVAL_GAMES" --no-progress 2>&1 | tail -4
+    check "eval $ck"
 done
 
 step "summary"
 grep -h -E "^this run|^done" "$OUT"/distill.log "$OUT"/train.log "$OUT"/belief.log
+[ ${#FAILED[@]} -eq 0 ] || { echo "failed steps: ${FAILED[*]}"; exit 1; }

@@ -127,6 +127,17 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --minutes 30 --eval-every 1000 "
         f"--out results/distill/distill_strong.pt && OMP_NUM_THREADS=1 lbs-pz eval "
         f"--blueprint lstm:results/distill/distill_strong.pt --games 1000 --no-progress"),
+    "gpu": (
+        "The GPU path: benchmarks/gpu_check.sh",
+        "On a CUDA machine: the engine built there and its throughput on one core, then "
+        "distillation of the strong bot, Q-learning started from that net, and a learned "
+        "belief for the shipped distilled blueprint (distilled_strong_2p), each with "
+        "`--device cuda`, and the two trained nets evaluated on evaluation deals. CI never "
+        "runs it; the entry below was run on a lent GPU machine and merged with --merge.",
+        "DEVICE=cpu DISTILL_MIN=0.3 TRAIN_MIN=0.3 BELIEF_MIN=0.3 EVAL_GAMES=50 CPU_THREADS=1 "
+        "bash benchmarks/gpu_check.sh",
+        "DISTILL_MIN=2 TRAIN_MIN=1 BELIEF_MIN=4 BELIEF_FOR=distilled_strong_2p "
+        "bash benchmarks/gpu_check.sh"),
     "web": (
         "The local web page: response times",
         "`lbs-pz serve` started in a child process (one core); page load (GET / and its "
@@ -152,6 +163,8 @@ def machine() -> dict:
 
 
 def revision() -> str:
+    if os.environ.get("LBS_PZ_REVISION"):      # a copy of the tree without .git
+        return os.environ["LBS_PZ_REVISION"]
     try:
         rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
                              capture_output=True, check=True).stdout.strip()
@@ -251,13 +264,26 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="", help="comma-separated sections to run (default all)")
     parser.add_argument("--write-only", action="store_true",
                         help="rewrite RESULTS.md from benchmarks/results.json without running")
+    parser.add_argument("--merge", metavar="JSON", default="",
+                        help="take the --only sections' entries from another results.json "
+                             "(one written by a run on another machine, e.g. a GPU one) "
+                             "instead of running them")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.only.split(",") if n.strip()] or list(SECTIONS)
     unknown = [n for n in names if n not in SECTIONS]
     if unknown:
         parser.error(f"unknown sections {unknown}; choose from {', '.join(SECTIONS)}")
     failed = []
-    if not args.write_only:
+    if args.merge:
+        with open(args.merge) as f:
+            other = json.load(f)
+        missing = [n for n in names if n not in other]
+        if missing or not args.only:
+            parser.error(f"--merge needs --only with sections present in {args.merge}"
+                         + (f" (missing: {', '.join(missing)})" if missing else ""))
+        for name in names:
+            save_entry(name, other[name])
+    elif not args.write_only:
         for name in names:
             entry = run_section(name, args.full)
             failed += [name] if entry["exit_code"] != 0 else []

@@ -211,6 +211,15 @@ def test_distill_small_variant_reaches_90_percent(tmp_path):
     batch = HanabiBatch(config, 64, seeds=game_seeds(9, 0, 64))
     RuleBot("strong").rollout(batch, max_moves=9)
     assert (bp.act_batch(batch) == PublicLSTMBlueprint(net, config).act_batch(batch)).all()
+    # value_weight puts the net's own value on the score scale (LBS-k bootstraps with it):
+    # at the deal its mean is the net's mean self-play score on those deals
+    deals = game_seeds(11, 0, 300)
+    start = HanabiBatch(config, 300, seeds=deals)
+    predicted = bp.value(start)
+    played = HanabiBatch(config, 300, seeds=deals)
+    bp.rollout(played)
+    assert abs(predicted.mean() - played.scores().mean()) < 0.75, \
+        (predicted.mean(), played.scores().mean())
 
 
 def test_resume_continues_the_run(tmp_path):
