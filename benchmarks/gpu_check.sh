@@ -10,7 +10,9 @@
 #   PYTHON [python3]  the interpreter that has torch with CUDA
 #   OUT [results/gpu_check]  checkpoints and logs go here
 #   DISTILL_MIN [2]  TRAIN_MIN [1]  BELIEF_MIN [1.5]  minutes of each trainer
-#   BELIEF_FOR [the checkpoint distilled here]  the lstm checkpoint the belief is trained for
+#   DISTILL_LR [1e-3]  distillation's learning rate (decayed linearly to a tenth)
+#   DISTILL_RESUME  a distill checkpoint to continue (e.g. a CPU run's) instead of starting afresh
+#   BELIEF_FOR [the net distilled here, slimmed]  the lstm checkpoint the belief is trained for
 #   EVAL_GAMES [500]  evaluation deals for the trained blueprints
 #   WHEELS  a folder of wheels to install the pure-Python dependencies from, offline
 #   CPU_THREADS [8]  torch threads for the CPU side (teacher games, self-play)
@@ -49,11 +51,17 @@ LBS=("$PY" -m lbs_pz.cli)
 step "engine throughput (one core, no HLE)"
 "$PY" benchmarks/engine_throughput.py --quick --no-hle-cpp 2>&1 | grep -v -i "hle"
 
-step "distillation of the strong bot on $DEVICE, ${DISTILL_MIN} min"
-"${LBS[@]}" distill --teacher strong --device "$DEVICE" --minutes "$DISTILL_MIN" \
-    --threads "$CPU_THREADS" --num-actors 1024 --batch-size 128 --eval-every 500 \
+step "distillation of the strong bot on $DEVICE, ${DISTILL_MIN} min ${DISTILL_RESUME:+(continuing $DISTILL_RESUME)}"
+RESUME=()
+[ -z "${DISTILL_RESUME:-}" ] || { cp "$DISTILL_RESUME" "$OUT/distill_cuda.pt"; RESUME=(--resume "$OUT/distill_cuda.pt"); }
+"${LBS[@]}" distill --teacher strong --device "$DEVICE" --minutes "$DISTILL_MIN" "${RESUME[@]}" \
+    --lr "${DISTILL_LR:-1e-3}" --threads "$CPU_THREADS" --num-actors 1024 --batch-size 128 \
+    --eval-every 500 \
     --out "$OUT/distill_cuda.pt" --no-progress 2>&1 | tee "$OUT/distill.log"
 check distill
+# the shipped form: weights only, float16 (what a belief is trained for, by file hash)
+"$PY" -c "from lbs_pz.models.checkpoint import slim_copy; slim_copy('$OUT/distill_cuda.pt', '$OUT/distilled_slim.pt')"
+check slim-copy
 
 step "Q-learning (R2D2 + VDN) on $DEVICE, ${TRAIN_MIN} min"
 INIT=()
@@ -64,7 +72,7 @@ fi
     --num-actors 256 "${INIT[@]}" --out "$OUT/train_cuda.pt" --no-progress 2>&1 | tee "$OUT/train.log"
 check train-blueprint
 
-BELIEF_FOR=${BELIEF_FOR:-$OUT/distill_cuda.pt}
+BELIEF_FOR=${BELIEF_FOR:-$OUT/distilled_slim.pt}
 step "a learned belief for lstm:$BELIEF_FOR on $DEVICE, ${BELIEF_MIN} min"
 "${LBS[@]}" train-belief --blueprint "lstm:$BELIEF_FOR" --device "$DEVICE" --minutes "$BELIEF_MIN" \
     --threads "$CPU_THREADS" --games-per-step 128 --half --out "$OUT/belief_cuda.pt" --no-progress \
@@ -72,7 +80,7 @@ step "a learned belief for lstm:$BELIEF_FOR on $DEVICE, ${BELIEF_MIN} min"
 check train-belief
 
 step "evaluation of the trained blueprints ($EVAL_GAMES evaluation deals)"
-for ck in distill_cuda train_cuda; do
+for ck in distilled_slim train_cuda; do
     echo "lstm:$OUT/$ck.pt"
     "${LBS[@]}" eval --blueprint "lstm:$OUT/$ck.pt" --games "$EVAL_GAMES" --no-progress 2>&1 | tail -4
     check "eval $ck"

@@ -127,17 +127,53 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --minutes 30 --eval-every 1000 "
         f"--out results/distill/distill_strong.pt && OMP_NUM_THREADS=1 lbs-pz eval "
         f"--blueprint lstm:results/distill/distill_strong.pt --games 1000 --no-progress"),
+    "search-distilled": (
+        "LBS on the distilled neural blueprint: the paper's setting",
+        "The shipped distilled blueprint (distilled_strong_2p) with the learned belief trained "
+        "on its own games (belief_distilled_strong_2p) and NO separate value: LBS-k "
+        "bootstraps with the net's own Q (score + the greedy Q of every seat). First the "
+        "learned belief alone (the paper's LBS: no counterfactual filter), then the same "
+        "belief filtered through the blueprint (learned+cf); seat 0 searches; both runs "
+        "play the same evaluation deals; one process, one core.",
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-1,lbs-16 --rollouts 32 --games 3 && "
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
+        f"--methods blueprint,lbs-16 --rollouts 32 --games 2",
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-1,lbs-16 --rollouts 64 --games 300 && "
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-4,lbs-inf --rollouts 64 --games 40 && "
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
+        f"--methods blueprint,lbs-1,lbs-16 --rollouts 64 --games 60"),
+    "search-distilled-speed": (
+        "LBS-16 at 256 worlds on the distilled blueprint: seconds per game",
+        "As above with 256 sampled worlds per decision and the learned belief alone; one "
+        "process, one core.",
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-16 --rollouts 256 --games 1",
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-16 --rollouts 256 --games 6"),
+    "belief-distilled": (
+        "The learned belief of the distilled blueprint against the exact and grounded ones",
+        "`lbs-pz belief-quality`: per-card cross-entropy of the true hand under each belief "
+        "over the distilled blueprint's self-play games on evaluation deals (the exact "
+        "belief is the true posterior given the blueprint's policy).",
+        f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:distilled_strong_2p "
+        f"--games 2 --no-progress",
+        f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:distilled_strong_2p "
+        f"--games 10 --no-progress"),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
-        "On a CUDA machine: the engine built there and its throughput on one core, then "
-        "distillation of the strong bot, Q-learning started from that net, and a learned "
-        "belief for the shipped distilled blueprint (distilled_strong_2p), each with "
-        "`--device cuda`, and the two trained nets evaluated on evaluation deals. CI never "
-        "runs it; the entry below was run on a lent GPU machine and merged with --merge.",
+        "On a CUDA machine: the engine built there and its throughput on one core; then, each "
+        "with `--device cuda`: the distill section's 30-minute CPU checkpoint distilled further "
+        "(what ships as distilled_strong_2p), Q-learning started from that net, and a learned "
+        "belief for the shipped net (what ships as belief_distilled_strong_2p); the nets "
+        "evaluated on evaluation deals. CI never runs it; the entry below ran on a lent GPU "
+        "machine and was merged with --merge.",
         "DEVICE=cpu DISTILL_MIN=0.3 TRAIN_MIN=0.3 BELIEF_MIN=0.3 EVAL_GAMES=50 CPU_THREADS=1 "
         "bash benchmarks/gpu_check.sh",
-        "DISTILL_MIN=2 TRAIN_MIN=1 BELIEF_MIN=4 BELIEF_FOR=distilled_strong_2p "
-        "bash benchmarks/gpu_check.sh"),
+        "DISTILL_RESUME=results/distill/distill_strong.pt DISTILL_LR=5e-4 DISTILL_MIN=2.5 "
+        "TRAIN_MIN=0.5 BELIEF_MIN=3 EVAL_GAMES=200 bash benchmarks/gpu_check.sh"),
     "web": (
         "The local web page: response times",
         "`lbs-pz serve` started in a child process (one core); page load (GET / and its "

@@ -240,11 +240,12 @@ class TeacherGames:
         return out[:count]
 
 
-def collate(games: List[Dict[str, np.ndarray]], device, seats: bool = False) -> Dict:
+def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
     """Games padded to the longest: pub (B, T, Dpub), obs (B, T, E) the mover's vector,
     float32; legal (B, T, M) bool; cur, action (B, T) int64; valid (B, T) bool; rtg (B, T)
-    float32, the return to go (final score - score before the move); with `seats`, also
-    seat_obs (B, T, P, E) float32, every seat's vector."""
+    float32, the return to go (final score - score before the move); with `seats` > 0,
+    also seat_obs (seats, T, P, E) float32, every seat's vector in the first `seats` games
+    (what the value term needs)."""
     import torch
     b, t_max = len(games), max(len(g["action"]) for g in games)
     out = {}
@@ -256,12 +257,11 @@ def collate(games: List[Dict[str, np.ndarray]], device, seats: bool = False) -> 
         if name == "seat_obs":
             obs = arr[np.arange(b)[:, None], np.arange(t_max)[None], out["cur"].cpu().numpy()]
             out["obs"] = torch.from_numpy(obs).to(device).float()
-            if not seats:
-                continue
+            if seats:
+                out["seat_obs"] = torch.from_numpy(arr[:seats]).to(device).float()
+            continue
         out[name] = torch.from_numpy(arr).to(device)
     out["pub"] = out["pub"].float()
-    if seats:
-        out["seat_obs"] = out["seat_obs"].float()
     final = torch.tensor([g["final"] for g in games], device=device, dtype=torch.float32)
     out["rtg"] = final[:, None] - out.pop("score").float()
     lengths = torch.tensor([len(g["action"]) for g in games], device=device)
@@ -286,29 +286,27 @@ def imitation_loss(net, b, value_weight: float = 0.0):
 
     loss = mean cross-entropy of the teacher's move over the mover's legal moves
          + value_weight * mean squared error of the VDN Q-sum (the mover's Q of the
-           teacher's move plus every other seat's no-op Q) against the return to go.
+           teacher's move plus every other seat's no-op Q) against the return to go,
+           over the games that b["seat_obs"] covers (a quarter of the batch by default:
+           every seat's Q costs P times the mover's).
     The cross-entropy is blind to a per-position shift of the mover's Q; the value term
     fixes that shift, so the net's own `value` (score + sum of greedy Q) predicts the
-    final score and LBS-k can bootstrap with it. Needs b["seat_obs"] when on."""
+    final score and LBS-k can bootstrap with it."""
     import torch
     valid = b["valid"]
-    if value_weight > 0:
-        out, _ = net.public(b["pub"])
-        q = net.q(out, b["seat_obs"])                                 # (B, T, P, M + 1)
-        m = net.num_moves
-        seat_action = torch.full(q.shape[:3], m, dtype=torch.long, device=q.device)
-        seat_action.scatter_(2, b["cur"][..., None], b["action"][..., None])
-        q_tot = q.gather(3, seat_action[..., None]).squeeze(-1).sum(-1)    # (B, T)
-        value = 0.5 * ((q_tot - b["rtg"])[valid] ** 2).mean()
-        mover = q.gather(2, b["cur"][..., None, None].expand(*q.shape[:2], 1, m + 1))
-        logits = mover[:, :, 0, :m].masked_fill(~b["legal"], -1e9)
-    else:
-        logits, value = mover_logits(net, b), None
+    out, _ = net.public(b["pub"])                                     # (B, T, H)
+    logits = mover_logits(net, b, out)
     ce = torch.nn.functional.cross_entropy(logits[valid], b["action"][valid])
-    agree = (logits.argmax(-1) == b["action"])[valid].sum()
-    if value is None:
-        return ce, int(agree), int(valid.sum()), 0.0
-    return ce + value_weight * value, int(agree), int(valid.sum()), float(value.detach())
+    agree = int((logits.argmax(-1) == b["action"])[valid].sum())
+    if value_weight <= 0 or "seat_obs" not in b:
+        return ce, agree, int(valid.sum()), 0.0
+    k, m = b["seat_obs"].shape[0], net.num_moves
+    q = net.q(out[:k], b["seat_obs"])                                  # (k, T, P, M + 1)
+    seat_action = torch.full(q.shape[:3], m, dtype=torch.long, device=q.device)
+    seat_action.scatter_(2, b["cur"][:k, :, None], b["action"][:k, :, None])
+    q_tot = q.gather(3, seat_action[..., None]).squeeze(-1).sum(-1)    # (k, T)
+    value = 0.5 * ((q_tot - b["rtg"][:k])[valid[:k]] ** 2).mean()
+    return ce + value_weight * value, agree, int(valid.sum()), float(value.detach())
 
 
 def agreement(net, games: List[Dict[str, np.ndarray]], chunk: int = 64) -> float:
@@ -446,7 +444,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
                 fill(game)
             progress["moves"] += actors.n
         pick = rng.choice(len(ring), size=dc.batch_size, replace=False)
-        b = collate([ring[i] for i in pick], device, seats=dc.value_weight > 0)
+        b = collate([ring[i] for i in pick], device,
+                    seats=max(1, dc.batch_size // 4) if dc.value_weight > 0 else 0)
         done_frac = (time.perf_counter() - start) / budget   # 0 without a time budget
         if dc.updates:
             done_frac = max(done_frac, (progress["updates"] - first_update)
