@@ -7,6 +7,9 @@ over 1,000 two-player games, mean +- s.e.m.
     python benchmarks/blueprint_training.py                  # both, on the CPU, 1 thread
     python benchmarks/blueprint_training.py --device cuda    # throughput on a GPU
     python benchmarks/blueprint_training.py --skip-training --checkpoint my.pt
+
+Fine-tuning from a distilled start (start / min / end self-play, the learning curve):
+benchmarks/finetune.py.
 """
 
 import argparse
@@ -29,9 +32,11 @@ def throughput(args) -> None:
     device = torch.device(args.device)
     config = tb.game_config(2)
     net = PublicLSTMNet.for_config(config, args.hidden).to(device)
-    tc = tb.BlueprintTrainConfig(hidden=args.hidden, demo_bot="strong", device=args.device)
+    tc = tb.BlueprintTrainConfig(hidden=args.hidden, demo_bot="strong",
+                                 device=args.device).resolved()
 
-    actors = tb.Actors(config, tc.num_actors, seed=0, epsilons=tb.actor_epsilons(tc.num_actors))
+    actors = tb.Actors(config, tc.num_actors, seed=0,
+                       epsilons=tb.actor_epsilons(tc.num_actors, tc.eps, tc.eps_alpha))
     start, steps = time.perf_counter(), 0
     while time.perf_counter() - start < args.seconds / 3:
         actors.step(net)
@@ -65,7 +70,7 @@ def throughput(args) -> None:
         tc = tb.BlueprintTrainConfig(hidden=args.hidden, minutes=args.seconds / 3 / 60,
                                      demo_bot="strong", eval_every=0, eval_games=10,
                                      save_every=10**9, device=args.device, threads=args.threads,
-                                     out=os.path.join(tmp, "bp.pt"))
+                                     out=os.path.join(tmp, "bp.pt"), curve="none")
         progress = tb.train_blueprint(tc, log=lambda *_: None, progress_bar=False)
         # the run's own clock covers acting, learning and checkpointing
         seconds = progress["seconds"]

@@ -2,6 +2,18 @@
 Q-learning, R2D2-style VDN, DQfD demonstrations optional); load the result anywhere as
 `--blueprint lstm:PATH`.
 
+    lbs-pz train-blueprint --minutes 30 --out bp.pt                       # from scratch
+    lbs-pz train-blueprint --init distilled.pt --minutes 60 --out ft.pt   # fine-tune a start
+    lbs-pz train-blueprint --init distill:strong --init-minutes 6 --out ft.pt
+    lbs-pz train-blueprint --resume ft.pt --minutes 30 --out ft.pt        # go on
+
+`--init` (a checkpoint of `distill` or `train-blueprint`, `lstm:PATH`, or `distill:SPEC`
+to distil SPEC first) starts the net, its architecture and the target net from those
+weights and switches the unset (None) options to the fine-tuning preset
+(`lbs_pz.train.blueprint.FINETUNE`). Every run writes its learning curve (greedy
+self-play on EVAL deals per evaluation) as OUT's stem + .curve.csv and .curve.png
+(`--curve PATH.csv` to choose, `--curve none` for none).
+
 One option per field of `lbs_pz.train.blueprint.BlueprintTrainConfig`.
 """
 

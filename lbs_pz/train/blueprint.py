@@ -31,9 +31,16 @@ R2D2-style, kept readable (Kapturowski et al. 2019; the paper's blueprints are t
   phase; the agent does not act meanwhile), as do all updates until `learning_starts`
   games of the agent's own are stored.
 
-Deals: the TRAIN stream of the run seed (`lbs_pz.engine.seeds`), disjoint from the EVAL
-stream of `eval` and `compare`: the agent's games 0, 1, 2, ..., the demonstrations' from
-2**31, the greedy evaluations during training the last `eval_games` of the stream's range.
+Deals: the agent plays the TRAIN stream of the run seed (`lbs_pz.engine.seeds`), games
+0, 1, 2, ..., the demonstrations from game 2**31; the greedy evaluations during training
+play EVAL deals 0 .. eval_games-1 of the run seed (those of `lbs-pz eval` and of
+distill's self-play figure, so a fine-tuning run's first row is its start's figure).
+
+Learning curve: every evaluation (and one before the first update of a fresh run) adds a
+row (`CURVE_COLUMNS`: minutes, updates, env steps, games, greedy self-play mean and
+s.e.m., recent TD / anchor / margin losses, anchor weight, mean Q_tot, own games' score)
+to info["progress"]["curve"] and rewrites the CSV `--curve` (default OUT's stem +
+".curve.csv") and a PNG beside it; a resumed run goes on with the same rows.
 
 Checkpoints (`--out`) use the lbs_pz layout (`lbs_pz.models.checkpoint`, kind
 "public_lstm"; `torch.load(weights_only=True)`), written every
@@ -48,6 +55,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import os
 import time
 from typing import Dict, List, Optional
 
@@ -66,21 +74,28 @@ DEMO_GAMES = 2**31            # the demonstrations' first game in the TRAIN deal
 class BlueprintTrainConfig:
     """Every hyper-parameter of a run (the `lbs-pz train-blueprint` options)."""
     players: int = 2
+    colors: int = 5
+    ranks: int = 5
     hand_size: int = 0            # 0: the standard rule (5, or 4 with 4+ players)
+    init: str = ""                # start from: a checkpoint PATH (of distill or train-blueprint) | lstm:PATH | distill:SPEC
+    init_minutes: float = 3.0     # with --init distill:SPEC: minutes of that distillation first
     minutes: float = 30.0         # wall-clock budget of this invocation
     updates: int = 0              # stop after this many updates in total (0: no limit)
     hidden: int = 256
     num_actors: int = 64          # games played at once
     act_steps: int = 2            # batched moves of every actor between two updates
     batch_size: int = 32          # games per update
-    lr: float = 2.5e-4
+    lr: Optional[float] = None    # None: 2.5e-4 from scratch, the fine-tuning value with --init
     adam_eps: float = 1.5e-5
     gamma: float = 0.999
     n_step: int = 3
     target_every: int = 250       # updates between target-network copies
     grad_clip: float = 5.0
-    eps: float = 0.4
-    eps_alpha: float = 7.0
+    eps: Optional[float] = None   # exploration of actor 0 (None: 0.4 from scratch, the fine-tuning value with --init)
+    eps_alpha: Optional[float] = None  # actor i explores with eps ** (1 + alpha i / (N - 1)) (None: 7 / fine-tuning value)
+    anchor_weight: Optional[float] = None  # weight of the hinge toward the start net's greedy move (None: 0 from scratch, the fine-tuning value with --init)
+    anchor_margin: float = 0.5    # margin of that hinge (points of Q)
+    anchor_half_life: float = 0.0  # updates over which the anchor weight halves (0: constant)
     replay_games: int = 4000
     learning_starts: int = 64     # own games stored before batches use them
     priority_exponent: float = 0.9
@@ -103,12 +118,43 @@ class BlueprintTrainConfig:
     resume: str = ""
     out: str = "public_lstm.pt"
     slim_out: str = ""
+    curve: str = ""               # learning-curve CSV (a PNG beside it); "": OUT's stem + .curve.csv; "none": off
+
+    def resolved(self) -> "BlueprintTrainConfig":
+        """A copy whose None fields take their preset: FINETUNE with `init`, SCRATCH without."""
+        preset = FINETUNE if self.init else SCRATCH
+        return dataclasses.replace(self, **{k: v for k, v in preset.items()
+                                            if getattr(self, k) is None})
+
+    def curve_path(self) -> str:
+        """Where the learning curve's CSV goes ("" when off); the PNG has the same stem."""
+        if self.curve.lower() == "none":
+            return ""
+        if self.curve:
+            return self.curve
+        stem = self.out[:-3] if self.out.endswith(".pt") else self.out
+        return stem + ".curve.csv"
 
     def check(self) -> None:
         def need(ok, msg):
             if not ok:
                 raise ValueError(msg)
+        self = self.resolved()
         need(self.players in (2, 3, 4, 5), f"players must be 2..5, got {self.players}")
+        need(1 <= self.colors <= 5 and 1 <= self.ranks <= 5,
+             f"colors and ranks must be 1..5, got {self.colors}, {self.ranks}")
+        need(self.hand_size >= 0, f"hand_size must be >= 0, got {self.hand_size}")
+        need(isinstance(self.init, str), f"init must be a string, got {self.init!r}")
+        if self.init.startswith("distill:"):
+            need(self.init[len("distill:"):].strip() != "",
+                 "--init distill:SPEC needs a teacher blueprint spec after 'distill:'")
+            need(self.init_minutes > 0, f"init_minutes must be > 0, got {self.init_minutes}")
+        need(self.anchor_weight >= 0, f"anchor_weight must be >= 0, got {self.anchor_weight}")
+        need(self.anchor_margin >= 0, f"anchor_margin must be >= 0, got {self.anchor_margin}")
+        need(self.anchor_half_life >= 0,
+             f"anchor_half_life must be >= 0, got {self.anchor_half_life}")
+        need(self.anchor_weight == 0 or self.init,
+             "anchor_weight > 0 needs a start net: give --init")
         check_run_seed(self.seed)
         need(self.minutes > 0 or self.updates > 0, "give --minutes > 0 or --updates > 0")
         for name in ("hidden", "num_actors", "act_steps", "batch_size", "n_step", "target_every",
@@ -135,9 +181,15 @@ class BlueprintTrainConfig:
                  f"demo_bot must be one of {', '.join(BOT_NAMES)} (or empty), got {self.demo_bot!r}")
 
 
-def game_config(players: int, hand_size: int = 0):
+# The values of the None fields of BlueprintTrainConfig: from scratch, and fine-tuning a
+# start (--init); the experiments behind FINETUNE are in the module docstring.
+SCRATCH = dict(lr=2.5e-4, eps=0.4, eps_alpha=7.0, anchor_weight=0.0)
+FINETUNE = dict(lr=2.5e-4, eps=0.4, eps_alpha=7.0, anchor_weight=0.0)
+
+
+def game_config(players: int, hand_size: int = 0, colors: int = 5, ranks: int = 5):
     from lbs_pz.engine import HanabiConfig
-    return HanabiConfig(players=players, hand_size=hand_size or None)
+    return HanabiConfig(players=players, colors=colors, ranks=ranks, hand_size=hand_size or None)
 
 
 def actor_epsilons(n: int, eps: float = 0.4, alpha: float = 7.0) -> np.ndarray:
@@ -316,11 +368,28 @@ def _tensors(games: Dict[str, np.ndarray], device, pub_dim: int):
     return t
 
 
+def margin_gap(q_mover, legal, action, margin: float):
+    """DQfD's large-margin term per move: max over legal a of [Q(a) + margin * (a != a*)]
+    - Q(a*). q_mover (k, T, M) the mover's Q, legal (k, T, M) bool, action (k, T) int64
+    a* -> (k, T) (>= 0; 0 once Q(a*) leads every other legal move by the margin)."""
+    import torch
+    M = q_mover.shape[-1]
+    bonus = margin * (1 - torch.nn.functional.one_hot(action, M).to(q_mover.dtype))
+    best = (q_mover + bonus).masked_fill(~legal, -1e9).max(-1).values
+    return best - q_mover.gather(2, action[..., None]).squeeze(-1)
+
+
 def vdn_loss(net, target_net, games: Dict[str, np.ndarray], weights: np.ndarray,
-             is_demo: np.ndarray, tc: BlueprintTrainConfig):
+             is_demo: np.ndarray, tc: BlueprintTrainConfig, anchor_net=None,
+             anchor_weight: float = 0.0, stats: Optional[dict] = None):
     """Loss of a batch of k games padded to T moves.
 
-    Returns (loss, td_loss (float), margin_loss (float), per-game priorities (k,))."""
+    With `anchor_net` (the frozen start net of a fine-tuning run) and anchor_weight > 0
+    the loss adds anchor_weight * the mean over valid moves of `margin_gap` toward the
+    anchor net's greedy legal move (margin tc.anchor_margin).
+
+    Returns (loss, td_loss (float), margin_loss (float), per-game priorities (k,)); a
+    `stats` dict gets "anchor" (the anchor term, float) and "q_mean" (the mean Q_tot)."""
     import torch
 
     device = next(net.parameters()).device
@@ -353,15 +422,26 @@ def vdn_loss(net, target_net, games: Dict[str, np.ndarray], weights: np.ndarray,
     loss = td_loss
     margin_value = 0.0
     demo = torch.from_numpy(is_demo).to(device)
+    q_mover = q.gather(2, b["cur"][..., None, None].expand(k, T, 1, M + 1))[:, :, 0, :M]
     if demo.any() and tc.demo_bot:
         rows = valid & demo[:, None]
-        q_mover = q.gather(2, b["cur"][..., None, None].expand(k, T, 1, M + 1))[:, :, 0, :M]
-        bonus = tc.margin * (1 - torch.nn.functional.one_hot(b["action"], M).float())
-        best = (q_mover + bonus).masked_fill(~b["legal"], -1e9).max(-1).values
-        gap = best - q_mover.gather(2, b["action"][..., None]).squeeze(-1)
+        gap = margin_gap(q_mover, b["legal"], b["action"], tc.margin)
         margin_loss = (gap * rows).sum() / rows.sum().clamp(min=1)
         loss = loss + tc.demo_weight * margin_loss
         margin_value = float(margin_loss.detach())
+    anchor_value = 0.0
+    if anchor_net is not None and anchor_weight > 0:
+        with torch.no_grad():
+            aq, _ = anchor_net(b["pub"], b["obs"])
+            a_mover = aq.gather(2, b["cur"][..., None, None].expand(k, T, 1, M + 1))[:, :, 0, :M]
+            a_star = a_mover.masked_fill(~b["legal"], -1e9).argmax(-1)
+        gap = margin_gap(q_mover, b["legal"], a_star, tc.anchor_margin)
+        anchor_loss = (gap * valid).sum() / steps
+        loss = loss + anchor_weight * anchor_loss
+        anchor_value = float(anchor_loss.detach())
+    if stats is not None:
+        stats["anchor"] = anchor_value
+        stats["q_mean"] = float((q_tot.detach() * valid).sum() / steps)
     with torch.no_grad():
         a = td.abs()
         mean = a.sum(1) / valid.sum(1).clamp(min=1)
@@ -377,14 +457,17 @@ def vdn_loss(net, target_net, games: Dict[str, np.ndarray], weights: np.ndarray,
 
 
 def save_checkpoint(path: str, net, target_net, optimizer, tc: BlueprintTrainConfig,
-                    progress: dict, config) -> None:
-    """A resumable checkpoint (weights, target network, optimizer state, progress)."""
+                    progress: dict, config, anchor_net=None) -> None:
+    """A resumable checkpoint (weights, target network, optimizer state, progress; the
+    start net of a fine-tuning run as "anchor")."""
     from lbs_pz.models.checkpoint import save_checkpoint as save
 
+    resume = {"target": {k: v.detach().cpu() for k, v in target_net.state_dict().items()},
+              "optimizer": optimizer.state_dict()}
+    if anchor_net is not None:
+        resume["anchor"] = {k: v.detach().cpu() for k, v in anchor_net.state_dict().items()}
     save(path, KIND, config, net.arch(), net.state_dict(), trained_for=None,
-         info=_info(tc, progress),
-         resume={"target": {k: v.detach().cpu() for k, v in target_net.state_dict().items()},
-                 "optimizer": optimizer.state_dict()})
+         info=_info(tc, progress), resume=resume)
 
 
 def save_slim(path: str, net, tc: BlueprintTrainConfig, progress: dict, config) -> None:
@@ -415,20 +498,133 @@ def load_blueprint(path: Optional[str] = None, name: str = "public-lstm", **kwar
     return PublicLSTMBlueprint.load(path, name=name, **kwargs)
 
 
+# --- the start of a fine-tuning run (--init) ---------------------------------------------------
+
+
+def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
+    """The checkpoint `tc.init` names, loaded and checked against the run's game:
+    PATH or lstm:PATH (a checkpoint of `distill` or `train-blueprint`, full or slim), or
+    distill:SPEC (a distillation of the blueprint SPEC for `tc.init_minutes`, written to
+    OUT's stem + ".init.pt", then loaded). Adds "init" = {"spec", "path", "sha256"}.
+    ValueError (CheckpointError) for a file that is not a public-LSTM checkpoint, or one
+    made for another game or with another hidden size than `tc.hidden`."""
+    from lbs_pz.agents.base import file_sha256
+    from lbs_pz.agents.public_lstm import PublicLSTMNet
+    from lbs_pz.models.checkpoint import CheckpointError
+
+    spec = tc.init
+    if spec.startswith("distill:"):
+        from lbs_pz.train.distill import DistillConfig, distill
+        stem = tc.out[:-3] if tc.out.endswith(".pt") else tc.out
+        path = stem + ".init.pt"
+        log(f"--init {spec}: distilling {spec[len('distill:'):]} for {tc.init_minutes:g} "
+            f"minutes into {path}")
+        distill(DistillConfig(teacher=spec[len("distill:"):], out=path, players=tc.players,
+                              colors=tc.colors, ranks=tc.ranks, hand_size=tc.hand_size,
+                              minutes=tc.init_minutes, hidden=tc.hidden, seed=tc.seed,
+                              threads=tc.threads, device=tc.device,
+                              eval_games=min(tc.eval_games, 200)),
+                log=log, progress_bar=False)
+    else:
+        path = spec[len("lstm:"):] if spec.startswith("lstm:") else spec
+    try:
+        ckpt = load_checkpoint(path)
+    except CheckpointError as err:
+        raise CheckpointError(f"--init {spec}: {err}") from None
+    if ckpt["game"] != game_to_dict(config):
+        raise CheckpointError(f"--init {spec}: made for the game {ckpt['game']}, this run "
+                              f"plays {game_to_dict(config)} (give the same --players, "
+                              f"--colors, --ranks, --hand-size)")
+    arch = ckpt["architecture"]
+    try:
+        net = PublicLSTMNet(**arch)
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"--init {spec}: architecture {arch} is not a public-LSTM "
+                              f"net: {err}") from None
+    cards = net.cards is not None
+    ref = PublicLSTMNet.for_config(config, net.hidden, net.fusion, cards,
+                                   cards and net.cards.public).arch()
+    if ref != arch:
+        raise CheckpointError(f"--init {spec}: architecture {arch} does not fit the game "
+                              f"(expected {ref})")
+    if net.hidden != tc.hidden:
+        raise CheckpointError(f"--init {spec}: the checkpoint's net has hidden {net.hidden}, "
+                              f"this run asks for --hidden {tc.hidden} (the start sets the "
+                              f"architecture: pass --hidden {net.hidden})")
+    try:
+        net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
+    except RuntimeError as err:
+        raise CheckpointError(f"--init {spec}: weights do not fit the architecture: "
+                              f"{str(err).splitlines()[0][:160]}") from None
+    ckpt["net"] = net
+    ckpt["init"] = {"spec": spec, "path": path, "sha256": file_sha256(ckpt["path"])}
+    return ckpt
+
+
+# --- the learning curve ------------------------------------------------------------------------
+
+CURVE_COLUMNS = ("minutes", "updates", "env_steps", "games", "selfplay_mean", "selfplay_sem",
+                 "td_loss", "anchor_loss", "margin_loss", "anchor_weight", "q_tot_mean",
+                 "own_score")
+
+
+def write_curve(path: str, rows: List[list], start: Optional[float] = None,
+                title: str = "") -> None:
+    """The learning curve as CSV (`CURVE_COLUMNS`, one row per evaluation) at `path` and a
+    PNG with the same stem (greedy self-play +- s.e.m. against training minutes; with
+    `start`, that level and start - 0.5 drawn as lines)."""
+    import csv
+    import os
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CURVE_COLUMNS)
+        for row in rows:
+            w.writerow(["" if v is None else (f"{v:.6g}" if isinstance(v, float) else v)
+                        for v in row])
+    os.replace(tmp, path)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    stem = path[:-4] if path.endswith(".csv") else path
+    x = np.array([r[0] for r in rows], dtype=float)
+    y = np.array([r[4] for r in rows], dtype=float)
+    e = np.array([r[5] for r in rows], dtype=float)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.errorbar(x, y, yerr=e, marker="o", ms=3, capsize=2, label="greedy self-play (EVAL deals)")
+    if start is not None:
+        ax.axhline(start, color="grey", lw=0.8, label=f"start {start:.2f}")
+        ax.axhline(start - 0.5, color="red", lw=0.8, ls="--", label="start - 0.5")
+    ax.set_xlabel("training minutes")
+    ax.set_ylabel("score")
+    title = title or "train-blueprint learning curve"
+    ax.set_title("\n".join(title[i:i + 100] for i in range(0, min(len(title), 300), 100)),
+                 fontsize=7)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(stem + ".png", dpi=100)
+    plt.close(fig)
+
+
 # --- training ----------------------------------------------------------------------------------
 
 
 def evaluate_net(net, config, games: int, seed: int = 0):
-    """Greedy self-play of `net` on `games` fixed held-out deals: the last `games` of the
-    TRAIN stream of run `seed` (2**32 - games .. 2**32 - 1, which the actors never reach).
+    """Greedy self-play of `net` on EVAL deals 0 .. games-1 of run `seed` (the deals of
+    `lbs-pz eval` and of distill's self-play figure; the actors play TRAIN deals only).
     Returns (mean, s.e.m.)."""
     from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
     from lbs_pz.engine import HanabiBatch
+    from lbs_pz.engine.seeds import EVAL
 
     was_training = net.training
     device = next(net.parameters()).device
     cpu_net = net if device.type == "cpu" else copy.deepcopy(net).cpu()
-    batch = HanabiBatch(config, games, seeds=deal_seeds(TRAIN, seed, MAX_GAMES - games, games))
+    batch = HanabiBatch(config, games, seeds=deal_seeds(EVAL, seed, 0, games))
     PublicLSTMBlueprint(cpu_net, config).rollout(batch)
     scores = batch.scores().astype(np.float64)
     net.train(was_training)
@@ -436,36 +632,72 @@ def evaluate_net(net, config, games: int, seed: int = 0):
 
 
 def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = True) -> dict:
-    """Run training as configured; returns the progress dict (also in the checkpoint)."""
+    """Run training as configured; returns the progress dict (also in the checkpoint).
+
+    With `tc.init` the net (architecture and weights) and the target net start from that
+    checkpoint, the None fields take the FINETUNE preset, and a frozen copy of the start
+    net anchors the greedy policy (`vdn_loss`). A fresh run evaluates the start first, so
+    the curve's first row is the starting level."""
     import torch
     from tqdm import tqdm
 
     from lbs_pz.agents.public_lstm import PublicLSTMNet
     tc.check()
+    ckpt = load_checkpoint(tc.resume) if tc.resume else None
+    if ckpt is not None and not tc.init:
+        # resuming a fine-tuning run: its start (and so its preset) carries over
+        tc = dataclasses.replace(tc, init=str(ckpt["info"].get("train_config", {}).get("init", "")))
+    tc = tc.resolved()
     device = torch_setup(tc)
-    config = game_config(tc.players, tc.hand_size)
-    net = PublicLSTMNet.for_config(config, tc.hidden).to(device)
+    config = game_config(tc.players, tc.hand_size, tc.colors, tc.ranks)
+    init = None
+    if ckpt is not None:
+        expected = game_to_dict(config)
+        scratch = PublicLSTMNet.for_config(config, tc.hidden).arch()
+        if ckpt["game"] != expected or (not tc.init and ckpt["architecture"] != scratch):
+            raise ValueError(f"--resume {tc.resume}: trained for {ckpt['game']} "
+                             f"{ckpt['architecture']}, this run is {expected} {scratch}")
+        try:
+            net = PublicLSTMNet(**ckpt["architecture"]).to(device)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"--resume {tc.resume}: bad architecture: {err}") from None
+    elif tc.init:
+        init = init_checkpoint(tc, config, log)
+        net = init["net"].to(device)
+        log(f"start: {init['init']['path']} ({init['architecture']})")
+    else:
+        net = PublicLSTMNet.for_config(config, tc.hidden).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=tc.lr, eps=tc.adam_eps)
-    # evals: [update, env steps, training seconds, greedy mean, s.e.m.]
+    # evals: [update, env steps, training seconds, greedy mean, s.e.m.]; curve: CURVE_COLUMNS
     progress = {"updates": 0, "env_steps": 0, "demo_steps": 0, "games": 0, "demo_games": 0,
                 "seconds": 0.0,
-                "evals": [], "train_scores": []}
-    if tc.resume:
-        ckpt = load_checkpoint(tc.resume)
-        if ckpt["game"] != game_to_dict(config) or ckpt["architecture"] != net.arch():
-            raise ValueError(f"--resume {tc.resume}: trained for {ckpt['game']} "
-                             f"{ckpt['architecture']}, this run is {game_to_dict(config)} "
-                             f"{net.arch()}")
+                "evals": [], "train_scores": [], "curve": []}
+    anchor_net = None
+    if ckpt is not None:
         if not isinstance(ckpt.get("resume"), dict) or "optimizer" not in ckpt["resume"]:
             raise ValueError(f"--resume {tc.resume}: a slim (weights-only) checkpoint cannot "
                              f"be resumed; use the full one written by --out")
-        net.load_state_dict(ckpt["weights"])
+        if "target" not in ckpt["resume"]:
+            raise ValueError(f"--resume {tc.resume}: not a checkpoint of train-blueprint "
+                             f"(use it as --init instead)")
+        net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
         optimizer.load_state_dict(ckpt["resume"]["optimizer"])
         for group in optimizer.param_groups:         # this run's learning rate
             group["lr"] = tc.lr
         progress.update(ckpt["info"].get("progress", {}))
         progress.setdefault("demo_games", 0)
+        progress.setdefault("curve", [])
+        if "anchor" in ckpt["resume"]:
+            anchor_net = copy.deepcopy(net)
+            anchor_net.load_state_dict(ckpt["resume"]["anchor"])
         log(f"resumed from {tc.resume} at update {progress['updates']}")
+    elif init is not None:
+        progress["init"] = init["init"]
+        anchor_net = copy.deepcopy(net)
+    if anchor_net is not None:
+        anchor_net.eval()
+        for p in anchor_net.parameters():
+            p.requires_grad_(False)
     target_net = copy.deepcopy(net)
     if tc.resume:
         target_net.load_state_dict(ckpt["resume"]["target"])
@@ -487,19 +719,20 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
                              deal_seed=tc.seed, first_game=DEMO_GAMES + progress["demo_games"])
         demo_replay = GameReplay(tc.demo_replay_games, actors.max_len, *dims)
 
+    curve_path = tc.curve_path()
     start = time.perf_counter()
     first_steps, first_updates = progress["env_steps"], progress["updates"]
     budget = tc.minutes * 60 if tc.minutes > 0 else math.inf
-    bar = tqdm(total=tc.updates or None, initial=progress["updates"], unit="upd",
-               disable=not progress_bar, dynamic_ncols=True)
     losses: List[float] = []
     margins: List[float] = []
+    anchors: List[float] = []
+    q_means: List[float] = []
     last_eval = None
 
     def checkpoint():
         progress["seconds"] += time.perf_counter() - checkpoint.t
         checkpoint.t = time.perf_counter()
-        save_checkpoint(tc.out, net, target_net, optimizer, tc, progress, config)
+        save_checkpoint(tc.out, net, target_net, optimizer, tc, progress, config, anchor_net)
         if tc.slim_out:
             save_slim(tc.slim_out, net, tc, progress, config)
     checkpoint.t = start
@@ -507,6 +740,40 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
     def run_seconds():          # training time so far, over every resumed run
         return progress["seconds"] + time.perf_counter() - checkpoint.t
 
+    def anchor_weight_now():
+        if anchor_net is None or tc.anchor_weight == 0:
+            return 0.0
+        if tc.anchor_half_life <= 0:
+            return tc.anchor_weight
+        return tc.anchor_weight * 0.5 ** (progress["updates"] / tc.anchor_half_life)
+
+    def evaluate():
+        mean, sem = evaluate_net(net, config, tc.eval_games, tc.seed)
+        u = progress["updates"]
+        progress["evals"].append([u, progress["env_steps"], round(run_seconds(), 1), mean, sem])
+
+        def recent(xs):
+            return float(np.mean(xs[-100:])) if xs else None
+        own = actors.scores[-200:]
+        progress["curve"].append([round(run_seconds() / 60, 3), u, progress["env_steps"],
+                                  progress["games"], mean, sem, recent(losses), recent(anchors),
+                                  recent(margins), anchor_weight_now(), recent(q_means),
+                                  float(np.mean(own)) if own else None])
+        if curve_path:
+            first = progress["curve"][0][4] if progress["curve"] else None
+            write_curve(curve_path, progress["curve"], first if tc.init else None,
+                        f"{os.path.basename(tc.out)}: {command_line('train-blueprint', tc)}")
+        log(f"update {u}: greedy self-play {mean:.2f} +- {sem:.2f} over {tc.eval_games} EVAL "
+            f"games; env steps {progress['env_steps']:,}; td {recent(losses) or 0:.4f}")
+        return mean, sem
+
+    if progress["updates"] == 0 and not progress["curve"]:
+        last_eval = evaluate()                     # the start (the curve's first row)
+        if init is not None:
+            progress["init"]["selfplay"] = [last_eval[0], last_eval[1]]
+    bar = tqdm(total=tc.updates or None, initial=progress["updates"], unit="upd",
+               disable=not progress_bar, dynamic_ncols=True)
+    stats: Dict[str, float] = {}
     while time.perf_counter() - start < budget and not (tc.updates and progress["updates"] >= tc.updates):
         # 1. act: every actor game moves act_steps times (one batched call each); during
         #    the demonstration-only pre-training the agent's own actors wait
@@ -547,7 +814,7 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
         games["length"] = np.concatenate([buf.length[idx] for buf, idx in parts])
         is_demo = np.concatenate([np.full(len(idx), buf is demo_replay) for buf, idx in parts])
         loss, td, margin, prio = vdn_loss(net, target_net, games, np.concatenate(weights),
-                                          is_demo, tc)
+                                          is_demo, tc, anchor_net, anchor_weight_now(), stats)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), tc.grad_clip)
@@ -560,15 +827,12 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
         u = progress["updates"]
         losses.append(td)
         margins.append(margin)
+        anchors.append(stats["anchor"])
+        q_means.append(stats["q_mean"])
         if u % tc.target_every == 0:
             target_net.load_state_dict(net.state_dict())
         if tc.eval_every and u % tc.eval_every == 0:
-            last_eval = evaluate_net(net, config, tc.eval_games, tc.seed)
-            progress["evals"].append([u, progress["env_steps"], round(run_seconds(), 1),
-                                      last_eval[0], last_eval[1]])
-            log(f"update {u}: greedy self-play {last_eval[0]:.2f} +- {last_eval[1]:.2f} "
-                f"over {tc.eval_games} games; env steps {progress['env_steps']:,}; "
-                f"td {np.mean(losses[-100:]):.4f}")
+            last_eval = evaluate()
         if u % tc.save_every == 0:
             checkpoint()
         bar.update(1)
@@ -576,13 +840,13 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
             recent = actors.scores[-200:]
             bar.set_postfix(td=f"{np.mean(losses[-100:]):.3f}",
                             margin=f"{np.mean(margins[-100:]):.3f}",
+                            anchor=f"{np.mean(anchors[-100:]):.3f}",
                             own=f"{np.mean(recent):.1f}" if recent else "-",
                             eval=f"{last_eval[0]:.2f}" if last_eval else "-")
     bar.close()
     elapsed = time.perf_counter() - start
-    last_eval = evaluate_net(net, config, tc.eval_games, tc.seed)
-    progress["evals"].append([progress["updates"], progress["env_steps"], round(run_seconds(), 1),
-                              last_eval[0], last_eval[1]])
+    if not (progress["evals"] and progress["evals"][-1][0] == progress["updates"]):
+        last_eval = evaluate()
     progress["train_scores"] = [float(np.mean(actors.scores[-500:]))] if actors.scores else []
     progress["td_losses"] = [float(x) for x in losses[-2000:]]
     checkpoint()
@@ -590,5 +854,6 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
     log(f"done: {progress['updates']:,} updates, {progress['env_steps']:,} env steps; this run "
         f"{steps / elapsed:,.0f} env steps/s, {updates / elapsed:.2f} updates/s over "
         f"{elapsed / 60:.1f} min; greedy self-play {last_eval[0]:.2f} +- {last_eval[1]:.2f} "
-        f"over {tc.eval_games} games; saved {tc.out}")
+        f"over {tc.eval_games} EVAL games; saved {tc.out}"
+        + (f", curve {curve_path}" if curve_path else ""))
     return progress
