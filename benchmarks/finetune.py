@@ -51,7 +51,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out-dir", default="results/finetune")
     parser.add_argument("--name", default="finetune", help="file stem under --out-dir")
     parser.add_argument("--eval-every", type=int, default=None,
-                        help="updates between evaluations (default 250, --quick 100)")
+                        help="updates between evaluations (default 400, --quick 100)")
     parser.add_argument("--eval-games", type=int, default=None, help="default 500, --quick 200")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     out = os.path.join(args.out_dir, f"{args.name}.pt")
     curve = os.path.join(args.out_dir, f"{args.name}.curve.csv")
     cfg = dict(init=init, minutes=minutes, out=out, curve=curve,
-               eval_every=args.eval_every or (100 if args.quick else 250),
+               eval_every=args.eval_every or (100 if args.quick else 400),
                eval_games=args.eval_games or (200 if args.quick else 500),
                save_every=500, threads=args.threads, seed=args.seed, device=args.device)
     if init.startswith("distill:"):

@@ -145,6 +145,16 @@ def test_resume_continues_the_curve_and_keeps_the_anchor(tmp_path, start):
     assert bp.config == HanabiConfig(**SMALL)
 
 
+def test_resume_of_a_scratch_run_has_no_anchor(tmp_path):
+    out, _, _ = _run(tmp_path, name="scratch", updates=2)
+    assert "anchor" not in tb.load_checkpoint(out)["resume"]
+    with pytest.raises(ValueError, match="not started with --init"):
+        _run(tmp_path, name="scratch", resume=out, updates=4, anchor_weight=1.0)
+    _, progress, _ = _run(tmp_path, name="scratch", resume=out, updates=4)
+    assert progress["updates"] == 4 and "init" not in progress
+    assert tb.load_checkpoint(out)["info"]["train_config"]["lr"] == tb.SCRATCH["lr"]
+
+
 def test_curve_files_hold_the_rows(tmp_path, start):
     curve = str(tmp_path / "sub" / "c.csv")
     _, progress, _ = _run(tmp_path, init=start, updates=6, curve=curve)
@@ -194,8 +204,9 @@ def _random_self_play(config, games):
     return float(batch.scores().mean())
 
 
-@pytest.mark.slow
 def test_short_rl_run_on_a_tiny_variant_beats_random(tmp_path):
+    """Q-learning from scratch (2 colors x 2 ranks, hand 2; ~3 s): measured 2.23 +- 0.05
+    against random's 1.54 on the same 200 EVAL deals (the most is 4)."""
     tiny = dict(players=2, colors=2, ranks=2, hand_size=2)
     config = HanabiConfig(**tiny)
     rand = _random_self_play(config, 200)
