@@ -86,7 +86,7 @@ def main(argv=None) -> int:
             log_file.write(f"{stamp} {line}\n")
             log_file.flush()
         log(f"fine-tuning: {tb.command_line('train-blueprint', tc)}")
-        log(f"preset (resolved): " + ", ".join(f"{k}={getattr(tc.resolved(), k)}"
+        log("preset (resolved): " + ", ".join(f"{k}={getattr(tc.resolved(), k)}"
                                                for k in tb.FINETUNE))
         progress = tb.train_blueprint(tc, log=log, progress_bar=False)
         curve_rows = progress["curve"]

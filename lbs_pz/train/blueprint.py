@@ -2,6 +2,7 @@
 
     lbs-pz train-blueprint --minutes 30 --out public_lstm.pt
     lbs-pz train-blueprint --minutes 30 --demo-bot strong --demo-fraction 0.25 --margin 0.8
+    lbs-pz train-blueprint --init distilled.pt --minutes 60 --out ft.pt     # fine-tune a start
 
 R2D2-style, kept readable (Kapturowski et al. 2019; the paper's blueprints are trained so):
 
@@ -94,7 +95,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
+from lbs_pz.engine.seeds import TRAIN, check_run_seed, deal_seeds
 from lbs_pz.models.checkpoint import game_to_dict
 from lbs_pz.search.stats import mean_sem
 from lbs_pz.train.config_args import command_line, torch_setup
@@ -110,7 +111,7 @@ class BlueprintTrainConfig:
     colors: int = 5
     ranks: int = 5
     hand_size: int = 0            # 0: the standard rule (5, or 4 with 4+ players)
-    init: str = ""                # start from: a checkpoint PATH (of distill or train-blueprint) | lstm:PATH | distill:SPEC
+    init: str = ""                # start: PATH (distill / train-blueprint) | lstm:PATH | distill:SPEC
     init_minutes: float = 3.0     # with --init distill:SPEC: minutes of that distillation first
     minutes: float = 30.0         # wall-clock budget of this invocation
     updates: int = 0              # stop after this many updates in total (0: no limit)
@@ -118,15 +119,15 @@ class BlueprintTrainConfig:
     num_actors: int = 64          # games played at once
     act_steps: int = 2            # batched moves of every actor between two updates
     batch_size: int = 32          # games per update
-    lr: Optional[float] = None    # None: 2.5e-4 from scratch, the fine-tuning value with --init
+    lr: Optional[float] = None    # None: SCRATCH 2.5e-4, or FINETUNE's with --init
     adam_eps: float = 1.5e-5
     gamma: float = 0.999
     n_step: int = 3
     target_every: int = 250       # updates between target-network copies
     grad_clip: float = 5.0
-    eps: Optional[float] = None   # exploration of actor 0 (None: 0.4 from scratch, the fine-tuning value with --init)
-    eps_alpha: Optional[float] = None  # actor i explores with eps ** (1 + alpha i / (N - 1)) (None: 7 / fine-tuning value)
-    anchor_weight: Optional[float] = None  # weight of the hinge toward the start net's greedy move (None: 0 from scratch, the fine-tuning value with --init)
+    eps: Optional[float] = None   # actor 0's epsilon (None: SCRATCH 0.4, or FINETUNE's with --init)
+    eps_alpha: Optional[float] = None  # actor i: eps ** (1 + alpha i / (N - 1)) (None: preset)
+    anchor_weight: Optional[float] = None  # hinge toward the start net's greedy move (None: preset)
     anchor_margin: float = 0.5    # margin of that hinge (points of Q)
     anchor_half_life: float = 0.0  # updates over which the anchor weight halves (0: constant)
     replay_games: int = 4000
@@ -151,7 +152,7 @@ class BlueprintTrainConfig:
     resume: str = ""
     out: str = "public_lstm.pt"
     slim_out: str = ""
-    curve: str = ""               # learning-curve CSV (a PNG beside it); "": OUT's stem + .curve.csv; "none": off
+    curve: str = ""               # curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
 
     def resolved(self) -> "BlueprintTrainConfig":
         """A copy whose None fields take their preset: FINETUNE with `init`, SCRATCH without."""
