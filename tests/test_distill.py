@@ -157,18 +157,27 @@ def test_architecture_options_round_trip(tmp_path):
         PublicLSTMNet.for_config(config, 16, fusion="sum")
 
 
-def test_teacher_labels_line_up_with_observations():
-    """Each stored move is the teacher's move in the stored position: replaying a game's
-    moves from its deal gives the stored vectors, legal masks and movers."""
+@pytest.mark.parametrize("explore", [0.0, 1.0])
+def test_teacher_labels_line_up_with_observations(explore):
+    """Each stored label is the teacher's move in the stored position: replaying a game's
+    played moves from its deal gives the stored vectors, legal masks, movers and scores.
+    With explore, a game's one random move is at "value_from": played there, never the
+    teacher's; every other move played is the teacher's."""
     config = HanabiConfig(**SMALL)
     teacher = RuleBot("strong")
-    tg = TeacherGames(teacher, config, 4, seed=5, stream=TRAIN)
+    tg = TeacherGames(teacher, config, 4, seed=5, stream=TRAIN, explore=explore)
     games = tg.games(4)
     from lbs_pz.engine.seeds import deal_seeds
     seeds = deal_seeds(TRAIN, 5, 0, 8).tolist()
+    perturbed = 0
     for game in games:
         assert game["deal"] in seeds
         batch = HanabiBatch(config, 1, seeds=[game["deal"]])
+        differs = np.flatnonzero(game["taken"] != game["action"])
+        assert len(differs) <= 1 and (explore or len(differs) == 0)
+        if len(differs):
+            assert differs[0] == game["value_from"]
+            perturbed += 1
         for t in range(len(game["action"])):
             for p in range(config.players):
                 assert (batch.encode(players=np.full(1, p, np.int64))[0]
@@ -178,9 +187,11 @@ def test_teacher_labels_line_up_with_observations():
                     == game["pub"][t]).all()
             assert batch.current_players()[0] == game["cur"][t]
             assert int(teacher.act_batch(batch)[0]) == game["action"][t]
-            batch.step(np.array([game["action"][t]]))
+            assert batch.legal_masks()[0, game["taken"][t]]
+            batch.step(np.array([game["taken"][t]]))
         assert batch.terminals()[0]
         assert game["final"] == batch.scores()[0]
+    assert perturbed >= (2 if explore else 0)
 
 
 def _run(tmp_path, **kw):

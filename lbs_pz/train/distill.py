@@ -105,6 +105,7 @@ class DistillConfig:
     lr: float = 1e-3
     lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
     value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
+    explore: float = 0.5          # fraction of teacher games with one random move (Q off the teacher's path)
     batch_size: int = 32          # games per update
     num_actors: int = 256         # teacher games played at once
     act_steps: int = 8            # batched teacher moves between two updates
@@ -136,6 +137,7 @@ class DistillConfig:
         need(self.lr > 0, f"lr must be > 0, got {self.lr}")
         need(0 < self.lr_final <= 1, f"lr_final must be in (0, 1], got {self.lr_final}")
         need(self.value_weight >= 0, f"value_weight must be >= 0, got {self.value_weight}")
+        need(0 <= self.explore <= 1, f"explore must be in [0, 1], got {self.explore}")
         need(self.grad_clip > 0, f"grad_clip must be > 0, got {self.grad_clip}")
         need(self.eval_every >= 0 and self.updates >= 0 and self.hand_size >= 0,
              "eval_every, updates and hand_size must be >= 0")
@@ -159,15 +161,22 @@ class TeacherGames:
     """`n` games the teacher plays at once (one `act_batch` per move). Per move it keeps
     the public features (Dpub,), every seat's canonical vector (P, E) (both uint8: the
     features are 0/1; "obs", the mover's, is `seat_obs[t, cur[t]]`), the legal mask (M,),
-    the mover, the teacher's move and the score before it ("score"; the game's final
-    score is "final"); `step`
+    the mover, the teacher's move ("action", the label), the move played ("taken") and the
+    score before it ("score"; the game's final score is "final"); `step`
     returns the games that ended, each a dict of arrays with a leading length axis (and
     "deal", the game's engine seed), and
     restarts their slots with the next deals of `stream` (TRAIN or EVAL) of run `seed`,
-    games first_game, first_game + 1, ..."""
+    games first_game, first_game + 1, ...
+
+    explore: the fraction of games in which ONE move, at a uniformly random move number
+    in [0, deck size), is a uniformly random legal move other than the teacher's (the teacher
+    plays on from there; its label at that position is still its own move). Such a game
+    has "value_from" = that move number: from there on its returns are those of the
+    teacher after an arbitrary move, the Q-values LBS needs for candidates the teacher
+    would not play (before it, they are not the teacher's; 0 in other games)."""
 
     def __init__(self, teacher, config, n: int, seed: int, stream: str = TRAIN,
-                 first_game: int = 0):
+                 first_game: int = 0, explore: float = 0.0):
         from lbs_pz.engine import HanabiBatch
         from lbs_pz.engine.features import private_size
         from lbs_pz.train.blueprint import max_game_length
@@ -185,7 +194,11 @@ class TeacherGames:
                     "legal": np.zeros((n, self.max_len, m), dtype=bool),
                     "cur": np.zeros((n, self.max_len), dtype=np.int64),
                     "action": np.zeros((n, self.max_len), dtype=np.int64)}
+        self.buf["taken"] = np.zeros((n, self.max_len), dtype=np.int64)
         self.t = np.zeros(n, dtype=np.int64)
+        self.explore = float(explore)
+        self.rng = np.random.default_rng([int(seed), first_game, 1 if stream == TRAIN else 2])
+        self.perturb_at = self._perturb_times(n)
         self.seat0 = np.zeros(n, dtype=np.int64)
         self.scores: List[int] = []
         self.moves = 0
@@ -194,6 +207,11 @@ class TeacherGames:
         seeds = deal_seeds(self.stream, self.seed, self.next_game, k)
         self.next_game += k
         return seeds
+
+    def _perturb_times(self, k: int) -> np.ndarray:
+        """Each new game's perturbed move number, or -1 (none)."""
+        at = self.rng.integers(0, self.config.deck_size, size=k)
+        return np.where(self.rng.random(k) < self.explore, at, -1)
 
     def step(self) -> List[Dict[str, np.ndarray]]:
         rows, t = np.arange(self.n), self.t
@@ -213,7 +231,17 @@ class TeacherGames:
             raise ValueError(f"teacher {getattr(self.teacher, 'name', self.teacher)!r}: "
                              f"act_batch gave an illegal move")
         self.buf["action"][rows, t] = actions
-        self.batch.step(actions)
+        taken = actions
+        swap = np.flatnonzero(self.perturb_at == t)
+        if swap.size:
+            taken = actions.copy()
+            for i in swap:
+                others = np.flatnonzero(legal[i])
+                others = others[others != actions[i]]
+                if others.size:
+                    taken[i] = self.rng.choice(others)
+        self.buf["taken"][rows, t] = taken
+        self.batch.step(taken)
         self.t += 1
         self.moves += self.n
         finished = []
@@ -225,11 +253,14 @@ class TeacherGames:
                 game = {k: v[i, :length].copy() for k, v in self.buf.items()}
                 game["deal"] = int(self.deal[i])
                 game["final"] = int(scores[i])
+                game["value_from"] = int(self.perturb_at[i]) if 0 <= self.perturb_at[i] < length \
+                    else 0
                 finished.append(game)
                 self.scores.append(int(scores[i]))
                 self.deal[i] = self._seeds(1)[0]
                 self.batch.reset_game(int(i), self.deal[i])
             self.t[done] = 0
+            self.perturb_at[done] = self._perturb_times(done.size)
         return finished
 
     def games(self, count: int) -> List[Dict[str, np.ndarray]]:
@@ -242,14 +273,16 @@ class TeacherGames:
 
 def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
     """Games padded to the longest: pub (B, T, Dpub), obs (B, T, E) the mover's vector,
-    float32; legal (B, T, M) bool; cur, action (B, T) int64; valid (B, T) bool; rtg (B, T)
-    float32, the return to go (final score - score before the move); with `seats` > 0,
+    float32; legal (B, T, M) bool; cur, action (the label), taken (the move played) (B, T)
+    int64; valid (B, T) bool; rtg (B, T) float32, the return to go (final score - score
+    before the move); value_valid (B, T) bool, valid from each game's "value_from" on
+    (`TeacherGames`' explore); with `seats` > 0,
     also seat_obs (seats, T, P, E) float32, every seat's vector in the first `seats` games
     (what the value term needs)."""
     import torch
     b, t_max = len(games), max(len(g["action"]) for g in games)
     out = {}
-    for name in ("pub", "legal", "cur", "action", "score", "seat_obs"):
+    for name in ("pub", "legal", "cur", "action", "taken", "score", "seat_obs"):
         first = games[0][name]
         arr = np.zeros((b, t_max) + first.shape[1:], dtype=first.dtype)
         for i, g in enumerate(games):
@@ -265,7 +298,10 @@ def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
     final = torch.tensor([g["final"] for g in games], device=device, dtype=torch.float32)
     out["rtg"] = final[:, None] - out.pop("score").float()
     lengths = torch.tensor([len(g["action"]) for g in games], device=device)
-    out["valid"] = torch.arange(t_max, device=device)[None] < lengths[:, None]
+    steps = torch.arange(t_max, device=device)[None]
+    out["valid"] = steps < lengths[:, None]
+    start = torch.tensor([g.get("value_from", 0) for g in games], device=device)
+    out["value_valid"] = out["valid"] & (steps >= start[:, None])
     return out
 
 
@@ -286,7 +322,7 @@ def imitation_loss(net, b, value_weight: float = 0.0):
 
     loss = mean cross-entropy of the teacher's move over the mover's legal moves
          + value_weight * mean squared error of the VDN Q-sum (the mover's Q of the
-           teacher's move plus every other seat's no-op Q) against the return to go,
+           move played plus every other seat's no-op Q) against the return to go,
            over the games that b["seat_obs"] covers (a quarter of the batch by default:
            every seat's Q costs P times the mover's).
     The cross-entropy is blind to a per-position shift of the mover's Q; the value term
@@ -303,9 +339,9 @@ def imitation_loss(net, b, value_weight: float = 0.0):
     k, m = b["seat_obs"].shape[0], net.num_moves
     q = net.q(out[:k], b["seat_obs"])                                  # (k, T, P, M + 1)
     seat_action = torch.full(q.shape[:3], m, dtype=torch.long, device=q.device)
-    seat_action.scatter_(2, b["cur"][:k, :, None], b["action"][:k, :, None])
+    seat_action.scatter_(2, b["cur"][:k, :, None], b["taken"][:k, :, None])
     q_tot = q.gather(3, seat_action[..., None]).squeeze(-1).sum(-1)    # (k, T)
-    value = 0.5 * ((q_tot - b["rtg"][:k])[valid[:k]] ** 2).mean()
+    value = 0.5 * ((q_tot - b["rtg"][:k])[b["value_valid"][:k]] ** 2).mean()
     return ce + value_weight * value, agree, int(valid.sum()), float(value.detach())
 
 
@@ -390,7 +426,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         progress.update(ckpt["info"]["progress"])
         log(f"resumed from {dc.resume} at update {progress['updates']}")
 
-    actors = TeacherGames(teacher, config, dc.num_actors, dc.seed, TRAIN, progress["games"])
+    actors = TeacherGames(teacher, config, dc.num_actors, dc.seed, TRAIN, progress["games"],
+                          explore=dc.explore)
     held_out = TeacherGames(teacher, config, min(dc.eval_games, 256), dc.seed, EVAL) \
         .games(dc.eval_games)
     rng = np.random.default_rng(dc.seed + 7919 * progress["updates"])
