@@ -608,7 +608,7 @@ def write_curve(path: str, rows: List[list], start: Optional[float] = None,
     PNG with the same stem (greedy self-play +- s.e.m. against training minutes; with
     `start`, that level and start - 0.5 drawn as lines)."""
     import csv
-    import os
+    import textwrap
 
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
@@ -635,8 +635,7 @@ def write_curve(path: str, rows: List[list], start: Optional[float] = None,
     ax.set_xlabel("training minutes")
     ax.set_ylabel("score")
     title = title or "train-blueprint learning curve"
-    ax.set_title("\n".join(title[i:i + 100] for i in range(0, min(len(title), 300), 100)),
-                 fontsize=7)
+    ax.set_title("\n".join(textwrap.wrap(title, 110)[:3]), fontsize=7)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
