@@ -288,3 +288,68 @@ def test_cli_runs_and_saves(tmp_path):
     assert "held-out agreement" in r.stdout
     assert load_blueprint(f"lstm:{out}").config == HanabiConfig(players=2, colors=2, ranks=3,
                                                                 hand_size=3)
+
+
+def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path):
+    """--value-only --init A --teacher lstm:A: policy evaluation of A on its own games. The
+    moves (argmax of the advantage head) are unchanged; the value then predicts A's own
+    self-play score (A's value was never trained: value_weight 0)."""
+    a_path, _ = _run(tmp_path, teacher="simple", updates=300, minutes=0, hidden=32,
+                     eval_every=0, value_weight=0.0, num_actors=64, act_steps=4,
+                     buffer_games=512)
+    b_path = str(tmp_path / "b.pt")
+    distill(DistillConfig(teacher=f"lstm:{a_path}", init=a_path, value_only=True,
+                          explore=0.5, updates=300, minutes=0, lr=3e-3, eval_every=0,
+                          eval_games=50, num_actors=64, act_steps=4, buffer_games=512,
+                          out=b_path, threads=1, **SMALL),
+            log=lambda s: None, progress_bar=False)
+    config = HanabiConfig(**SMALL)
+    a, b = load_blueprint(f"lstm:{a_path}"), load_blueprint(f"lstm:{b_path}")
+    deals = game_seeds(12, 0, 300)
+    batch = HanabiBatch(config, 300, seeds=deals)
+    while not batch.terminals().all():
+        moves = a.act_batch(batch)
+        assert (moves == b.act_batch(batch)).all()
+        batch.step(moves)
+    own = batch.scores().mean()
+    for bp, ok in ((a, False), (b, True)):
+        error = abs(bp.value(HanabiBatch(config, 300, seeds=deals)).mean() - own)
+        assert (error < 0.75) == ok, (bp, error, own)
+    assert load_checkpoint(b_path)["info"]["train_config"]["value_only"] is True
+    with pytest.raises(ValueError, match="--init"):
+        DistillConfig(value_only=True).check()
+
+
+def test_a_belief_carries_over_only_to_a_net_with_the_same_moves(tmp_path):
+    from lbs_pz.train.belief import BeliefTrainConfig, train_belief
+    from lbs_pz.train.distill import carry_belief_over
+
+    def net(name, **kw):
+        out = str(tmp_path / f"{name}.pt")
+        distill(DistillConfig(teacher="simple", out=out, updates=3, minutes=0, hidden=16,
+                              eval_every=0, eval_games=10, num_actors=16, batch_size=4,
+                              buffer_games=16, threads=1, **kw),
+                log=lambda s: None, progress_bar=False)
+        return out
+    a, other = net("a"), net("other", seed=1)
+    b = str(tmp_path / "b.pt")
+    distill(DistillConfig(teacher=f"lstm:{a}", init=a, value_only=True, updates=3, minutes=0,
+                          eval_every=0, eval_games=10, num_actors=16, batch_size=4,
+                          buffer_games=16, out=b, threads=1),
+            log=lambda s: None, progress_bar=False)
+    belief = str(tmp_path / "belief.pt")
+    train_belief(BeliefTrainConfig(blueprint=f"lstm:{a}", steps=2, games_per_step=4, minutes=0,
+                                   val_games=4, embed=16, hidden=16, decoder=16, threads=1,
+                                   device="cpu", out=belief, progress=False),
+                 log=lambda *x: None)
+    carried = carry_belief_over(belief, f"lstm:{a}", f"lstm:{b}", str(tmp_path / "c.pt"),
+                                games=20)
+    from lbs_pz.agents import blueprint_identity
+    assert carried["trained_for"]["fingerprint"] == blueprint_identity(f"lstm:{b}")["fingerprint"]
+    assert carried["info"]["carried_over"]["same_moves_in_positions"] > 20 * 10
+    with pytest.raises(ValueError, match="differ"):
+        carry_belief_over(belief, f"lstm:{a}", f"lstm:{other}", str(tmp_path / "d.pt"),
+                          games=20)
+    with pytest.raises(Exception, match="trained for|mismatch"):
+        carry_belief_over(belief, f"lstm:{other}", f"lstm:{b}", str(tmp_path / "e.pt"),
+                          games=20)

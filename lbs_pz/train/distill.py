@@ -106,6 +106,8 @@ class DistillConfig:
     lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
     value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
     explore: float = 0.5          # fraction of teacher games with one random move (Q off the teacher's path)
+    init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
+    value_only: bool = False      # fit the value head alone (the moves stay exactly the same)
     batch_size: int = 32          # games per update
     num_actors: int = 256         # teacher games played at once
     act_steps: int = 8            # batched teacher moves between two updates
@@ -138,6 +140,8 @@ class DistillConfig:
         need(0 < self.lr_final <= 1, f"lr_final must be in (0, 1], got {self.lr_final}")
         need(self.value_weight >= 0, f"value_weight must be >= 0, got {self.value_weight}")
         need(0 <= self.explore <= 1, f"explore must be in [0, 1], got {self.explore}")
+        need(not self.value_only or self.init or self.resume,
+             "--value-only fits the value head of an existing net: give --init CHECKPOINT")
         need(self.grad_clip > 0, f"grad_clip must be > 0, got {self.grad_clip}")
         need(self.eval_every >= 0 and self.updates >= 0 and self.hand_size >= 0,
              "eval_every, updates and hand_size must be >= 0")
@@ -317,7 +321,7 @@ def mover_logits(net, b, out=None):
     return q.masked_fill(~b["legal"], -1e9)
 
 
-def imitation_loss(net, b, value_weight: float = 0.0):
+def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
     """(loss, agreement count, valid moves, value loss (float; 0.0 when off)).
 
     loss = mean cross-entropy of the teacher's move over the mover's legal moves
@@ -327,14 +331,15 @@ def imitation_loss(net, b, value_weight: float = 0.0):
            every seat's Q costs P times the mover's).
     The cross-entropy is blind to a per-position shift of the mover's Q; the value term
     fixes that shift, so the net's own `value` (score + sum of greedy Q) predicts the
-    final score and LBS-k can bootstrap with it."""
+    final score and LBS-k can bootstrap with it. value_only: the loss is the value term
+    alone (the cross-entropy is still computed for the agreement count)."""
     import torch
     valid = b["valid"]
     out, _ = net.public(b["pub"])                                     # (B, T, H)
     logits = mover_logits(net, b, out)
     ce = torch.nn.functional.cross_entropy(logits[valid], b["action"][valid])
     agree = int((logits.argmax(-1) == b["action"])[valid].sum())
-    if value_weight <= 0 or "seat_obs" not in b:
+    if (value_weight <= 0 and not value_only) or "seat_obs" not in b:
         return ce, agree, int(valid.sum()), 0.0
     k, m = b["seat_obs"].shape[0], net.num_moves
     q = net.q(out[:k], b["seat_obs"])                                  # (k, T, P, M + 1)
@@ -342,6 +347,8 @@ def imitation_loss(net, b, value_weight: float = 0.0):
     seat_action.scatter_(2, b["cur"][:k, :, None], b["taken"][:k, :, None])
     q_tot = q.gather(3, seat_action[..., None]).squeeze(-1).sum(-1)    # (k, T)
     value = 0.5 * ((q_tot - b["rtg"][:k])[b["value_valid"][:k]] ** 2).mean()
+    if value_only:
+        return value, agree, int(valid.sum()), float(value.detach())
     return ce + value_weight * value, agree, int(valid.sum()), float(value.detach())
 
 
@@ -407,8 +414,22 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     teacher = load_blueprint(dc.teacher)
     teacher_id = blueprint_identity(teacher)
     net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, dc.card_features,
-                                   dc.public_features).to(device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=dc.lr)
+                                   dc.public_features)
+    if dc.init:
+        start = load_checkpoint(dc.init, KIND)
+        if start["game"] != game_to_dict(config):
+            raise ValueError(f"--init {dc.init}: made for {start['game']}, this run is "
+                             f"{game_to_dict(config)}")
+        net = PublicLSTMNet(**start["architecture"])     # its architecture, not the options'
+        net.load_state_dict({k: v.float() for k, v in start["weights"].items()})
+        log(f"starting from {dc.init}")
+    net = net.to(device)
+    if dc.value_only:
+        # Q = V + A - mean(A): the moves are the argmax of A, so fitting V alone (one linear
+        # layer on the frozen features) recalibrates the net's value without changing a move.
+        for name, param in net.named_parameters():
+            param.requires_grad_(name.startswith("v_head."))
+    optimizer = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=dc.lr)
     progress = {"updates": 0, "games": 0, "moves": 0, "seconds": 0.0, "evals": []}
     if dc.resume:
         ckpt = load_checkpoint(dc.resume, KIND)
@@ -482,14 +503,15 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
             progress["moves"] += actors.n
         pick = rng.choice(len(ring), size=dc.batch_size, replace=False)
         b = collate([ring[i] for i in pick], device,
-                    seats=max(1, dc.batch_size // 4) if dc.value_weight > 0 else 0)
+                    seats=dc.batch_size if dc.value_only else
+                    max(1, dc.batch_size // 4) if dc.value_weight > 0 else 0)
         done_frac = (time.perf_counter() - start) / budget   # 0 without a time budget
         if dc.updates:
             done_frac = max(done_frac, (progress["updates"] - first_update)
                             / max(dc.updates - first_update, 1))
         for group in optimizer.param_groups:       # linear decay over this invocation
             group["lr"] = dc.lr * (1 - (1 - dc.lr_final) * min(done_frac, 1.0))
-        loss, _, _, value_loss = imitation_loss(net, b, dc.value_weight)
+        loss, _, _, value_loss = imitation_loss(net, b, dc.value_weight, dc.value_only)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), dc.grad_clip)
@@ -522,3 +544,44 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         f"held-out agreement {last[3]:.3f}, greedy self-play {last[4]:.2f} +- {last[5]:.2f}; "
         f"saved {dc.out}")
     return dc.out
+
+
+# --- a belief for a net whose value alone was refitted ------------------------------------
+
+
+def carry_belief_over(belief: str, old_spec: str, new_spec: str, out: str,
+                      games: int = 200, seed: int = 0) -> dict:
+    """Copy a learned belief trained for blueprint `old_spec` to `out`, recorded as
+    trained for `new_spec`, after checking that both blueprints make the same move in
+    every position of `games` self-play games of each (EVAL deals 0 .. games-1 of run
+    `seed`). A belief is learned from its blueprint's games, and two blueprints with the
+    same moves play the same games; `--value-only` refits a net's value and keeps every
+    move, so its belief carries over. Raises ValueError at the first differing move.
+    Returns the checkpoint written (info["carried_over"] records the check)."""
+    from lbs_pz.agents import blueprint_identity, load_blueprint
+    from lbs_pz.engine import HanabiBatch
+    from lbs_pz.models.checkpoint import check_trained_for, game_of, load_checkpoint
+    from lbs_pz.models.checkpoint import save_checkpoint
+
+    ckpt = load_checkpoint(belief, "belief")
+    old, new = load_blueprint(old_spec), load_blueprint(new_spec)
+    check_trained_for(ckpt, blueprint_identity(old))
+    config = game_of(ckpt)
+    positions = 0
+    for player in (old, new):
+        batch = HanabiBatch(config, games, seeds=deal_seeds(EVAL, seed, 0, games))
+        while not batch.terminals().all():
+            a, b = old.act_batch(batch), new.act_batch(batch)
+            live = a >= 0
+            if (a != b).any():
+                i = int(np.flatnonzero(a != b)[0])
+                raise ValueError(f"{old_spec} and {new_spec} differ in game {i} after "
+                                 f"{batch.get_state(i).num_moves_played} moves ({a[i]} "
+                                 f"against {b[i]}): the belief does not carry over")
+            positions += int(live.sum())
+            batch.step(a if player is old else b)
+    info = dict(ckpt["info"], carried_over={
+        "from": ckpt["trained_for"], "same_moves_in_positions": positions,
+        "games": games, "deals": f"EVAL stream, run seed {seed}, games 0..{games - 1}"})
+    return save_checkpoint(out, "belief", ckpt["game"], ckpt["architecture"], ckpt["weights"],
+                           blueprint_identity(new), info)
