@@ -128,23 +128,30 @@ SECTIONS = {
         f"--out results/distill/distill_strong.pt && OMP_NUM_THREADS=1 lbs-pz eval "
         f"--blueprint lstm:results/distill/distill_strong.pt --games 1000 --no-progress"),
     "search-distilled": (
-        "LBS on the distilled neural blueprint: the paper's setting",
+        "LBS on the distilled neural blueprint with the learned belief alone: the paper's setting",
         "The shipped distilled blueprint (distilled_strong_2p) with the learned belief trained "
-        "on its own games (belief_distilled_strong_2p) and NO separate value: LBS-k "
-        "bootstraps with the net's own Q (score + the greedy Q of every seat). First the "
-        "learned belief alone (the paper's LBS: no counterfactual filter), then the same "
-        "belief filtered through the blueprint (learned+cf); seat 0 searches; both runs "
-        "play the same evaluation deals; one process, one core.",
+        "on its own games (belief_distilled_strong_2p) used alone, as in the paper (no "
+        "counterfactual filter), and NO separate value: LBS-k bootstraps with the net's own "
+        "Q (score + the greedy Q of every seat). First how right that value is where LBS-k "
+        "uses it (benchmarks/value_check.py), then blueprint vs LBS-k on the same evaluation "
+        "deals; seat 0 searches; one process, one core.",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 100 --moves 0,20 && "
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-1,lbs-16 --rollouts 32 --games 3 && "
+        f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 1000 && "
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-1,lbs-16 --rollouts 32 --games 300 && "
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-4,lbs-inf --rollouts 32 --games 50"),
+    "search-distilled-cf": (
+        "LBS on the distilled neural blueprint with the learned belief filtered (learned+cf)",
+        "As above with the learned belief's samples filtered counterfactually through the "
+        "blueprint (a sampled hand is kept only if the blueprint, holding it, would have made "
+        "the partner-visible moves that were made); the same evaluation deals.",
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-16 --rollouts 32 --games 2",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-1,lbs-16 --rollouts 64 --games 300 && "
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-4,lbs-inf --rollouts 64 --games 40 && "
+        f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-1,lbs-16 --rollouts 64 --games 60"),
+        f"--methods blueprint,lbs-1,lbs-16 --rollouts 32 --games 300"),
     "search-distilled-speed": (
         "LBS-16 at 256 worlds on the distilled blueprint: seconds per game",
         "As above with 256 sampled worlds per decision and the learned belief alone; one "
