@@ -66,7 +66,7 @@ def test_bad_files_are_checkpoint_errors(tmp_path):
             load_checkpoint(str(path), "value")
     with pytest.raises(CheckpointError, match="holds a 'value' model, not a 'belief'"):
         load_checkpoint(str(tmp_path / "v.pt"), "belief")
-    with pytest.raises(CheckpointError, match="shipped model: belief_strong_2p"):
+    with pytest.raises(CheckpointError, match="shipped model: .*belief_strong_2p"):
         load_checkpoint("no_such_model")
     with pytest.raises(ValueError, match="kind must be one of"):
         save_checkpoint(str(tmp_path / "x.pt"), "policy", HanabiConfig(), {}, {})
@@ -77,7 +77,8 @@ def test_bad_files_are_checkpoint_errors(tmp_path):
 
 def test_shipped_models_load_by_name_and_say_what_they_are_for():
     by_name = {m["name"]: m for m in shipped_models()}
-    assert set(by_name) == {"belief_strong_2p", "value_strong_2p", "public_lstm_2p"}
+    assert set(by_name) == {"belief_strong_2p", "value_strong_2p", "public_lstm_2p",
+                            "distilled_strong_2p", "belief_distilled_strong_2p"}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
     assert by_name["public_lstm_2p"]["kind"] == "public_lstm"
@@ -97,6 +98,32 @@ def test_shipped_models_load_by_name_and_say_what_they_are_for():
                if v.is_floating_point())
     lstm = load_checkpoint("public_lstm_2p", "public_lstm")
     assert lstm["info"]["progress"]["updates"] == 9621 and "resume" not in lstm
+
+
+
+def test_the_distilled_blueprint_ships_with_its_own_belief():
+    """models/README.md: the distilled net (value head refitted, moves unchanged) and the
+    belief trained on its games, carried over after checking the same moves."""
+    from lbs_pz.agents import blueprint_identity, load_blueprint
+    from lbs_pz.search.agents import LBSAgent
+
+    net = load_checkpoint("distilled_strong_2p", "public_lstm")
+    assert net["trained_for"] is None and "resume" not in net
+    assert net["info"]["train_config"]["value_only"] is True
+    assert net["architecture"]["hidden"] == 256 and net["architecture"]["card_features"]
+    belief = load_checkpoint("belief_distilled_strong_2p", "belief")
+    bp = load_blueprint("lstm:distilled_strong_2p")
+    assert belief["trained_for"]["fingerprint"] == blueprint_identity(bp)["fingerprint"]
+    assert belief["info"]["carried_over"]["same_moves_in_positions"] == 39178
+    assert belief["info"]["games"] == 88320
+    assert find_model("belief", blueprint_identity(bp), HanabiConfig()) == \
+        "belief_distilled_strong_2p"
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")            # the defaults need no warning
+        agent = LBSAgent(bp, rollouts=8)
+    assert agent.defaults[0].startswith("belief: learned+cf (shipped 'belief_distilled_strong_2p'")
+    assert agent.defaults[1] == "value: 'public-lstm''s own"
 
 
 def test_find_model_matches_blueprint_and_variant():
