@@ -63,7 +63,11 @@ exploration (TD moves the Q of the actions it sees; the start's Q of the others 
 ordered by imitation, and the argmax flips to them); the anchor stops it, a low lr keeps
 it smooth (at 2.5e-4 it dips by 0.4-0.6 first), and a decaying anchor lets the drift come
 back as it fades. The preset is the smoothest of these (no evaluation below the start);
-the 60-minute run from the 30-minute distilled start is in the report of this work.
+the 60-minute run from the 30-minute distilled start (85% agreement; `python
+benchmarks/finetune.py --init START`, one thread, loaded machine, 13,285 updates, 1.7M env
+steps, 500 EVAL deals every 400 updates): start 19.60 +- 0.27, lowest 19.57 (update 800),
+20.27 by 7 minutes, best 20.67, end 20.48 +- 0.19; on 2,000 EVAL deals, paired, start
+19.49 -> end 20.47 (+0.99 +- 0.15).
 
 Deals: the agent plays the TRAIN stream of the run seed (`lbs_pz.engine.seeds`), games
 0, 1, 2, ..., the demonstrations from game 2**31; the greedy evaluations during training
