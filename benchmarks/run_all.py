@@ -127,6 +127,17 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --minutes 30 --eval-every 1000 "
         f"--out results/distill/distill_strong.pt && OMP_NUM_THREADS=1 lbs-pz eval "
         f"--blueprint lstm:results/distill/distill_strong.pt --games 1000 --no-progress"),
+    "finetune": (
+        "RL fine-tuning from the distilled start (one core)",
+        "`lbs-pz train-blueprint --init` from the distill section's checkpoint with the "
+        "fine-tuning preset (lr 5e-5, small exploration, a margin toward the start net's "
+        "moves), greedy self-play on 500 evaluation deals every 400 updates; prints the "
+        "start, the lowest and the last evaluation. The 60-minute run of the full command "
+        "(curve in docs/finetune/, its printed output in docs/finetune/finetune60.txt) was "
+        "run on its own, not through this script; the entry below may be the quick mode.",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/finetune.py --quick --out-dir results/finetune_quick",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/finetune.py --init results/distill/distill_strong.pt "
+        f"--out-dir results/finetune --name finetune60 --threads 1"),
     "search-distilled": (
         "LBS on the distilled neural blueprint with the learned belief alone: the paper's setting",
         "The shipped distilled blueprint (distilled_strong_2p) with the learned belief trained "
