@@ -170,7 +170,7 @@ SECTIONS = {
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
         f"--methods blueprint,lbs-16 --rollouts 256 --games 1",
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-16 --rollouts 256 --games 6"),
+        f"--methods blueprint,lbs-16 --rollouts 256 --games 4"),
     "belief-distilled": (
         "The learned belief of the distilled blueprint against the grounded one",
         "`lbs-pz belief-quality`: per-card cross-entropy of the true hand under each belief "
