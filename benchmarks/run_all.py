@@ -134,7 +134,8 @@ SECTIONS = {
         "moves), greedy self-play on 500 evaluation deals every 400 updates; prints the "
         "start, the lowest and the last evaluation. The 60-minute run of the full command "
         "(curve in docs/finetune/, its printed output in docs/finetune/finetune60.txt) was "
-        "run on its own, not through this script; the entry below may be the quick mode.",
+        "run on its own, not through this script; the entry below is the quick mode (a "
+        "1-minute distilled start, fine-tuned for 2 minutes).",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/finetune.py --quick --out-dir results/finetune_quick",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/finetune.py --init results/distill/distill_strong.pt "
         f"--out-dir results/finetune --name finetune60 --threads 1"),
