@@ -114,7 +114,7 @@ def test_the_distilled_blueprint_ships_with_its_own_belief():
     belief = load_checkpoint("belief_distilled_strong_2p", "belief")
     bp = load_blueprint("lstm:distilled_strong_2p")
     assert belief["trained_for"]["fingerprint"] == blueprint_identity(bp)["fingerprint"]
-    assert belief["info"]["carried_over"]["same_moves_in_positions"] == 39178
+    assert belief["info"]["carried_over"]["same_moves_in_positions"] == 19589
     assert belief["info"]["games"] == 88320
     assert find_model("belief", blueprint_identity(bp), HanabiConfig()) == \
         "belief_distilled_strong_2p"

@@ -553,33 +553,31 @@ def carry_belief_over(belief: str, old_spec: str, new_spec: str, out: str,
                       games: int = 200, seed: int = 0) -> dict:
     """Copy a learned belief trained for blueprint `old_spec` to `out`, recorded as
     trained for `new_spec`, after checking that both blueprints make the same move in
-    every position of `games` self-play games of each (EVAL deals 0 .. games-1 of run
-    `seed`). A belief is learned from its blueprint's games, and two blueprints with the
-    same moves play the same games; `--value-only` refits a net's value and keeps every
-    move, so its belief carries over. Raises ValueError at the first differing move.
-    Returns the checkpoint written (info["carried_over"] records the check)."""
+    every position of `games` self-play games (EVAL deals 0 .. games-1 of run `seed`;
+    with the same move at every position, the two blueprints' games are the same games).
+    A belief is learned from its blueprint's games; `--value-only` refits a net's value
+    and keeps every move, so its belief carries over. Raises ValueError at the first
+    differing move. Returns the checkpoint written (info["carried_over"] records the
+    check)."""
     from lbs_pz.agents import blueprint_identity, load_blueprint
     from lbs_pz.engine import HanabiBatch
-    from lbs_pz.models.checkpoint import check_trained_for, game_of, load_checkpoint
-    from lbs_pz.models.checkpoint import save_checkpoint
+    from lbs_pz.models.checkpoint import (check_trained_for, game_of, load_checkpoint,
+                                          save_checkpoint)
 
     ckpt = load_checkpoint(belief, "belief")
     old, new = load_blueprint(old_spec), load_blueprint(new_spec)
     check_trained_for(ckpt, blueprint_identity(old))
-    config = game_of(ckpt)
+    batch = HanabiBatch(game_of(ckpt), games, seeds=deal_seeds(EVAL, seed, 0, games))
     positions = 0
-    for player in (old, new):
-        batch = HanabiBatch(config, games, seeds=deal_seeds(EVAL, seed, 0, games))
-        while not batch.terminals().all():
-            a, b = old.act_batch(batch), new.act_batch(batch)
-            live = a >= 0
-            if (a != b).any():
-                i = int(np.flatnonzero(a != b)[0])
-                raise ValueError(f"{old_spec} and {new_spec} differ in game {i} after "
-                                 f"{batch.get_state(i).num_moves_played} moves ({a[i]} "
-                                 f"against {b[i]}): the belief does not carry over")
-            positions += int(live.sum())
-            batch.step(a if player is old else b)
+    while not batch.terminals().all():
+        a, b = old.act_batch(batch), new.act_batch(batch)
+        if (a != b).any():
+            i = int(np.flatnonzero(a != b)[0])
+            raise ValueError(f"{old_spec} and {new_spec} differ in game {i} after "
+                             f"{batch.get_state(i).num_moves_played} moves ({a[i]} "
+                             f"against {b[i]}): the belief does not carry over")
+        positions += int((a >= 0).sum())
+        batch.step(a)
     info = dict(ckpt["info"], carried_over={
         "from": ckpt["trained_for"], "same_moves_in_positions": positions,
         "games": games, "deals": f"EVAL stream, run seed {seed}, games 0..{games - 1}"})
