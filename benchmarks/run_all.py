@@ -155,6 +155,15 @@ SECTIONS = {
         f"--methods blueprint,lbs-1,lbs-16 --rollouts 32 --games 300 && "
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
         f"--methods blueprint,lbs-4,lbs-inf --rollouts 32 --games 50"),
+    "search-distilled-inf": (
+        "LBS-inf on the distilled neural blueprint with the learned belief alone",
+        "As in the section above (the learned belief alone, seat 0 searching, 32 worlds per "
+        "decision, the same evaluation deals), rollouts to the end of the game: no value is "
+        "used, so this row does not depend on the net's value head. One process, one core.",
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
     "search-distilled-cf": (
         "LBS on the distilled neural blueprint with the learned belief filtered (learned+cf)",
         "As above with the learned belief's samples filtered counterfactually through the "
