@@ -157,6 +157,40 @@ def test_architecture_options_round_trip(tmp_path):
         PublicLSTMNet.for_config(config, 16, fusion="sum")
 
 
+def test_value_mlp_round_trips_and_never_changes_a_move(tmp_path):
+    """value_hidden > 0: V is an MLP of its own; the architecture round-trips through a
+    checkpoint, and the moves are those of the same net with any other value head (they
+    are the argmax of A alone), while the value does depend on the head."""
+    from lbs_pz.models.checkpoint import save_checkpoint
+    from lbs_pz.train.distill import init_net
+    config = HanabiConfig(**SMALL)
+    net = PublicLSTMNet.for_config(config, 16, card_features=True, value_hidden=8)
+    assert net.arch()["value_hidden"] == 8
+    path = str(tmp_path / "v.pt")
+    save_checkpoint(path, "public_lstm", config, net.arch(), net.state_dict(),
+                    trained_for=None, info={})
+    loaded = load_checkpoint(path, "public_lstm")
+    linear = init_net(loaded, 0)                     # the same policy, a linear value head
+    assert "value_hidden" not in linear.arch()
+    for name, w in linear.state_dict().items():
+        if not name.startswith("v_head."):
+            assert torch.equal(w, net.state_dict()[name])
+    a, b = PublicLSTMBlueprint.load(path), PublicLSTMBlueprint(linear, config)
+    assert a.net.arch() == net.arch()
+    batch = HanabiBatch(config, 32, seeds=game_seeds(2, 0, 32))
+    step = 0
+    while not batch.terminals().all():
+        moves = a.act_batch(batch)
+        assert (moves == b.act_batch(batch)).all()
+        if step == 4:
+            assert not np.allclose(a.value(batch), b.value(batch))
+        batch.step(moves)
+        step += 1
+    assert step > 4                 # the value comparison ran
+    with pytest.raises(ValueError, match="value_hidden"):
+        PublicLSTMNet.for_config(config, 16, value_hidden=-1)
+
+
 @pytest.mark.parametrize("explore", [0.0, 1.0])
 def test_teacher_labels_line_up_with_observations(explore):
     """Each stored label is the teacher's move in the stored position: replaying a game's
@@ -290,10 +324,12 @@ def test_cli_runs_and_saves(tmp_path):
                                                                 hand_size=3)
 
 
-def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path):
+@pytest.mark.parametrize("value_hidden", [0, 32])
+def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path, value_hidden):
     """--value-only --init A --teacher lstm:A: policy evaluation of A on its own games. The
     moves (argmax of the advantage head) are unchanged; the value then predicts A's own
-    self-play score (A's value was never trained: value_weight 0)."""
+    self-play score (A's value was never trained: value_weight 0). With value_hidden the
+    linear head is replaced by a new MLP and every other weight is A's."""
     a_path, _ = _run(tmp_path, teacher="simple", updates=300, minutes=0, hidden=32,
                      eval_every=0, value_weight=0.0, num_actors=64, act_steps=4,
                      buffer_games=512)
@@ -301,10 +337,14 @@ def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path):
     distill(DistillConfig(teacher=f"lstm:{a_path}", init=a_path, value_only=True,
                           explore=0.5, updates=300, minutes=0, lr=3e-3, eval_every=0,
                           eval_games=50, num_actors=64, act_steps=4, buffer_games=512,
-                          out=b_path, threads=1, **SMALL),
+                          out=b_path, threads=1, value_hidden=value_hidden, **SMALL),
             log=lambda s: None, progress_bar=False)
     config = HanabiConfig(**SMALL)
     a, b = load_blueprint(f"lstm:{a_path}"), load_blueprint(f"lstm:{b_path}")
+    assert b.net.value_hidden == value_hidden
+    for name, w in a.net.state_dict().items():
+        if not name.startswith("v_head."):
+            assert torch.equal(w, b.net.state_dict()[name]), name
     deals = game_seeds(12, 0, 300)
     batch = HanabiBatch(config, 300, seeds=deals)
     while not batch.terminals().all():

@@ -5,7 +5,9 @@ Network (`PublicLSTMNet`, after Hu et al., "Learned Belief Search", section 4):
     public features (B, T, Dpub) -> Linear + ReLU -> LSTM ----------------> h (B, T, H)
     each seat's observation (B, T, P, E) + seat one-hot -> MLP (2 x Linear + ReLU) -> m (B, T, P, H)
     fused = h[:, :, None] * m          (element-wise product, one row per seat)
-    dueling head: Q = V(fused) + A(fused) - mean_a A(fused)          -> (B, T, P, M + 1)
+    dueling head: Q = V + A(fused) - mean_a A(fused)                 -> (B, T, P, M + 1)
+    V = v_head(fused) (linear), or with value_hidden > 0 an MLP of its own on [h, the
+    seat's MLP input] (its capacity does not come out of the policy's features)
 
 `Dpub` is the public part of HLE's canonical vector (`lbs_pz.engine.features`, taken
 from seat 0's vector): the LSTM never sees a private feature, so its state is a function
@@ -236,13 +238,18 @@ class PublicLSTMNet(nn.Module):
             from the vector (see `CardFeatures`), which an MLP learns only slowly; with
             "public": True the LSTM's input also gets the common-knowledge part of them
             (`CardFeatures.public_features`, a function of the public vector only).
+        value_hidden: 0 (every checkpoint without the entry loads so): V is one linear
+            layer on the fused features; > 0: V is an MLP (2 hidden layers of this width)
+            on [h, the seat's MLP input]. Moves are the argmax of A alone, so V never
+            changes a move: a value refitted after the policy was trained
+            (`lbs-pz distill --value-only`) leaves the blueprint exactly as it was.
     """
 
     FUSIONS = ("product", "concat")
 
     def __init__(self, pub_dim: int, obs_dim: int, players: int, num_moves: int,
                  hidden: int = 256, fusion: str = "product",
-                 card_features: Optional[dict] = None):
+                 card_features: Optional[dict] = None, value_hidden: int = 0):
         super().__init__()
         if fusion not in self.FUSIONS:
             raise ValueError(f"fusion must be one of {', '.join(self.FUSIONS)}, got {fusion!r}")
@@ -257,6 +264,9 @@ class PublicLSTMNet(nn.Module):
                         ("num_moves", num_moves), ("hidden", hidden)):
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if not isinstance(value_hidden, int) or isinstance(value_hidden, bool) or value_hidden < 0:
+            raise ValueError(f"value_hidden must be an integer >= 0, got {value_hidden!r}")
+        self.value_hidden = value_hidden
         self.pub_dim, self.obs_dim, self.players = pub_dim, obs_dim, players
         self.num_moves, self.hidden, self.fusion = num_moves, hidden, fusion
         if fusion == "concat":
@@ -265,19 +275,22 @@ class PublicLSTMNet(nn.Module):
         self.lstm = nn.LSTM(hidden, hidden, batch_first=True)
         self.mlp = nn.Sequential(nn.Linear(obs_dim + players + extra, hidden), nn.ReLU(),
                                  nn.Linear(hidden, hidden), nn.ReLU())
-        self.v_head = nn.Linear(hidden, 1)
+        private_in = obs_dim + players + extra
+        self.v_head = nn.Linear(hidden, 1) if not value_hidden else nn.Sequential(
+            nn.Linear(hidden + private_in, value_hidden), nn.ReLU(),
+            nn.Linear(value_hidden, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
         self.a_head = nn.Linear(hidden, num_moves + 1)
 
     @classmethod
     def for_config(cls, config: HanabiConfig, hidden: int = 256, fusion: str = "product",
-                   card_features: bool = False, public_features: bool = False
-                   ) -> "PublicLSTMNet":
+                   card_features: bool = False, public_features: bool = False,
+                   value_hidden: int = 0) -> "PublicLSTMNet":
         e = config.encoding_size
         cards = CardFeatures.game_args(config) if card_features or public_features else None
         if public_features:
             cards["public"] = True
         return cls(e - private_size(config), e, config.players, config.num_moves, hidden,
-                   fusion, cards)
+                   fusion, cards, value_hidden)
 
     def arch(self) -> dict:
         """Constructor arguments (plain numbers and strings: stored in checkpoints). The
@@ -289,6 +302,8 @@ class PublicLSTMNet(nn.Module):
             out["fusion"] = self.fusion
         if self.cards is not None:
             out["card_features"] = self.cards.args()
+        if self.value_hidden:
+            out["value_hidden"] = self.value_hidden
         return out
 
     def _private_in(self, obs: torch.Tensor, seat_onehot: torch.Tensor) -> torch.Tensor:
@@ -327,19 +342,32 @@ class PublicLSTMNet(nn.Module):
         players = self.players
         seat = torch.eye(players, dtype=obs.dtype, device=obs.device)
         x = self._private_in(obs, seat.expand(*obs.shape[:-2], players, players))
-        fused = self._fused(h.unsqueeze(-2), self.mlp(x))
-        adv = self.a_head(fused)
-        return self.v_head(fused) + adv - adv.mean(dim=-1, keepdim=True)
+        return self._heads(h.unsqueeze(-2), x, value=True)
 
-    def q_seat(self, h: torch.Tensor, obs: torch.Tensor, seat) -> torch.Tensor:
+    def _heads(self, h: torch.Tensor, x: torch.Tensor, value: bool) -> torch.Tensor:
+        """Q (value=True) or the centred advantage A - mean A (value=False: the same
+        argmax, without computing V) from h (..., H) (broadcast against x) and the MLP
+        input x (..., D) -> (..., M + 1)."""
+        fused = self._fused(h, self.mlp(x))
+        adv = self.a_head(fused)
+        adv = adv - adv.mean(dim=-1, keepdim=True)
+        if not value:
+            return adv
+        if self.value_hidden:
+            v = self.v_head(torch.cat([h.expand(*x.shape[:-1], h.shape[-1]), x], dim=-1))
+        else:
+            v = self.v_head(fused)
+        return v + adv
+
+    def q_seat(self, h: torch.Tensor, obs: torch.Tensor, seat, value: bool = True
+               ) -> torch.Tensor:
         """Q-values of one seat per row: h (B, H), obs (B, E) that seat's canonical vector,
         seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every seat)[b, seat[b]], at
-        1/P of the cost (what acting needs)."""
+        1/P of the cost (what acting needs). value=False: A - mean A instead (the same
+        argmax, V not computed: what acting uses)."""
         seat = torch.as_tensor(np.asarray(seat), dtype=torch.long)
         onehot = torch.nn.functional.one_hot(seat, self.players).to(obs.device, obs.dtype)
-        fused = self._fused(h, self.mlp(self._private_in(obs, onehot)))
-        adv = self.a_head(fused)
-        return self.v_head(fused) + adv - adv.mean(dim=-1, keepdim=True)
+        return self._heads(h, self._private_in(obs, onehot), value)
 
     def forward(self, pub: torch.Tensor, obs: torch.Tensor, hc=None):
         """Whole sequences: pub (B, T, Dpub), obs (B, T, P, E) -> Q (B, T, P, M + 1),
@@ -410,7 +438,8 @@ class PublicLSTMBlueprint:
         ref = PublicLSTMNet.for_config(config, hidden=net.hidden, fusion=net.fusion,
                                        card_features=net.cards is not None,
                                        public_features=net.cards is not None
-                                       and net.cards.public).arch()
+                                       and net.cards.public,
+                                       value_hidden=net.value_hidden).arch()
         if net.arch() != ref:
             raise ValueError(f"the net {net.arch()} does not fit the game {config} "
                              f"(expected {ref})")
@@ -570,7 +599,7 @@ class PublicLSTMBlueprint:
             return out
         h, _ = self._batch_hc(batch, live)
         obs = torch.from_numpy(batch.encode()[live])
-        q = self.net.q_seat(h, obs, batch.current_players()[live])
+        q = self.net.q_seat(h, obs, batch.current_players()[live], value=False)
         legal = batch.legal_masks()[live].astype(bool)
         out[live] = self._pick(q[:, : self.config.num_moves], legal)
         return out
@@ -604,7 +633,8 @@ class PublicLSTMBlueprint:
             batch.encode(out=enc)
             batch.legal_masks(out=legal)
             obs = torch.from_numpy(enc if every else enc[idx])
-            q = self.net.q_seat(h if every else h[idx], obs, batch.current_players()[idx])
+            q = self.net.q_seat(h if every else h[idx], obs, batch.current_players()[idx],
+                                value=False)
             mask = (legal if every else legal[idx]).view(np.bool_)
             actions.fill(-1)
             actions[idx] = self._pick(q[:, :num_moves], mask)

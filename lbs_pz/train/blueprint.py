@@ -581,7 +581,7 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
                               f"net: {err}") from None
     cards = net.cards is not None
     ref = PublicLSTMNet.for_config(config, net.hidden, net.fusion, cards,
-                                   cards and net.cards.public).arch()
+                                   cards and net.cards.public, net.value_hidden).arch()
     if ref != arch:
         raise CheckpointError(f"--init {spec}: architecture {arch} does not fit the game "
                               f"(expected {ref})")

@@ -75,7 +75,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -108,6 +108,7 @@ class DistillConfig:
     explore: float = 0.5          # fraction of teacher games with one random move (Q off the teacher's path)
     init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
     value_only: bool = False      # fit the value head alone (the moves stay exactly the same)
+    value_hidden: int = 0         # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
     batch_size: int = 32          # games per update
     num_actors: int = 256         # teacher games played at once
     act_steps: int = 8            # batched teacher moves between two updates
@@ -139,6 +140,7 @@ class DistillConfig:
         need(self.lr > 0, f"lr must be > 0, got {self.lr}")
         need(0 < self.lr_final <= 1, f"lr_final must be in (0, 1], got {self.lr_final}")
         need(self.value_weight >= 0, f"value_weight must be >= 0, got {self.value_weight}")
+        need(self.value_hidden >= 0, f"value_hidden must be >= 0, got {self.value_hidden}")
         need(0 <= self.explore <= 1, f"explore must be in [0, 1], got {self.explore}")
         need(not self.value_only or self.init or self.resume,
              "--value-only fits the value head of an existing net: give --init CHECKPOINT")
@@ -316,7 +318,7 @@ def mover_logits(net, b, out=None):
         out, _ = net.public(b["pub"])                                 # (B, T, H)
     bsz, t_max = b["action"].shape
     q = net.q_seat(out.reshape(bsz * t_max, -1), b["obs"].reshape(bsz * t_max, -1),
-                   b["cur"].reshape(-1).cpu().numpy())
+                   b["cur"].reshape(-1).cpu().numpy(), value=False)   # V cancels in a softmax
     q = q[:, :net.num_moves].reshape(bsz, t_max, net.num_moves)
     return q.masked_fill(~b["legal"], -1e9)
 
@@ -394,6 +396,33 @@ def save(path: str, net, optimizer, dc: DistillConfig, progress: dict, config, t
                     info=info, resume={"optimizer": optimizer.state_dict()})
 
 
+def init_net(start: dict, value_hidden: Optional[int] = None):
+    """The net of a loaded checkpoint (its architecture, not the run's options). With
+    value_hidden not None and different from the checkpoint's: the same net with a new
+    value head of that width (0: linear), every other weight loaded, the head's output
+    bias taken from the old head (the value level it had)."""
+    import torch
+
+    from lbs_pz.agents.public_lstm import PublicLSTMNet
+    arch = dict(start["architecture"])
+    weights = {k: v.float() for k, v in start["weights"].items()}
+    if value_hidden is None or arch.get("value_hidden", 0) == value_hidden:
+        net = PublicLSTMNet(**arch)
+        net.load_state_dict(weights)
+        return net
+    arch.pop("value_hidden", None)
+    net = PublicLSTMNet(**arch, **({"value_hidden": value_hidden} if value_hidden else {}))
+    old_bias = [v for k, v in weights.items() if k.startswith("v_head.") and k.endswith("bias")]
+    missing, unexpected = net.load_state_dict(
+        {k: v for k, v in weights.items() if not k.startswith("v_head.")}, strict=False)
+    if unexpected or any(not k.startswith("v_head.") for k in missing):
+        raise ValueError(f"weights do not fit the net: missing {missing}, unexpected {unexpected}")
+    last = net.v_head if value_hidden == 0 else net.v_head[-1]
+    with torch.no_grad():
+        last.bias.copy_(old_bias[-1].reshape(last.bias.shape))
+    return net
+
+
 # --- the run ----------------------------------------------------------------------------------
 
 
@@ -414,19 +443,21 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     teacher = load_blueprint(dc.teacher)
     teacher_id = blueprint_identity(teacher)
     net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, dc.card_features,
-                                   dc.public_features)
+                                   dc.public_features, dc.value_hidden)
     if dc.init:
         start = load_checkpoint(dc.init, KIND)
         if start["game"] != game_to_dict(config):
             raise ValueError(f"--init {dc.init}: made for {start['game']}, this run is "
                              f"{game_to_dict(config)}")
-        net = PublicLSTMNet(**start["architecture"])     # its architecture, not the options'
-        net.load_state_dict({k: v.float() for k, v in start["weights"].items()})
-        log(f"starting from {dc.init}")
+        net = init_net(start, dc.value_hidden if dc.value_only else None)
+        log(f"starting from {dc.init}"
+            + (f" with a new value MLP of width {dc.value_hidden}"
+               if net.value_hidden != start["architecture"].get("value_hidden", 0) else ""))
     net = net.to(device)
     if dc.value_only:
-        # Q = V + A - mean(A): the moves are the argmax of A, so fitting V alone (one linear
-        # layer on the frozen features) recalibrates the net's value without changing a move.
+        # Q = V + A - mean(A): the moves are the argmax of A, so fitting V alone (a linear
+        # layer on the frozen features, or with --value-hidden an MLP of its own)
+        # recalibrates the net's value without changing a move.
         for name, param in net.named_parameters():
             param.requires_grad_(name.startswith("v_head."))
     optimizer = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=dc.lr)
