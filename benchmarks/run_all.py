@@ -144,7 +144,7 @@ SECTIONS = {
         "The shipped distilled blueprint (distilled_strong_2p) with the learned belief trained "
         "on its own games (belief_distilled_strong_2p) used alone, as in the paper (no "
         "counterfactual filter), and NO separate value: LBS-k bootstraps with the net's own "
-        "Q (score + the greedy Q of every seat). First how right that value is where LBS-k "
+        "Q (score + the greedy Q of every seat; the value part of Q is the net's value MLP). First how right that value is where LBS-k "
         "uses it (benchmarks/value_check.py), then blueprint vs LBS-k on the same evaluation "
         "deals; seat 0 searches; one process, one core.",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 100 --moves 0,20 && "
@@ -152,9 +152,7 @@ SECTIONS = {
         f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 1000 && "
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-1,lbs-16 --rollouts 32 --games 300 && "
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-4,lbs-inf --rollouts 32 --games 50"),
+        f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
     "search-distilled-inf": (
         "LBS-inf on the distilled neural blueprint with the learned belief alone",
         "As in the section above (the learned belief alone, seat 0 searching, 32 worlds per "
@@ -172,7 +170,19 @@ SECTIONS = {
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
         f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-1,lbs-16 --rollouts 32 --games 300"),
+        f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
+    "deviation-check": (
+        "Where LBS-k's deviations on the distilled blueprint go wrong: value or belief",
+        "benchmarks/deviation_check.py: seat 0's decisions in the blueprint's own games on "
+        "evaluation deals; wherever LBS-k (the learned belief alone, the net's own value, 32 "
+        "worlds) would deviate, its move's gain over the blueprint's move as the search "
+        "claimed it, re-measured by rollouts to the end in 256 worlds sampled from the same "
+        "belief, and in 256 re-dealt decks with the seat's true hand. claimed - belief is the "
+        "value's error; belief - true is the belief's.",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 1 --games 1 "
+        f"--check-worlds 32",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 1 --games 6 && "
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 16 --games 6"),
     "search-distilled-speed": (
         "LBS-16 at 256 worlds on the distilled blueprint: seconds per game",
         "As above with 256 sampled worlds per decision and the learned belief alone; one "

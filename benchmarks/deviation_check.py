@@ -1,0 +1,123 @@
+"""Where do LBS-k's deviations go wrong: the value, the belief, or neither?
+
+    python benchmarks/deviation_check.py --blueprint lstm:distilled_strong_2p --depth 1 --games 5
+
+Plays the blueprint's own games on evaluation deals and, at each of seat 0's decisions,
+runs the search (`--depth` blueprint moves, then the blueprint's own value; `--belief`
+with `--rollouts` worlds) without playing its move. For every position where the search
+would deviate, the gain of its move over the blueprint's move is measured three ways:
+
+    claimed  what the search measured (depth-k rollouts + value, sampled hands)
+    belief   rollouts to the end of the game, no value, in `--check-worlds` worlds whose
+             own hands are sampled from the same belief
+    true     rollouts to the end with the seat's TRUE hand, in `--check-worlds` re-dealt
+             decks (the deviation's real worth, the deck aside)
+
+claimed - belief is the value's error on the deviations it picks; belief - true is the
+belief's. Rows are grouped by (the search's move kind, the blueprint's move kind),
+D = discard, P = play, H = hint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
+from lbs_pz.engine.moves import decode_move  # noqa: E402
+from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402
+from lbs_pz.eval.specs import MethodSpec, build_agent  # noqa: E402
+from lbs_pz.search.rollout_search import move_returns  # noqa: E402
+
+
+def move_kind(state: HanabiState, move: int) -> str:
+    return {"discard": "D", "play": "P"}.get(decode_move(state.config, move).kind, "H")
+
+
+def deviations(blueprint_spec: str, belief: str, depth: int, rollouts: int, games: int,
+               check_worlds: int, seed: int = 0, log=print):
+    """One row per deviation: (kinds, claimed gain, belief gain, true gain)."""
+    config = HanabiConfig()
+    spec = MethodSpec(method=f"lbs-{depth}" if depth > 0 else "lbs-inf",
+                      blueprint=blueprint_spec, belief=belief, rollouts=rollouts, seed=seed)
+    bp, agent = build_agent(spec, config)
+    rows = []
+    for g, deal in enumerate(deal_seeds(EVAL, seed, 0, games)):
+        state = HanabiState(config, seed=int(deal))
+        while not state.is_terminal:
+            move = bp.act(state)
+            if state.current_player == 0:
+                result = agent.search(state)
+                if result.deviated:
+                    pair = [result.move, result.blueprint_move]
+                    rng = np.random.default_rng([seed, g, state.num_moves_played])
+                    decks = rng.integers(0, 2**63, size=check_worlds)
+                    hands = agent.belief.sample(check_worlds, rng)
+                    sampled = move_returns(state, 0, pair, hands, decks[:len(hands)], bp, -1,
+                                           None)
+                    true = np.repeat(np.asarray(state.hand(0))[None], check_worlds, axis=0)
+                    real = move_returns(state, 0, pair, true, decks, bp, -1, None)
+                    i = list(result.moves).index(result.move)
+                    rows.append((move_kind(state, result.move) +
+                                 move_kind(state, result.blueprint_move),
+                                 float(result.gains[i]), float((sampled[0] - sampled[1]).mean()),
+                                 float((real[0] - real[1]).mean())))
+            state.apply(move)
+        log(f"game {g + 1}/{games}: {len(rows)} deviations so far")
+    return rows
+
+
+def report(rows, log=print) -> None:
+    log("| search / blueprint move | deviations | claimed gain | to the end, belief's hands "
+        "| to the end, true hand |")
+    log("|---|---:|---:|---:|---:|")
+    groups = collections.defaultdict(list)
+    for row in rows:
+        groups[row[0]].append(row[1:])
+    for name in sorted(groups, key=lambda k: -len(groups[k])) + ["all"]:
+        values = np.array([r[1:] for r in rows] if name == "all" else groups[name])
+        if not len(values):
+            continue
+        mean = values.mean(axis=0)
+        sem = values.std(axis=0) / np.sqrt(len(values))
+        log(f"| {name} | {len(values)} | " + " | ".join(
+            f"{m:+.2f} +- {s:.2f}" for m, s in zip(mean, sem)) + " |")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 2)[2])
+    parser.add_argument("--blueprint", default="lstm:distilled_strong_2p",
+                        help="a blueprint spec with its own value (default %(default)s)")
+    parser.add_argument("--belief", default="learned",
+                        help="the search's belief (default %(default)s)")
+    parser.add_argument("--depth", type=int, default=1, help="LBS-k's k (default 1)")
+    parser.add_argument("--rollouts", type=int, default=32,
+                        help="the search's worlds per decision (default 32)")
+    parser.add_argument("--games", type=int, default=5, help="evaluation deals (default 5)")
+    parser.add_argument("--check-worlds", type=int, default=256,
+                        help="worlds of each re-measurement to the end (default 256)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    for name in ("depth", "rollouts", "games", "check_worlds"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    rows = deviations(args.blueprint, args.belief, args.depth, args.rollouts, args.games,
+                      args.check_worlds, args.seed)
+    print(f"{args.blueprint}, LBS-{args.depth} with the {args.belief} belief and the "
+          f"blueprint's own value, {args.rollouts} worlds; seat 0's decisions in "
+          f"{args.games} of the blueprint's self-play games (evaluation deals); gains of "
+          f"the search's move over the blueprint's, mean +- s.e.m. over deviations:")
+    report(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
