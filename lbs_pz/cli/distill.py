@@ -4,9 +4,10 @@ anywhere as `--blueprint lstm:PATH`.
 
     lbs-pz distill --teacher strong --out distilled.pt --minutes 30
     lbs-pz distill --teacher strong --out distilled.pt --minutes 30 --resume distilled.pt
-    # the net's own value, fitted on its own games (every move stays the same):
-    lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \
-        --minutes 12 --lr 3e-3 --out distilled_v.pt
+    # the net's own value, fitted on its own games by a value MLP of its own
+    # (every move stays the same):
+    lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
+        --value-hidden 256 --minutes 15 --out distilled_v.pt
 
 One option per field of `lbs_pz.train.distill.DistillConfig`.
 """
