@@ -144,7 +144,7 @@ SECTIONS = {
         "The shipped distilled blueprint (distilled_strong_2p) with the learned belief trained "
         "on its own games (belief_distilled_strong_2p) used alone, as in the paper (no "
         "counterfactual filter), and NO separate value: LBS-k bootstraps with the net's own "
-        "Q (score + the greedy Q of every seat; the value part of Q is the net's value MLP). First how right that value is where LBS-k "
+        "Q (score + the greedy Q of every seat). First how right that value is where LBS-k "
         "uses it (benchmarks/value_check.py), then blueprint vs LBS-k on the same evaluation "
         "deals; seat 0 searches; one process, one core.",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 100 --moves 0,20 && "
