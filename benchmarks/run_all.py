@@ -172,16 +172,17 @@ SECTIONS = {
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
         f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
     "deviation-check": (
-        "Where LBS-1's deviations on the distilled blueprint go wrong: value or belief",
+        "Where LBS-k's deviations on the distilled blueprint go wrong: value or belief",
         "benchmarks/deviation_check.py: seat 0's decisions in the blueprint's own games on "
-        "evaluation deals; wherever LBS-1 (the learned belief alone, the net's own value, 32 "
+        "evaluation deals; wherever LBS-k (the learned belief alone, the net's own value, 32 "
         "worlds) would deviate, its move's gain over the blueprint's move as the search "
         "claimed it, re-measured by rollouts to the end in 256 worlds sampled from the same "
         "belief, and in 256 re-dealt decks with the seat's true hand. claimed - belief is the "
-        "value's error; belief - true is the belief's.",
+        "value's error; belief - true is the belief's. LBS-1 on 12 games, then LBS-16 on 8.",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 1 --games 1 "
         f"--check-worlds 32",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 1 --games 4"),
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 1 --games 12 && "
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 16 --games 8"),
     "search-distilled-speed": (
         "LBS-16 at 256 worlds on the distilled blueprint: seconds per game",
         "As above with 256 sampled worlds per decision and the learned belief alone; one "
