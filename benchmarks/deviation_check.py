@@ -44,8 +44,8 @@ def deviations(blueprint_spec: str, belief: str, depth: int, rollouts: int, game
                check_worlds: int, seed: int = 0, log=print):
     """One row per deviation: (kinds, claimed gain, belief gain, true gain)."""
     config = HanabiConfig()
-    spec = MethodSpec(method=f"lbs-{depth}" if depth > 0 else "lbs-inf",
-                      blueprint=blueprint_spec, belief=belief, rollouts=rollouts, seed=seed)
+    spec = MethodSpec(method=f"lbs-{depth}", blueprint=blueprint_spec, belief=belief,
+                      rollouts=rollouts, seed=seed)
     bp, agent = build_agent(spec, config)
     rows = []
     for g, deal in enumerate(deal_seeds(EVAL, seed, 0, games)):

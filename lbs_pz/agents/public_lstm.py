@@ -306,6 +306,13 @@ class PublicLSTMNet(nn.Module):
             out["value_hidden"] = self.value_hidden
         return out
 
+    def arch_for(self, config: HanabiConfig) -> dict:
+        """The architecture a net with this one's options (width, fusion, features, value
+        head) has in the game `config`: equal to `arch()` iff the net fits that game."""
+        cards = self.cards is not None
+        return PublicLSTMNet.for_config(config, self.hidden, self.fusion, cards,
+                                        cards and self.cards.public, self.value_hidden).arch()
+
     def _private_in(self, obs: torch.Tensor, seat_onehot: torch.Tensor) -> torch.Tensor:
         """The MLP's input: obs (..., E), seat one-hot (..., P) [, card features]."""
         parts = [obs, seat_onehot]
@@ -435,11 +442,7 @@ class PublicLSTMBlueprint:
                  epsilon: float = 0.0, cache_size: int = 50_000, name: str = "public-lstm",
                  seed: int = 0):
         config = HanabiConfig() if config is None else config
-        ref = PublicLSTMNet.for_config(config, hidden=net.hidden, fusion=net.fusion,
-                                       card_features=net.cards is not None,
-                                       public_features=net.cards is not None
-                                       and net.cards.public,
-                                       value_hidden=net.value_hidden).arch()
+        ref = net.arch_for(config)
         if net.arch() != ref:
             raise ValueError(f"the net {net.arch()} does not fit the game {config} "
                              f"(expected {ref})")

@@ -579,9 +579,7 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
     except (TypeError, ValueError) as err:
         raise CheckpointError(f"--init {spec}: architecture {arch} is not a public-LSTM "
                               f"net: {err}") from None
-    cards = net.cards is not None
-    ref = PublicLSTMNet.for_config(config, net.hidden, net.fusion, cards,
-                                   cards and net.cards.public, net.value_hidden).arch()
+    ref = net.arch_for(config)
     if ref != arch:
         raise CheckpointError(f"--init {spec}: architecture {arch} does not fit the game "
                               f"(expected {ref})")
