@@ -109,8 +109,11 @@ def main(argv=None) -> int:
     for name in ("depth", "rollouts", "games", "check_worlds"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
-    rows = deviations(args.blueprint, args.belief, args.depth, args.rollouts, args.games,
-                      args.check_worlds, args.seed)
+    try:
+        rows = deviations(args.blueprint, args.belief, args.depth, args.rollouts, args.games,
+                          args.check_worlds, args.seed)
+    except ValueError as err:            # a bad spec, belief or seed: say so, no traceback
+        parser.error(str(err))
     print(f"{args.blueprint}, LBS-{args.depth} with the {args.belief} belief and the "
           f"blueprint's own value, {args.rollouts} worlds; seat 0's decisions in "
           f"{args.games} of the blueprint's self-play games (evaluation deals); gains of "
