@@ -9,6 +9,7 @@ CYTHON_MODULES = [
     "lbs_pz.engine.state",
     "lbs_pz.engine.batch",
     "lbs_pz.agents.rule_bots._bots",
+    "lbs_pz.agents._card_features",
     "lbs_pz.search.beliefs._exact",
 ]
 

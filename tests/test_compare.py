@@ -244,3 +244,20 @@ def test_lbs_defaults_are_picked_again_for_another_variant():
         move = agent.act(state)
     assert move in state.legal_moves()
     assert agent.depth == -1 and agent.name == "lbs-inf" and "grounded+cf" in agent.defaults[0]
+
+
+def test_pruning_and_search_precision_options(capsys):
+    """--pruning and --search-precision reach the search and name themselves in the row;
+    bfloat16 on a blueprint without a precision is one clear line, exit status 2."""
+    code = main(["compare", "--blueprint", "lstm:distilled_strong_2p", "--methods", "lbs-1",
+                 "--belief", "grounded", "--rollouts", "4", "--games", "1", "--pruning",
+                 "paired", "--search-precision", "bfloat16", "--backend", "inline",
+                 "--no-progress"])
+    assert code == 0
+    assert "| lbs-1 (grounded, pruning paired, bfloat16) | 1 |" in capsys.readouterr().out
+    assert main(["compare", "--blueprint", "strong", "--methods", "lbs-1", "--belief",
+                 "grounded", "--rollouts", "4", "--games", "1", "--search-precision",
+                 "bfloat16", "--backend", "inline", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["lbs-pz compare: error: precision 'bfloat16': the blueprint 'strong' "
+                   "computes in no settable precision (only neural blueprints, e.g. lstm:, do)"]

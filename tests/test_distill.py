@@ -105,6 +105,45 @@ def test_card_features_match_the_engine(game):
     assert checked > 10
 
 
+@pytest.mark.parametrize("game", [dict(), SMALL, dict(players=4, colors=4),
+                                  dict(observation_type="minimal")])
+def test_card_features_in_c_equal_the_tensor_version_bit_for_bit(game):
+    """Inference on the CPU computes the features in one C loop (`_card_features`);
+    training on a GPU, or with gradients, in tensor operations: the same numbers."""
+    config = HanabiConfig(**game)
+    P = config.players
+    cf = CardFeatures(players=P, obs_dim=config.encoding_size, **CardFeatures.game_args(config))
+    obs = np.stack([state.encode(seat) for state in _states(config) for seat in range(P)])
+    half = len(obs) // 2
+    x = torch.from_numpy(obs[:2 * half]).reshape(2, half, -1)          # any leading shape
+    c_path = cf(x)
+    assert c_path.shape == (2, half, cf.size)
+    assert torch.equal(c_path, cf.forward_torch(x))
+
+
+def test_card_features_kernel_refuses_bad_arrays():
+    from lbs_pz.agents._card_features import card_features
+    config = HanabiConfig()
+    cf = CardFeatures(players=2, obs_dim=config.encoding_size, **CardFeatures.game_args(config))
+    obs = np.zeros((4, config.encoding_size), dtype=np.float32)
+    args = (2, 5, 5, 5, cf.fw_off, cf.kn_off, True)
+    good = np.zeros((4, cf.size), dtype=np.float32)
+    assert card_features(obs, good, *args) is not None
+    read_only = good.copy()
+    read_only.flags.writeable = False
+    for out in (np.zeros((4, cf.size - 1), dtype=np.float32), np.zeros((3, cf.size), np.float32),
+                np.zeros((4, cf.size), dtype=np.float64), np.zeros((cf.size, 4), np.float32).T,
+                read_only):
+        with pytest.raises(ValueError):
+            card_features(obs, out, *args)
+    with pytest.raises(ValueError, match="offsets"):
+        card_features(obs, good, 2, 5, 5, 5, cf.fw_off, cf.kn_off + 1, True)
+    with pytest.raises(ValueError, match="bad game sizes"):
+        card_features(obs, good, 1, 5, 5, 5, cf.fw_off, cf.kn_off, True)
+    with pytest.raises(TypeError):
+        card_features(None, good, *args)
+
+
 def test_shipped_checkpoint_loads_and_acts_as_before():
     """The shipped product-fusion checkpoint has no new architecture entries and its
     moves do not depend on the new options (reference: the plain product formula)."""

@@ -69,7 +69,8 @@ def test_verification_decides_deviations_on_fresh_worlds():
     assert verified > 0
 
 
-def test_pruning_never_drops_a_sure_point_on_the_last_turn():
+@pytest.mark.parametrize("rule", ["means", "paired"])
+def test_pruning_never_drops_a_sure_point_on_the_last_turn(rule):
     """On the game's last move, playing a card known (from hints) to be playable scores
     +1 in every world, the most any move can: with pruning on, such a play is never
     pruned and the chosen move is worth as much."""
@@ -84,7 +85,7 @@ def test_pruning_never_drops_a_sure_point_on_the_last_turn():
                 if sure:
                     belief = GroundedBelief().reset(state, seat)
                     hands = belief.sample(64, np.random.default_rng(game))
-                    result = search_move(state, seat, BOT, hands, pruning=True, min_samples=8,
+                    result = search_move(state, seat, BOT, hands, pruning=rule, min_samples=8,
                                          batch_size=8, delta=0.05, seed=game)
                     moves = list(result.moves)
                     for slot in sure:
@@ -238,3 +239,38 @@ def test_world_returns_check_what_a_value_returns():
     returns = move_returns(state, seat, state.legal_moves()[:2], hands, np.arange(3), BOT, 2,
                            lambda batch: seen.append(len(batch)) or np.full(len(batch), 7.5))
     assert returns.shape == (2, 3) and seen == [6] and np.all(returns == 7.5)
+
+
+def test_paired_pruning_rolls_out_less_and_keeps_the_move():
+    """Pairing the moves world by world cancels the spread the worlds cause, so "paired"
+    drops weak moves after fewer worlds than "means", never the blueprint's move, and on
+    these positions picks the same move; "off" rolls every move out in every world."""
+    state = HanabiState(HanabiConfig(), seed=5)
+    runs = {"means": 0, "paired": 0}
+    positions = 0
+    while not state.is_terminal and positions < 6:
+        seat = state.current_player
+        if state.num_moves_played % 3 == 0 and len(state.legal_moves()) > 2:
+            hands = GroundedBelief().reset(state, seat).sample(128, np.random.default_rng(1))
+            got = {rule: search_move(state, seat, BOT, hands, pruning=rule, min_samples=16,
+                                     batch_size=16, depth=-1, seed=3)
+                   for rule in ("means", "paired", "off")}
+            off = got["off"]
+            assert off.rollouts == len(off.moves) * len(hands)
+            for rule in runs:
+                runs[rule] += got[rule].rollouts
+                bp = list(got[rule].moves).index(got[rule].blueprint_move)
+                assert got[rule].counts[bp] == len(hands)          # the reference stays
+            assert got["paired"].move == got["means"].move
+            positions += 1
+        state.apply(BOT.act(state))
+    assert positions == 6 and runs["paired"] < runs["means"]
+
+
+def test_pruning_rule_is_checked():
+    state = HanabiState(HanabiConfig(), seed=0)
+    hands = GroundedBelief().reset(state, 0).sample(8, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="pruning must be one of"):
+        search_move(state, state.current_player, BOT, hands, pruning="fast")
+    with pytest.raises(ValueError, match="pruning must be one of"):
+        LBSAgent(BOT, rollouts=8, pruning="fast")

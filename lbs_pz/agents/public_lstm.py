@@ -47,6 +47,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from lbs_pz.agents._card_features import card_features
 from lbs_pz.agents.base import check_max_moves, file_sha256, require_batch
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.features import private_size
@@ -181,6 +182,19 @@ class CardFeatures(nn.Module):
         return torch.cat(blocks, dim=-1)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        if obs.device.type == "cpu" and obs.dtype == torch.float32 and not obs.requires_grad \
+                and obs.shape[-1] == self.obs_dim:
+            # the same numbers from one C loop (`_card_features`): search's rollouts call
+            # this at every step, where ~100 small tensor operations cost more than the net
+            flat = obs.reshape(-1, self.obs_dim).contiguous()
+            out = torch.empty(flat.shape[0], self.size)
+            card_features(flat.numpy(), out.numpy(), self.players, self.colors, self.ranks,
+                          self.hand_size, self.fw_off, self.kn_off, self.has_knowledge)
+            return out.reshape(*obs.shape[:-1], self.size)
+        return self.forward_torch(obs)
+
+    def forward_torch(self, obs: torch.Tensor) -> torch.Tensor:
+        """`forward` in tensor operations (any device, differentiable)."""
         C, R, H, P = self.colors, self.ranks, self.hand_size, self.players
         lead = obs.shape[:-1]
         tables, blocks, common = self._common(obs, self.fw_off, self.kn_off)
@@ -356,15 +370,20 @@ class PublicLSTMNet(nn.Module):
         argmax, without computing V) from h (..., H) (broadcast against x) and the MLP
         input x (..., D) -> (..., M + 1)."""
         fused = self._fused(h, self.mlp(x))
-        adv = self.a_head(fused)
-        adv = adv - adv.mean(dim=-1, keepdim=True)
-        if not value:
-            return adv
-        if self.value_hidden:
-            v = self.v_head(torch.cat([h.expand(*x.shape[:-1], h.shape[-1]), x], dim=-1))
-        else:
-            v = self.v_head(fused)
-        return v + adv
+        # the heads are cheap: always float32, so that a bfloat16 autocast (a blueprint's
+        # precision) rounds only the wide products' inputs, not the Q-values themselves
+        with torch.autocast(fused.device.type, enabled=False):
+            fused = fused.float()
+            adv = self.a_head(fused)
+            adv = adv - adv.mean(dim=-1, keepdim=True)
+            if not value:
+                return adv
+            if self.value_hidden:
+                v = self.v_head(torch.cat([h.float().expand(*x.shape[:-1], h.shape[-1]),
+                                           x.float()], dim=-1))
+            else:
+                v = self.v_head(fused)
+            return v + adv
 
     def q_seat(self, h: torch.Tensor, obs: torch.Tensor, seat, value: bool = True
                ) -> torch.Tensor:
@@ -413,6 +432,23 @@ def _history_key(state: HanabiState) -> bytes:
     return state.public_history_key()
 
 
+PRECISIONS = ("float32", "bfloat16")
+
+
+def _inference(method):
+    """Run a blueprint method without autograd, in the blueprint's precision: bfloat16
+    runs the net's matrix products under CPU autocast (about twice as fast on CPUs with
+    bf16 instructions; the greedy moves can differ from float32's in near ties)."""
+    import functools
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with torch.inference_mode(), torch.autocast(
+                "cpu", dtype=torch.bfloat16, enabled=self.precision == "bfloat16"):
+            return method(self, *args, **kwargs)
+    return run
+
+
 class PublicLSTMBlueprint:
     """A `PublicLSTMNet` as a Blueprint: greedy, deterministic, no private memory, with a
     value estimate (current score + VDN sum of every seat's greedy Q).
@@ -430,6 +466,11 @@ class PublicLSTMBlueprint:
         cache_size: number of public histories whose LSTM state is kept.
         name: shown in tables.
         seed: seed of the random moves when epsilon > 0.
+        precision: "float32" (exact: the blueprint as trained) or "bfloat16" (the net's
+            products in bf16, about twice as fast where the CPU has bf16 instructions; its
+            greedy moves can differ from float32's where two moves' Q nearly tie). Search
+            uses it for its rollouts (`LBSAgent(precision=...)`, `with_precision`), never
+            for the moves the blueprint itself plays.
 
     Attributes: spec and fingerprint (the `lstm:` spec and the sha256 of the checkpoint
     file, set by `load`; None for a net built in memory).
@@ -440,7 +481,7 @@ class PublicLSTMBlueprint:
 
     def __init__(self, net: PublicLSTMNet, config: Optional[HanabiConfig] = None,
                  epsilon: float = 0.0, cache_size: int = 50_000, name: str = "public-lstm",
-                 seed: int = 0):
+                 seed: int = 0, precision: str = "float32"):
         config = HanabiConfig() if config is None else config
         ref = net.arch_for(config)
         if net.arch() != ref:
@@ -452,6 +493,10 @@ class PublicLSTMBlueprint:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         if cache_size < 1:
             raise ValueError(f"cache_size must be >= 1, got {cache_size}")
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        self.precision = precision
+        self._other_precisions: Dict[str, "PublicLSTMBlueprint"] = {}
         self.net = net.eval()
         self.config, self.epsilon, self.name = config, float(epsilon), name
         self.deterministic = self.epsilon == 0.0
@@ -484,6 +529,22 @@ class PublicLSTMBlueprint:
         blueprint.fingerprint = file_sha256(ckpt["path"])
         return blueprint
 
+    def with_precision(self, precision: str) -> "PublicLSTMBlueprint":
+        """This blueprint (the same net, spec and fingerprint; a cache of its own: LSTM
+        states computed in another precision are not shared) computing in `precision`
+        (see the class docstring). Returns self when the precision is already that, and
+        the same copy on every call."""
+        if precision == self.precision:
+            return self
+        other = self._other_precisions.get(precision)
+        if other is None:       # one copy per precision: its cache serves every search
+            other = PublicLSTMBlueprint(self.net, self.config, epsilon=self.epsilon,
+                                        cache_size=self.cache_size, name=self.name,
+                                        precision=precision)
+            other.spec, other.fingerprint = self.spec, self.fingerprint
+            self._other_precisions[precision] = other
+        return other
+
     def _check_config(self, config: HanabiConfig) -> None:
         if config != self.config:
             raise ValueError(f"{self.name}: the worlds have config {config}, the blueprint "
@@ -492,6 +553,7 @@ class PublicLSTMBlueprint:
     # --- recurrent state of public histories ----------------------------------------------
 
     def _remember(self, key: bytes, hc) -> None:
+        hc = (hc[0].float(), hc[1].float())     # one dtype in the cache whatever the precision
         self._cache[key] = hc
         self._cache.move_to_end(key)
         while len(self._cache) > self.cache_size:
@@ -500,7 +562,7 @@ class PublicLSTMBlueprint:
     def _public_of(self, state: HanabiState) -> np.ndarray:
         return state.encode(0)[self._k:]
 
-    @torch.inference_mode()
+    @_inference
     def public_state(self, state: HanabiState, key: Optional[bytes] = None):
         """LSTM state (h, c), each (H,), after the public features of every position of
         `state`'s history up to and including the current one."""
@@ -514,9 +576,8 @@ class PublicLSTMBlueprint:
         if prev is not None:                       # one step from the previous position
             pub = torch.from_numpy(self._public_of(state))[None, None]
             _, (h, c) = self.net.public(pub, (prev[0][None, None], prev[1][None, None]))
-            hc = (h[0, 0], c[0, 0])
-            self._remember(key, hc)
-            return hc
+            self._remember(key, (h[0, 0], c[0, 0]))
+            return self._cache[key]
         # Replay the public history from the start. Public features depend on the public
         # history only, so replaying the game's own dealing order shows nothing hidden.
         replay = HanabiState(self.config, deck=state.deck, start_player=state.start_player,
@@ -567,8 +628,8 @@ class PublicLSTMBlueprint:
             c0 = torch.stack([p[1] for p in prev])[None]
             _, (h1, c1) = self.net.public(torch.from_numpy(pub)[:, None], (h0, c0))
             for j, d in enumerate(step):
-                hs[d], cs[d] = h1[0, j].clone(), c1[0, j].clone()
-                self._remember(keys[d], (hs[d], cs[d]))
+                self._remember(keys[d], (h1[0, j].clone(), c1[0, j].clone()))
+                hs[d], cs[d] = self._cache[keys[d]]
         idx = torch.from_numpy(order)
         return torch.stack(hs)[idx], torch.stack(cs)[idx]
 
@@ -580,7 +641,7 @@ class PublicLSTMBlueprint:
             return epsilon_greedy(q_cur, legal, self.epsilon, self._rng)
         return masked_greedy(q_cur, legal).numpy()
 
-    @torch.inference_mode()
+    @_inference
     def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
         """Greedy legal move of `seat` (default: the player to move); -1 if the game is over."""
         seat = state.current_player if seat is None else seat
@@ -590,7 +651,7 @@ class PublicLSTMBlueprint:
             return -1
         return int(self.act_batch(HanabiBatch.from_states([state]))[0])
 
-    @torch.inference_mode()
+    @_inference
     def act_batch(self, batch: HanabiBatch) -> np.ndarray:
         """Move of each world's player to move: int64 (N,), -1 where the game is over.
         One forward of the mover's Q over all running worlds."""
@@ -607,7 +668,7 @@ class PublicLSTMBlueprint:
         out[live] = self._pick(q[:, : self.config.num_moves], legal)
         return out
 
-    @torch.inference_mode()
+    @_inference
     def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
         """Self-play every world of the batch in place with this blueprint in every seat,
         at most `max_moves` moves (to the end if negative). Every world starts from its
@@ -615,13 +676,35 @@ class PublicLSTMBlueprint:
         one forward of the mover's Q and one LSTM step over all running worlds. Returns
         moves made per world, int32 (N,)."""
         batch = require_batch(batch, f"{self.name}: rollout")
-        max_moves = check_max_moves(max_moves)
+        made, h, c, idx = self._rollout(batch, check_max_moves(max_moves))
+        # Remember where every unfinished world stopped: a `value` call on the same worlds
+        # then needs no replay.
+        for i in idx:
+            if made[i] > 0:
+                self._remember(_history_key(batch.get_state(int(i))), (h[i].clone(), c[i].clone()))
+        return made
+
+    @_inference
+    def rollout_value(self, batch: HanabiBatch, max_moves: int) -> np.ndarray:
+        """`rollout(batch, max_moves)` then `value(batch)`, float32 (N,), in one pass: the
+        value of each unfinished world comes from the LSTM state its rollout carried, with
+        no cache look-up per world (what a search bootstrapping LBS-k rollouts calls)."""
+        batch = require_batch(batch, f"{self.name}: rollout_value")
+        _, h, _, idx = self._rollout(batch, check_max_moves(max_moves))
+        out = batch.scores().astype(np.float32)
+        if idx.size:
+            out[idx] += self._greedy_q_sum(batch, idx, h[idx])
+        return out
+
+    def _rollout(self, batch: HanabiBatch, max_moves: int):
+        """The rollout loop: (moves made int32 (N,), h, c (N, H) float32 at each world's
+        last position, the rows still running)."""
         self._check_config(batch.config)
         n = len(batch)
         made = np.zeros(n, dtype=np.int32)
         idx = np.flatnonzero(~batch.terminals())
         if max_moves == 0 or not idx.size:
-            return made
+            return made, torch.zeros(n, self.net.hidden), torch.zeros(n, self.net.hidden), idx
         h = torch.zeros(n, self.net.hidden)
         c = torch.zeros(n, self.net.hidden)
         h[idx], c[idx] = self._batch_hc(batch, idx)
@@ -651,18 +734,13 @@ class PublicLSTMBlueprint:
                 pub = torch.from_numpy(enc[:, self._k:] if every else enc[idx, self._k:])
                 if every:
                     _, (h2, c2) = self.net.public(pub[:, None], (h[None], c[None]))
-                    h, c = h2[0], c2[0]
+                    h, c = h2[0].float(), c2[0].float()     # float32 whatever the precision
                 else:
                     _, (h2, c2) = self.net.public(pub[:, None], (h[idx][None], c[idx][None]))
-                    h[idx], c[idx] = h2[0], c2[0]
-        # Remember where every unfinished world stopped: a `value` call on the same worlds
-        # (a search bootstrapping depth-k rollouts) then needs no replay.
-        for i in idx:
-            if made[i] > 0:
-                self._remember(_history_key(batch.get_state(int(i))), (h[i].clone(), c[i].clone()))
-        return made
+                    h[idx], c[idx] = h2[0].float(), c2[0].float()
+        return made, h, c, idx
 
-    @torch.inference_mode()
+    @_inference
     def q_values(self, batch: HanabiBatch) -> np.ndarray:
         """Q-values of every seat of every world: float32 (N, P, M + 1) (last: no-op)."""
         batch = require_batch(batch, f"{self.name}: q_values")
@@ -671,7 +749,7 @@ class PublicLSTMBlueprint:
         obs = torch.from_numpy(encode_batch(batch))
         return self.net.q(h, obs).numpy()
 
-    @torch.inference_mode()
+    @_inference
     def value(self, batch: HanabiBatch) -> np.ndarray:
         """Expected final score of each world: score + sum over seats of the greedy legal
         Q (VDN; the seats not to move contribute their no-op's Q). The score of a
@@ -683,13 +761,18 @@ class PublicLSTMBlueprint:
         if not live.size:
             return out
         h, _ = self._batch_hc(batch, live)
-        obs = torch.from_numpy(encode_batch(batch)[live])
+        out[live] += self._greedy_q_sum(batch, live, h)
+        return out
+
+    def _greedy_q_sum(self, batch: HanabiBatch, rows: np.ndarray, h: torch.Tensor) -> np.ndarray:
+        """Sum over seats of the greedy legal Q of the running worlds `rows`, whose LSTM
+        states are h (len(rows), H): float32 (len(rows),)."""
+        obs = torch.from_numpy(encode_batch(batch)[rows])
         q = self.net.q(h, obs)
-        mask = seat_masks(batch.legal_masks()[live], batch.current_players()[live],
+        mask = seat_masks(batch.legal_masks()[rows], batch.current_players()[rows],
                           self.config.players)
         best = q.masked_fill(~torch.from_numpy(mask), NEG).max(dim=-1).values.sum(dim=-1)
-        out[live] += best.numpy()
-        return out
+        return best.float().numpy()
 
     def clear_cache(self) -> None:
         self._cache.clear()

@@ -41,6 +41,8 @@ class MethodSpec:
     belief_checkpoint: Optional[str] = None
     value_checkpoint: Optional[str] = None
     allow_mismatch: bool = False
+    pruning: str = "means"               # search's pruning rule: means | paired | off
+    precision: str = "float32"           # lbs-*: the rollouts' precision (bfloat16: lstm:)
 
     def label(self) -> str:
         if self.method == "blueprint":
@@ -54,6 +56,10 @@ class MethodSpec:
                 details.append(f"value {self.value_checkpoint}")
         if self.search_seats != (0,):
             details.append(f"seats {','.join(str(s) for s in self.search_seats)}")
+        if self.pruning != "means":
+            details.append(f"pruning {self.pruning}")
+        if self.precision != "float32":
+            details.append(self.precision)
         return f"{self.method} ({', '.join(details)})" if details else self.method
 
 
@@ -83,7 +89,8 @@ def build_agent(spec: MethodSpec, config: Optional[HanabiConfig] = None) -> Tupl
         return blueprint, None
     if spec.method == "sparta":
         return blueprint, SpartaAgent(blueprint, rollouts=spec.rollouts, verify=spec.verify,
-                                      confidence=spec.confidence, seed=spec.seed)
+                                      confidence=spec.confidence, seed=spec.seed,
+                                      pruning=spec.pruning, precision=spec.precision)
     belief = None
     kind = spec.belief or ("learned+cf" if spec.belief_checkpoint else None)
     if kind is not None:
@@ -103,7 +110,8 @@ def build_agent(spec: MethodSpec, config: Optional[HanabiConfig] = None) -> Tupl
                              allow_mismatch=spec.allow_mismatch)
     return blueprint, LBSAgent(blueprint, belief, value=value, rollouts=spec.rollouts,
                                depth=depth, game=config, verify=spec.verify,
-                               confidence=spec.confidence, seed=spec.seed)
+                               confidence=spec.confidence, seed=spec.seed,
+                               pruning=spec.pruning, precision=spec.precision)
 
 
 def make_search_belief(kind: str, blueprint, game: HanabiConfig,

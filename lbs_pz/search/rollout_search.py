@@ -53,11 +53,19 @@ class SearchResult:
     verify_sem: float = float("nan")   # (nan: no verification ran)
 
 
+PRUNING_RULES = ("means", "paired", "off")
+PRUNING_ALIASES = {True: "means", False: "off"}
+
+
 def _world_returns(worlds: HanabiBatch, blueprint, depth: int,
                    value: Optional[ValueFn]) -> np.ndarray:
     """Roll `worlds` forward in place with the blueprint; return each world's return,
     float64 (N,): the score if the game ended, else value(world) (or the score, without
     a value)."""
+    if depth > 0 and value is not None and getattr(value, "__self__", None) is blueprint \
+            and hasattr(blueprint, "rollout_value"):
+        # the blueprint's own value: one pass, the value from the states the rollout carried
+        return np.asarray(blueprint.rollout_value(worlds, depth), dtype=np.float64)
     blueprint.rollout(worlds, depth)
     scores = worlds.scores().astype(np.float64)
     if value is None or depth < 0:
@@ -101,9 +109,9 @@ def move_returns(state: HanabiState, seat: int, moves: Sequence[int], hands: np.
 def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
                 depth: int = -1, value: Optional[ValueFn] = None, delta: float = 0.05,
                 confidence: float = 0.0, verify_hands: Optional[np.ndarray] = None,
-                pruning: bool = True, min_samples: int = 32, batch_size: int = 32,
+                pruning="means", min_samples: int = 32, batch_size: int = 32,
                 min_worlds: int = 1, time_budget: Optional[float] = None,
-                seed: int = 0) -> SearchResult:
+                rollout_blueprint=None, seed: int = 0) -> SearchResult:
     """Evaluate every legal move of `seat` (the player to move) in the worlds given by
     `hands` (int array (m, hand_len) of own hands, each consistent with what the seat
     knows) and pick the move as SPARTA/LBS do.
@@ -120,16 +128,32 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         on these fresh worlds, where it is unbiased; delta and confidence apply to that
         second estimate (`verify_gain`, `verify_sem`). Only the two moves are rolled out,
         so a large second sample is cheap.
-    pruning: drop a move once mean + 2 s.e. < best mean - 2 s.e. (after min_samples).
+    pruning: stop rolling out a move once it is clearly worse than the best (after
+        min_samples worlds; the blueprint's move is never dropped, it is the reference):
+        "means" (or True): its mean + 2 s.e. < the best mean - 2 s.e.;
+        "paired": its paired difference with the best move over the same worlds (common
+        random numbers) is below 0 by more than 2 s.e. of that difference. Most of the
+        spread of returns comes from the worlds, which pairing cancels, so this drops
+        weak moves after far fewer worlds;
+        "off" (or False): every move gets every world.
     min_worlds: fewer sampled hands than this -> fall back to the blueprint's move.
     time_budget: seconds; the search stops after the batch that exceeds it.
+    rollout_blueprint: plays the rollouts (default: `blueprint`), e.g. the blueprint in a
+        faster precision (`PublicLSTMBlueprint.with_precision`); `blueprint` still gives
+        the reference move.
     """
     start = time.perf_counter()
+    pruning = PRUNING_ALIASES.get(pruning, pruning) if not isinstance(pruning, np.bool_) \
+        else PRUNING_ALIASES[bool(pruning)]
+    if pruning not in PRUNING_RULES:
+        raise ValueError(f"pruning must be one of {', '.join(PRUNING_RULES)} (or True / False), "
+                         f"got {pruning!r}")
     if seat != state.current_player or state.is_terminal:
         raise ValueError(f"search for seat {seat}, but the player to move is "
                          f"{state.current_player}{' (game over)' if state.is_terminal else ''}")
     legal = np.array(state.legal_moves(), dtype=np.int64)
     blueprint_move = int(blueprint.act(state, seat))
+    rollout_blueprint = blueprint if rollout_blueprint is None else rollout_blueprint
     k = len(legal)
     sums, sq_sums, counts = np.zeros(k), np.zeros(k), np.zeros(k, dtype=np.int64)
     gain_sums, gain_sq_sums = np.zeros(k), np.zeros(k)   # paired with the blueprint's move
@@ -153,23 +177,32 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     alive = np.ones(k, dtype=bool)
     seeds = np.random.default_rng(seed)
     world_seeds = seeds.integers(0, 2**63, size=len(hands))
+    returns = np.full((k, len(hands)), np.nan)           # per move and world ("paired")
     used = 0
     for lo in range(0, len(hands), batch_size):
         chunk = slice(lo, min(lo + batch_size, len(hands)))
         candidates = np.flatnonzero(alive)
         per_move = move_returns(state, seat, legal[candidates], hands[chunk],
-                                 world_seeds[chunk], blueprint, depth, value)
+                                 world_seeds[chunk], rollout_blueprint, depth, value)
         sums[candidates] += per_move.sum(axis=1)
         sq_sums[candidates] += (per_move ** 2).sum(axis=1)
         counts[candidates] += per_move.shape[1]
         paired = per_move - per_move[list(candidates).index(bp_index)]
         gain_sums[candidates] += paired.sum(axis=1)
         gain_sq_sums[candidates] += (paired ** 2).sum(axis=1)
+        returns[candidates, chunk] = per_move
         used = chunk.stop
-        if pruning and counts[candidates].min() >= min_samples:
+        if pruning != "off" and counts[candidates].min() >= min_samples:
             means, se = _mean_sem(sums, sq_sums, counts)
             best = candidates[np.argmax(means[candidates])]
-            dropped = alive & (means + 2 * se < means[best] - 2 * se[best])
+            if pruning == "means":
+                dropped = alive & (means + 2 * se < means[best] - 2 * se[best])
+            else:
+                # every alive move has every world so far: the best's differences
+                diff = returns[candidates, :used] - returns[best, :used]
+                d_mean, d_sem = _mean_sem(diff.sum(axis=1), (diff ** 2).sum(axis=1), used)
+                dropped = np.zeros(k, dtype=bool)
+                dropped[candidates] = d_mean + 2 * d_sem < 0
             dropped[bp_index] = False     # the blueprint's move is the reference
             alive &= ~dropped
         if alive.sum() <= 1:
@@ -186,7 +219,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         verify_hands = np.asarray(verify_hands, dtype=np.int64).reshape(len(verify_hands), -1)
         pair = move_returns(state, seat, [legal[best], blueprint_move], verify_hands,
                              seeds.integers(0, 2**63, size=len(verify_hands)),
-                             blueprint, depth, value)
+                             rollout_blueprint, depth, value)
         diff = pair[0] - pair[1]
         gain, gain_sem = mean_sem(diff)
         verified[:] = [gain, gain_sem, pair.size]
