@@ -139,25 +139,30 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 {PY} benchmarks/finetune.py --quick --out-dir results/finetune_quick",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/finetune.py --init results/distill/distill_strong.pt "
         f"--out-dir results/finetune --name finetune60 --threads 1"),
+    "value-distilled": (
+        "How right the distilled blueprint's own value is where LBS-k uses it",
+        "benchmarks/value_check.py on the shipped distilled blueprint (distilled_strong_2p): "
+        "its value (score + the greedy Q of every seat) after a move at move number t, "
+        "against the final score the blueprint then reaches, on evaluation deals. LBS-k "
+        "bootstraps with this value (the search sections below).",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 100 --moves 0,20",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 1000"),
     "search-distilled": (
         "LBS on the distilled neural blueprint with the learned belief alone: the paper's setting",
         "The shipped distilled blueprint (distilled_strong_2p) with the learned belief trained "
         "on its own games (belief_distilled_strong_2p) used alone, as in the paper (no "
         "counterfactual filter), and NO separate value: LBS-k bootstraps with the net's own "
-        "Q (score + the greedy Q of every seat). First how right that value is where LBS-k "
-        "uses it (benchmarks/value_check.py), then blueprint vs LBS-k on the same evaluation "
-        "deals; seat 0 searches; one process, one core.",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 100 --moves 0,20 && "
+        "Q (score + the greedy Q of every seat; how right it is: value-distilled). Blueprint "
+        "vs LBS-k on the same evaluation deals; seat 0 searches, 32 worlds per decision.",
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
         f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 1000 && "
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
         f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
     "search-distilled-inf": (
         "LBS-inf on the distilled neural blueprint with the learned belief alone",
         "As in the section above (the learned belief alone, seat 0 searching, 32 worlds per "
         "decision, the same evaluation deals), rollouts to the end of the game: no value is "
-        "used, so this row does not depend on the net's value head. One process, one core.",
+        "used, so this row does not depend on the net's value head.",
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
         f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
@@ -171,6 +176,14 @@ SECTIONS = {
         f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
         f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
+    "search-distilled-inf-cf": (
+        "LBS-inf on the distilled neural blueprint with learned+cf",
+        "LBS-inf (rollouts to the end) with the filtered learned belief, as in the two "
+        "sections above: the same evaluation deals, seat 0, 32 worlds per decision.",
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
+        f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
+        f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
     "deviation-check": (
         "Where LBS-k's deviations on the distilled blueprint go wrong: value or belief",
         "benchmarks/deviation_check.py: seat 0's decisions in the blueprint's own games on "
@@ -185,12 +198,20 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 16 --games 8"),
     "search-distilled-speed": (
         "LBS-16 at 256 worlds on the distilled blueprint: seconds per game",
-        "As above with 256 sampled worlds per decision and the learned belief alone; one "
-        "process, one core.",
+        "256 sampled worlds per decision and the learned belief alone, on the same "
+        "evaluation deals, twice: with the search's defaults (pruning by means, the "
+        "blueprint's rollouts in float32), then with --pruning paired (a move is dropped once "
+        "its world-by-world difference with the best move is 2 s.e. below 0) and "
+        "--search-precision bfloat16 (the net's rollouts in bf16; the blueprint's own moves, "
+        "the reference of every gain, stay float32). One process, one core.",
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-16 --rollouts 256 --games 1",
+        f"--methods blueprint,lbs-16 --rollouts 256 --games 1 && "
         f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-16 --rollouts 256 --games 4"),
+        f"--methods lbs-16 --rollouts 256 --games 1 --pruning paired --search-precision bfloat16",
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods blueprint,lbs-16 --rollouts 256 --games 4 && "
+        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
+        f"--methods lbs-16 --rollouts 256 --games 4 --pruning paired --search-precision bfloat16"),
     "belief-distilled": (
         "The learned belief of the distilled blueprint against the grounded one",
         "`lbs-pz belief-quality`: per-card cross-entropy of the true hand under each belief "
@@ -254,9 +275,11 @@ def revision() -> str:
         return "unknown"
 
 
-def run_section(name: str, full: bool) -> dict:
+def run_section(name: str, full: bool, workers: int = 0) -> dict:
     title, what, quick_cmd, full_cmd = SECTIONS[name]
     command = full_cmd if full else quick_cmd
+    if workers:
+        command = command.replace("--backend inline", f"--backend process --workers {workers}")
     print(f"== {name}: {command}", flush=True)
     load_before, rev = os.getloadavg(), revision()     # the code as it was when it ran
     start = time.perf_counter()
@@ -343,6 +366,10 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="", help="comma-separated sections to run (default all)")
     parser.add_argument("--write-only", action="store_true",
                         help="rewrite RESULTS.md from benchmarks/results.json without running")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="run every section's `lbs-pz compare` on a pool of this many "
+                             "processes instead of one core (a many-core machine; the "
+                             "recorded command says so, and s/game is then per worker)")
     parser.add_argument("--merge", metavar="JSON", default="",
                         help="take the --only sections' entries from another results.json "
                              "(one written by a run on another machine, e.g. a GPU one) "
@@ -364,7 +391,7 @@ def main(argv=None) -> int:
             save_entry(name, other[name])
     elif not args.write_only:
         for name in names:
-            entry = run_section(name, args.full)
+            entry = run_section(name, args.full, args.workers)
             failed += [name] if entry["exit_code"] != 0 else []
             save_entry(name, entry)              # after every section: a crash keeps the rest
     write_results(load_store())
