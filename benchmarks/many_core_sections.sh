@@ -38,6 +38,6 @@ status=0
 for section in "$@"; do
     python benchmarks/run_all.py "--$MODE" --only "$section" --workers "$WORKERS" \
         2>&1 | tee "$OUT/$section.log" || status=1
+    cp benchmarks/results.json "$OUT/results.json"     # after each: a cut-off run keeps the rest
 done
-cp benchmarks/results.json "$OUT/results.json"
 exit $status
