@@ -345,3 +345,23 @@ def test_filtered_belief_filters_repeated_hands_once_with_the_same_verdicts():
     one_by_one = [belief.consistent_with_partners(h[None])[0] for h in hands]
     assert together.tolist() == one_by_one
     assert together[0] and not together.all()
+
+
+def test_public_history_keys_are_the_states_keys():
+    """HanabiBatch.public_history_keys(rows) equals each game's
+    HanabiState.public_history_key() (any start player, any order of rows), and bad rows
+    are a Python exception."""
+    config = HanabiConfig(players=3)
+    batch = HanabiBatch(config, 12, seeds=np.arange(12) + 40)
+    bot = RuleBot("strong")
+    rows = np.array([11, 0, 5, 5, 3])
+    for _ in range(25):
+        assert batch.public_history_keys(rows) == \
+            [batch.get_state(int(i)).public_history_key() for i in rows]
+        batch.step(bot.act_batch(batch))
+    assert len(batch.public_history_keys()) == 12
+    assert batch.public_history_keys(np.array([], dtype=np.int64)) == []
+    with pytest.raises(IndexError):
+        batch.public_history_keys([12])
+    with pytest.raises(ValueError):
+        batch.public_history_keys(np.zeros((2, 2), dtype=np.int64))

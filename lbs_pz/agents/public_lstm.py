@@ -601,8 +601,7 @@ class PublicLSTMBlueprint:
         index: Dict[bytes, int] = {}
         order = np.empty(len(rows), dtype=np.int64)
         first = []                                  # a row holding each distinct history
-        for j, i in enumerate(rows):
-            key = batch.get_state(int(i)).public_history_key()
+        for j, (i, key) in enumerate(zip(rows, batch.public_history_keys(rows))):
             d = index.get(key)
             if d is None:
                 d = index[key] = len(first)

@@ -11,6 +11,7 @@ cimport numpy as cnp
 from libc.stdint cimport int8_t, uint8_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 
 from lbs_pz.engine._core cimport (
@@ -482,6 +483,45 @@ cdef class HanabiBatch:
         return out
 
     # --- moving games in and out ---------------------------------------------------------
+
+    def public_history_keys(self, rows=None):
+        """`HanabiState.public_history_key()` of games `rows` (int (M,); default all), a
+        list of bytes, without a state copy per game (what a search's worlds are keyed on)."""
+        if self.games == NULL:
+            raise _not_initialised()
+        idx = np.arange(self.num_games, dtype=np.int64) if rows is None else \
+            np.asarray(rows)
+        if idx.ndim != 1 or not (np.issubdtype(idx.dtype, np.integer) or idx.size == 0):
+            raise ValueError(f"rows must be a 1-D array of game indices, got an array of "
+                             f"shape {idx.shape} and dtype {idx.dtype}")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
+            raise IndexError(f"rows must be in [0, {self.num_games}), got "
+                             f"{int(idx.min())}..{int(idx.max())}")
+        cdef int64_t[::1] rr = np.ascontiguousarray(idx, dtype=np.int64)
+        cdef int P = self._proto.cfg.players, n, t, start
+        cdef Py_ssize_t j
+        cdef GameState* g
+        cdef char* o
+        out = []
+        self._enter_read()
+        try:
+            for j in range(rr.shape[0]):
+                g = &self.games[rr[j]]
+                n = g.num_history
+                start = (g.cur_player - n) % P
+                if start < 0:
+                    start += P
+                key = PyBytes_FromStringAndSize(NULL, 1 + 3 * n)
+                o = PyBytes_AS_STRING(key)
+                o[0] = <char>start
+                for t in range(n):
+                    o[1 + 3 * t] = <char>g.history[t].move
+                    o[2 + 3 * t] = <char>g.history[t].card
+                    o[3 + 3 * t] = <char>g.history[t].reveal
+                out.append(key)
+        finally:
+            self._busy -= 1
+        return out
 
     def get_state(self, index):
         """A HanabiState copy of game `index`."""
