@@ -229,9 +229,10 @@ SECTIONS = {
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "
         "with `--device cuda`: the distill section's 30-minute CPU checkpoint distilled further "
         "(what ships as distilled_strong_2p), Q-learning started from that net, and a learned "
-        "belief for the shipped net (what ships as belief_distilled_strong_2p); the nets "
-        "evaluated on evaluation deals. CI never runs it; the entry below ran on a lent GPU "
-        "machine and was merged with --merge.",
+        "belief for it (the first belief_distilled_strong_2p, since replaced by one trained "
+        "50 minutes on one CPU core: the GPU run was bound by playing the blueprint's games "
+        "on the CPU); the nets evaluated on evaluation deals. CI never runs it; the entry "
+        "below ran on a lent GPU machine and was merged with --merge.",
         "DEVICE=cpu DISTILL_MIN=0.3 TRAIN_MIN=0.3 BELIEF_MIN=0.3 EVAL_GAMES=50 CPU_THREADS=1 "
         "bash benchmarks/gpu_check.sh",
         "DISTILL_RESUME=results/distill/distill_strong.pt DISTILL_LR=5e-4 DISTILL_MIN=2.5 "
