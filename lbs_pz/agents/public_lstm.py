@@ -40,6 +40,7 @@ True
 from __future__ import annotations
 
 import collections
+import functools
 import os
 from typing import Dict, List, Optional, Tuple
 
@@ -439,8 +440,6 @@ def _inference(method):
     """Run a blueprint method without autograd, in the blueprint's precision: bfloat16
     runs the net's matrix products under CPU autocast (about twice as fast on CPUs with
     bf16 instructions; the greedy moves can differ from float32's in near ties)."""
-    import functools
-
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         with torch.inference_mode(), torch.autocast(
@@ -678,9 +677,9 @@ class PublicLSTMBlueprint:
         made, h, c, idx = self._rollout(batch, check_max_moves(max_moves))
         # Remember where every unfinished world stopped: a `value` call on the same worlds
         # then needs no replay.
-        for i in idx:
+        for i, key in zip(idx, batch.public_history_keys(idx)):
             if made[i] > 0:
-                self._remember(_history_key(batch.get_state(int(i))), (h[i].clone(), c[i].clone()))
+                self._remember(key, (h[i].clone(), c[i].clone()))
         return made
 
     @_inference

@@ -39,8 +39,7 @@ from lbs_pz.models.checkpoint import torch_available
 
 NO_TORCH = "torch is not installed; learned beliefs and values need the [torch] extra"
 from lbs_pz.search.beliefs import make_belief
-from lbs_pz.search.rollout_search import (PRUNING_ALIASES, PRUNING_RULES, SearchResult, ValueFn,
-                                         search_move)
+from lbs_pz.search.rollout_search import SearchResult, ValueFn, pruning_rule, search_move
 
 
 def _int_arg(name: str, value) -> int:
@@ -115,9 +114,7 @@ class SearchAgent:
                  min_legal_fraction: float = 0.1, time_budget: Optional[float] = None,
                  batch_size: int = 32, seed: int = 0, precision: str = "float32"):
         blueprint = as_blueprint(blueprint)
-        if pruning not in PRUNING_RULES and pruning not in PRUNING_ALIASES:
-            raise ValueError(f"pruning must be one of {', '.join(PRUNING_RULES)} (or True / "
-                             f"False), got {pruning!r}")
+        pruning = pruning_rule(pruning)
         rollouts, depth = _int_arg("rollouts", rollouts), _int_arg("depth", depth)
         verify, batch_size = _int_arg("verify", verify), _int_arg("batch_size", batch_size)
         seed = _int_arg("seed", seed)
@@ -144,7 +141,7 @@ class SearchAgent:
         self.precision = precision
         self.rollout_blueprint = in_precision(blueprint, precision)
         self.rollouts, self.depth, self.delta = rollouts, depth, delta
-        self.pruning = PRUNING_ALIASES.get(pruning, pruning)
+        self.pruning = pruning
         self.confidence, self.verify = confidence, verify
         if value is None and depth > 0 and getattr(blueprint, "has_value", False):
             value = self.rollout_blueprint.value

@@ -54,7 +54,17 @@ class SearchResult:
 
 
 PRUNING_RULES = ("means", "paired", "off")
-PRUNING_ALIASES = {True: "means", False: "off"}
+
+
+def pruning_rule(pruning) -> str:
+    """A pruning setting in its one spelling: one of PRUNING_RULES, True ("means") or
+    False ("off"); ValueError otherwise."""
+    if isinstance(pruning, (bool, np.bool_)):
+        return "means" if pruning else "off"
+    if pruning not in PRUNING_RULES:
+        raise ValueError(f"pruning must be one of {', '.join(PRUNING_RULES)} (or True / False), "
+                         f"got {pruning!r}")
+    return pruning
 
 
 def _world_returns(worlds: HanabiBatch, blueprint, depth: int,
@@ -143,11 +153,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         the reference move.
     """
     start = time.perf_counter()
-    pruning = PRUNING_ALIASES.get(pruning, pruning) if not isinstance(pruning, np.bool_) \
-        else PRUNING_ALIASES[bool(pruning)]
-    if pruning not in PRUNING_RULES:
-        raise ValueError(f"pruning must be one of {', '.join(PRUNING_RULES)} (or True / False), "
-                         f"got {pruning!r}")
+    pruning = pruning_rule(pruning)
     if seat != state.current_player or state.is_terminal:
         raise ValueError(f"search for seat {seat}, but the player to move is "
                          f"{state.current_player}{' (game over)' if state.is_terminal else ''}")
