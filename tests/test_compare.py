@@ -38,6 +38,21 @@ def test_inline_and_process_pool_agree():
     assert _scores(inline)["blueprint"] == batch.scores().tolist()
 
 
+def test_a_stopped_process_pool_leaves_no_thread_for_the_exit_hook():
+    """A run stopped early (Ctrl-C, an error, the consumer leaving) must not leave the
+    pool's manager thread running: the interpreter's exit hook would write to the pipe
+    that thread is closing ("OSError: Bad file descriptor" printed after Ctrl-C)."""
+    from concurrent.futures.process import _threads_wakeups
+
+    from lbs_pz.eval.backends import _process_pool
+
+    slow = MethodSpec("lbs-inf", belief="grounded", rollouts=16)
+    games = _process_pool([(slow, CONFIG, game, 0) for game in range(40)], 2, None)
+    assert next(games)["score"] >= 0
+    games.close()                   # GeneratorExit inside the pool's loop: stopped early
+    assert not [thread for thread in _threads_wakeups if thread.is_alive()]
+
+
 def test_ray_backend_agrees_with_inline():
     ray = pytest.importorskip("ray")
     inline = collect(SPECS, CONFIG, games=2, seed=1, backend="inline", show_progress=False)

@@ -100,6 +100,7 @@ def _stop_pool(pool, grace: float = 2.0) -> None:
     """Stop `pool` now: cancel its queued games and terminate its workers (a running game
     is not finished). Bounded: a worker that outlives SIGTERM by `grace` s is killed."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets it
     with _sigint_ignored():
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
@@ -110,6 +111,11 @@ def _stop_pool(pool, grace: float = 2.0) -> None:
             if process.is_alive():
                 process.kill()
                 process.join(1.0)
+        # The pool's manager thread closes its wake-up pipe as it notices the dead
+        # workers. Left running, it races the interpreter's exit hook, which writes to
+        # that pipe (CPython 3.11: "OSError: Bad file descriptor" printed at exit).
+        if manager is not None:
+            manager.join(grace)
 
 
 def _process_pool(tasks, workers, address):
