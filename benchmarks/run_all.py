@@ -224,6 +224,50 @@ SECTIONS = {
         f"--beliefs grounded,learned --games 20 --no-progress --plot results/belief_distilled.png",
         f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:distilled_strong_2p "
         f"--beliefs grounded,learned --games 500 --no-progress --plot results/belief_distilled.png"),
+    "finetuned": (
+        "The fine-tuned neural blueprint: self-play and its own value",
+        "finetuned_strong_2p is the finetune section's 60-minute run (Q-learning from the "
+        "distilled start), shipped as is: `lbs-pz eval` of it on 1,000 evaluation deals, then "
+        "benchmarks/value_check.py as for the distilled net (value-distilled). Its Q was "
+        "trained by TD, not only fitted to the blueprint's own returns.",
+        f"OMP_NUM_THREADS=1 lbs-pz eval --blueprint lstm:finetuned_strong_2p --games 100 "
+        f"--no-progress && OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py "
+        f"--blueprint lstm:finetuned_strong_2p --games 100 --moves 0,20",
+        f"OMP_NUM_THREADS=1 lbs-pz eval --blueprint lstm:finetuned_strong_2p --games 1000 "
+        f"--no-progress && OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py "
+        f"--blueprint lstm:finetuned_strong_2p --games 1000"),
+    "search-finetuned": (
+        "LBS on the fine-tuned neural blueprint with the learned belief alone",
+        "The paper's setting as in search-distilled, on finetuned_strong_2p: its own learned "
+        "belief (belief_finetuned_strong_2p) alone, no separate value (LBS-k bootstraps with "
+        "the net's Q), seat 0 searching, 32 worlds per decision, the same evaluation deals.",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
+        f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
+        f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
+    "search-finetuned-cf": (
+        "LBS on the fine-tuned neural blueprint with learned+cf",
+        "As search-finetuned, the learned belief's samples filtered counterfactually "
+        "through the blueprint (as in search-distilled-cf).",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned+cf "
+        f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned+cf "
+        f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
+    "search-finetuned-inf": (
+        "LBS-inf on the fine-tuned neural blueprint with the learned belief alone",
+        "As search-finetuned, rollouts to the end of the game (no value used).",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
+        f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
+        f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
+    "belief-finetuned": (
+        "The learned belief of the fine-tuned blueprint against the grounded one",
+        "`lbs-pz belief-quality` as in belief-distilled, over finetuned_strong_2p's "
+        "self-play games on evaluation deals (the exact belief left out for the same reason).",
+        f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:finetuned_strong_2p "
+        f"--beliefs grounded,learned --games 20 --no-progress --plot results/belief_finetuned.png",
+        f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:finetuned_strong_2p "
+        f"--beliefs grounded,learned --games 500 --no-progress --plot results/belief_finetuned.png"),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "
