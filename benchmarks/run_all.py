@@ -260,6 +260,16 @@ SECTIONS = {
         f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
         f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
         f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
+    "deviation-finetuned": (
+        "Where LBS-k's deviations on the fine-tuned blueprint go wrong: value or belief",
+        "benchmarks/deviation_check.py as in deviation-check, on finetuned_strong_2p with its "
+        "own learned belief: LBS-1 on 12 games, then LBS-16 on 8.",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint "
+        f"lstm:finetuned_strong_2p --depth 1 --games 1 --check-worlds 32",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint "
+        f"lstm:finetuned_strong_2p --depth 1 --games 12 && OMP_NUM_THREADS=1 {PY} "
+        f"benchmarks/deviation_check.py --blueprint lstm:finetuned_strong_2p --depth 16 "
+        f"--games 8"),
     "belief-finetuned": (
         "The learned belief of the fine-tuned blueprint against the grounded one",
         "`lbs-pz belief-quality` as in belief-distilled, over finetuned_strong_2p's "

@@ -78,7 +78,8 @@ def test_bad_files_are_checkpoint_errors(tmp_path):
 def test_shipped_models_load_by_name_and_say_what_they_are_for():
     by_name = {m["name"]: m for m in shipped_models()}
     assert set(by_name) == {"belief_strong_2p", "value_strong_2p", "public_lstm_2p",
-                            "distilled_strong_2p", "belief_distilled_strong_2p"}
+                            "distilled_strong_2p", "belief_distilled_strong_2p",
+                            "finetuned_strong_2p", "belief_finetuned_strong_2p"}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
     assert by_name["public_lstm_2p"]["kind"] == "public_lstm"
@@ -125,6 +126,31 @@ def test_the_distilled_blueprint_ships_with_its_own_belief():
         agent = LBSAgent(bp, rollouts=8)
     assert agent.defaults[0].startswith("belief: learned+cf (shipped 'belief_distilled_strong_2p'")
     assert agent.defaults[1] == "value: 'public-lstm''s own"
+
+
+def test_the_finetuned_blueprint_ships_with_its_own_belief():
+    """models/README.md: the finetune section's 60-minute Q-learning run, slimmed, and a
+    belief trained 50 minutes on one core on its own games; LBSAgent finds the belief."""
+    from lbs_pz.agents import blueprint_identity, load_blueprint
+    from lbs_pz.search.agents import LBSAgent
+
+    net = load_checkpoint("finetuned_strong_2p", "public_lstm")
+    assert net["trained_for"] is None and "resume" not in net
+    assert net["info"]["progress"]["updates"] == 13285
+    assert net["info"]["train_config"]["minutes"] == 60.0
+    assert net["info"]["train_config"]["threads"] == 1
+    belief = load_checkpoint("belief_finetuned_strong_2p", "belief")
+    bp = load_blueprint("lstm:finetuned_strong_2p")
+    assert belief["trained_for"] == {"spec": "lstm:finetuned_strong_2p",
+                                     "fingerprint": blueprint_identity(bp)["fingerprint"]}
+    assert belief["info"]["val_loss"] < 1.56     # grounded prior: 1.736
+    assert find_model("belief", blueprint_identity(bp), HanabiConfig()) == \
+        "belief_finetuned_strong_2p"
+    # the distilled net's belief is not this net's
+    assert find_model("belief", blueprint_identity(load_blueprint("lstm:distilled_strong_2p")),
+                      HanabiConfig()) == "belief_distilled_strong_2p"
+    agent = LBSAgent(bp, rollouts=8)
+    assert agent.defaults[0].startswith("belief: learned+cf (shipped 'belief_finetuned_strong_2p'")
 
 
 def test_find_model_matches_blueprint_and_variant():
