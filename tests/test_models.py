@@ -143,6 +143,7 @@ def test_the_finetuned_blueprint_ships_with_its_own_belief():
     bp = load_blueprint("lstm:finetuned_strong_2p")
     assert belief["trained_for"] == {"spec": "lstm:finetuned_strong_2p",
                                      "fingerprint": blueprint_identity(bp)["fingerprint"]}
+    assert belief["info"]["games"] == 334912 and belief["info"]["steps"] == 10466
     assert belief["info"]["val_loss"] < 1.56     # grounded prior: 1.736
     assert find_model("belief", blueprint_identity(bp), HanabiConfig()) == \
         "belief_finetuned_strong_2p"
