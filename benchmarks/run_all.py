@@ -260,6 +260,14 @@ SECTIONS = {
         f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
         f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
         f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
+    "search-finetuned-inf-cf": (
+        "LBS-inf on the fine-tuned neural blueprint with learned+cf",
+        "As search-finetuned-inf with the learned belief's samples filtered "
+        "counterfactually through the blueprint.",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned+cf "
+        f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned+cf "
+        f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
     "deviation-finetuned": (
         "Where LBS-k's deviations on the fine-tuned blueprint go wrong: value or belief",
         "benchmarks/deviation_check.py as in deviation-check, on finetuned_strong_2p with its "
