@@ -31,6 +31,40 @@ PY = "python"
 # name -> (title, what it shows, quick command, full command)
 COMPARE = "OMP_NUM_THREADS=1 lbs-pz compare --backend inline --no-progress"   # one core
 WALKTHROUGH_BP = "py:examples/my_blueprint.py:HintPlayDiscard"
+
+
+def lbs_sections(key: str, net: str, what: str) -> dict:
+    """The four search sections of a shipped neural blueprint `net` with its own learned
+    belief: LBS-1/4/16, then LBS-inf, with the belief alone (the paper's setting) and
+    filtered through the blueprint (learned+cf); 300 evaluation deals, 32 worlds."""
+    adjective = key.replace("-", " ")
+    spec = f"{COMPARE} --blueprint lstm:{net}"
+    depths = ("--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
+              "--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300")
+    to_end = ("--methods blueprint,lbs-inf --rollouts 16 --games 2",
+              "--methods blueprint,lbs-inf --rollouts 32 --games 300")
+    cf = ("the learned belief's samples filtered counterfactually through the blueprint (a "
+          "sampled hand is kept only if the blueprint, holding it, would have made the "
+          "partner-visible moves that were made)")
+    return {
+        f"search-{key}": (
+            f"LBS on the {adjective} neural blueprint with the learned belief alone",
+            what, *(f"{spec} --belief learned {m}" for m in depths)),
+        f"search-{key}-inf": (
+            f"LBS-inf on the {adjective} neural blueprint with the learned belief alone",
+            f"As search-{key}, rollouts to the end of the game: no value is used, so this row "
+            "does not depend on the net's value head.",
+            *(f"{spec} --belief learned {m}" for m in to_end)),
+        f"search-{key}-cf": (
+            f"LBS on the {adjective} neural blueprint with learned+cf",
+            f"As search-{key}, with {cf}; the same evaluation deals.",
+            *(f"{spec} --belief learned+cf {m}" for m in depths)),
+        f"search-{key}-inf-cf": (
+            f"LBS-inf on the {adjective} neural blueprint with learned+cf",
+            f"As search-{key}-inf, with {cf}.",
+            *(f"{spec} --belief learned+cf {m}" for m in to_end)),
+    }
+
 SECTIONS = {
     "engine": (
         "Engine throughput against HLE",
@@ -147,43 +181,13 @@ SECTIONS = {
         "bootstraps with this value (the search sections below).",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 100 --moves 0,20",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 1000"),
-    "search-distilled": (
-        "LBS on the distilled neural blueprint with the learned belief alone: the paper's setting",
+    **lbs_sections(
+        "distilled", "distilled_strong_2p",
         "The shipped distilled blueprint (distilled_strong_2p) with the learned belief trained "
         "on its own games (belief_distilled_strong_2p) used alone, as in the paper (no "
         "counterfactual filter), and NO separate value: LBS-k bootstraps with the net's own "
         "Q (score + the greedy Q of every seat; how right it is: value-distilled). Blueprint "
-        "vs LBS-k on the same evaluation deals; seat 0 searches, 32 worlds per decision.",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
-    "search-distilled-inf": (
-        "LBS-inf on the distilled neural blueprint with the learned belief alone",
-        "As in the section above (the learned belief alone, seat 0 searching, 32 worlds per "
-        "decision, the same evaluation deals), rollouts to the end of the game: no value is "
-        "used, so this row does not depend on the net's value head.",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
-    "search-distilled-cf": (
-        "LBS on the distilled neural blueprint with the learned belief filtered (learned+cf)",
-        "As above with the learned belief's samples filtered counterfactually through the "
-        "blueprint (a sampled hand is kept only if the blueprint, holding it, would have made "
-        "the partner-visible moves that were made); the same evaluation deals.",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
-    "search-distilled-inf-cf": (
-        "LBS-inf on the distilled neural blueprint with learned+cf",
-        "LBS-inf (rollouts to the end) with the filtered learned belief, as in the two "
-        "sections above: the same evaluation deals, seat 0, 32 worlds per decision.",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
+        "vs LBS-k on the same evaluation deals; seat 0 searches, 32 worlds per decision."),
     "deviation-check": (
         "Where LBS-k's deviations on the distilled blueprint go wrong: value or belief",
         "benchmarks/deviation_check.py: seat 0's decisions in the blueprint's own games on "
@@ -236,38 +240,11 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 lbs-pz eval --blueprint lstm:finetuned_strong_2p --games 1000 "
         f"--no-progress && OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py "
         f"--blueprint lstm:finetuned_strong_2p --games 1000"),
-    "search-finetuned": (
-        "LBS on the fine-tuned neural blueprint with the learned belief alone",
+    **lbs_sections(
+        "finetuned", "finetuned_strong_2p",
         "The paper's setting as in search-distilled, on finetuned_strong_2p: its own learned "
         "belief (belief_finetuned_strong_2p) alone, no separate value (LBS-k bootstraps with "
-        "the net's Q), seat 0 searching, 32 worlds per decision, the same evaluation deals.",
-        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
-        f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
-        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
-        f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
-    "search-finetuned-cf": (
-        "LBS on the fine-tuned neural blueprint with learned+cf",
-        "As search-finetuned, the learned belief's samples filtered counterfactually "
-        "through the blueprint (as in search-distilled-cf).",
-        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
-        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300"),
-    "search-finetuned-inf": (
-        "LBS-inf on the fine-tuned neural blueprint with the learned belief alone",
-        "As search-finetuned, rollouts to the end of the game (no value used).",
-        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
-        f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
-        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
-        f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
-    "search-finetuned-inf-cf": (
-        "LBS-inf on the fine-tuned neural blueprint with learned+cf",
-        "As search-finetuned-inf with the learned belief's samples filtered "
-        "counterfactually through the blueprint.",
-        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-inf --rollouts 16 --games 2",
-        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned+cf "
-        f"--methods blueprint,lbs-inf --rollouts 32 --games 300"),
+        "the net's Q), seat 0 searching, 32 worlds per decision, the same evaluation deals."),
     "deviation-finetuned": (
         "Where LBS-k's deviations on the fine-tuned blueprint go wrong: value or belief",
         "benchmarks/deviation_check.py as in deviation-check, on finetuned_strong_2p with its "

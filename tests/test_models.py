@@ -102,56 +102,48 @@ def test_shipped_models_load_by_name_and_say_what_they_are_for():
 
 
 
-def test_the_distilled_blueprint_ships_with_its_own_belief():
-    """models/README.md: the distilled net (value head refitted, moves unchanged) and the
-    belief trained on its own games (50 minutes on one core)."""
+def _shipped_with_its_own_belief(name: str, games: int, steps: int, val_below: float):
+    """The shipped net `name` and its belief `belief_<name>`: the belief names the net by
+    spec and fingerprint, records its training, and `find_model` and `LBSAgent(bp)` find it.
+    Returns the net's checkpoint and the agent."""
     from lbs_pz.agents import blueprint_identity, load_blueprint
     from lbs_pz.search.agents import LBSAgent
 
-    net = load_checkpoint("distilled_strong_2p", "public_lstm")
+    net = load_checkpoint(name, "public_lstm")
     assert net["trained_for"] is None and "resume" not in net
-    assert net["info"]["train_config"]["value_only"] is True
     assert net["architecture"]["hidden"] == 256 and net["architecture"]["card_features"]
-    belief = load_checkpoint("belief_distilled_strong_2p", "belief")
-    bp = load_blueprint("lstm:distilled_strong_2p")
-    assert belief["trained_for"]["fingerprint"] == blueprint_identity(bp)["fingerprint"]
-    assert belief["trained_for"]["spec"] == "lstm:distilled_strong_2p"
-    assert belief["info"]["games"] == 266400 and belief["info"]["steps"] == 8325
-    assert belief["info"]["val_loss"] < 1.57          # the grounded prior: 1.737
-    assert find_model("belief", blueprint_identity(bp), HanabiConfig()) == \
-        "belief_distilled_strong_2p"
+    belief = load_checkpoint(f"belief_{name}", "belief")
+    bp = load_blueprint(f"lstm:{name}")
+    assert belief["trained_for"] == {"spec": f"lstm:{name}",
+                                     "fingerprint": blueprint_identity(bp)["fingerprint"]}
+    assert belief["info"]["games"] == games and belief["info"]["steps"] == steps
+    assert belief["info"]["val_loss"] < val_below
+    assert find_model("belief", blueprint_identity(bp), HanabiConfig()) == f"belief_{name}"
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error")            # the defaults need no warning
         agent = LBSAgent(bp, rollouts=8)
-    assert agent.defaults[0].startswith("belief: learned+cf (shipped 'belief_distilled_strong_2p'")
+    assert agent.defaults[0].startswith(f"belief: learned+cf (shipped 'belief_{name}'")
     assert agent.defaults[1] == "value: 'public-lstm''s own"
+    return net, agent
+
+
+def test_the_distilled_blueprint_ships_with_its_own_belief():
+    """models/README.md: the distilled net (value head refitted, moves unchanged) and the
+    belief trained on its own games (50 minutes on one core; the grounded prior: 1.737)."""
+    net, _ = _shipped_with_its_own_belief("distilled_strong_2p", games=266400, steps=8325,
+                                          val_below=1.57)
+    assert net["info"]["train_config"]["value_only"] is True
 
 
 def test_the_finetuned_blueprint_ships_with_its_own_belief():
     """models/README.md: the finetune section's 60-minute Q-learning run, slimmed, and a
-    belief trained 50 minutes on one core on its own games; LBSAgent finds the belief."""
-    from lbs_pz.agents import blueprint_identity, load_blueprint
-    from lbs_pz.search.agents import LBSAgent
-
-    net = load_checkpoint("finetuned_strong_2p", "public_lstm")
-    assert net["trained_for"] is None and "resume" not in net
+    belief trained 50 minutes on one core on its own games (grounded prior: 1.736)."""
+    net, _ = _shipped_with_its_own_belief("finetuned_strong_2p", games=334912, steps=10466,
+                                          val_below=1.56)
     assert net["info"]["progress"]["updates"] == 13285
     assert net["info"]["train_config"]["minutes"] == 60.0
     assert net["info"]["train_config"]["threads"] == 1
-    belief = load_checkpoint("belief_finetuned_strong_2p", "belief")
-    bp = load_blueprint("lstm:finetuned_strong_2p")
-    assert belief["trained_for"] == {"spec": "lstm:finetuned_strong_2p",
-                                     "fingerprint": blueprint_identity(bp)["fingerprint"]}
-    assert belief["info"]["games"] == 334912 and belief["info"]["steps"] == 10466
-    assert belief["info"]["val_loss"] < 1.56     # grounded prior: 1.736
-    assert find_model("belief", blueprint_identity(bp), HanabiConfig()) == \
-        "belief_finetuned_strong_2p"
-    # the distilled net's belief is not this net's
-    assert find_model("belief", blueprint_identity(load_blueprint("lstm:distilled_strong_2p")),
-                      HanabiConfig()) == "belief_distilled_strong_2p"
-    agent = LBSAgent(bp, rollouts=8)
-    assert agent.defaults[0].startswith("belief: learned+cf (shipped 'belief_finetuned_strong_2p'")
 
 
 def test_find_model_matches_blueprint_and_variant():
