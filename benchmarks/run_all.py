@@ -33,11 +33,11 @@ COMPARE = "OMP_NUM_THREADS=1 lbs-pz compare --backend inline --no-progress"   # 
 WALKTHROUGH_BP = "py:examples/my_blueprint.py:HintPlayDiscard"
 
 
-def lbs_sections(key: str, net: str, what: str) -> dict:
-    """The four search sections of a shipped neural blueprint `net` with its own learned
+def lbs_sections(key: str, net: str, adjective: str, what: str) -> dict:
+    """The four search sections (search-KEY[-inf][-cf]) of a shipped neural blueprint
+    `net` ("the ADJECTIVE neural blueprint" in the titles) with its own learned
     belief: LBS-1/4/16, then LBS-inf, with the belief alone (the paper's setting) and
     filtered through the blueprint (learned+cf); 300 evaluation deals, 32 worlds."""
-    adjective = key.replace("-", " ")
     spec = f"{COMPARE} --blueprint lstm:{net}"
     depths = ("--methods blueprint,lbs-1,lbs-16 --rollouts 16 --games 2",
               "--methods blueprint,lbs-1,lbs-4,lbs-16 --rollouts 32 --games 300")
@@ -182,7 +182,7 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 100 --moves 0,20",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --games 1000"),
     **lbs_sections(
-        "distilled", "distilled_strong_2p",
+        "distilled", "distilled_strong_2p", "distilled",
         "The shipped distilled blueprint (distilled_strong_2p) with the learned belief trained "
         "on its own games (belief_distilled_strong_2p) used alone, as in the paper (no "
         "counterfactual filter), and NO separate value: LBS-k bootstraps with the net's own "
@@ -241,7 +241,7 @@ SECTIONS = {
         f"--no-progress && OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py "
         f"--blueprint lstm:finetuned_strong_2p --games 1000"),
     **lbs_sections(
-        "finetuned", "finetuned_strong_2p",
+        "finetuned", "finetuned_strong_2p", "fine-tuned",
         "The paper's setting as in search-distilled, on finetuned_strong_2p: its own learned "
         "belief (belief_finetuned_strong_2p) alone, no separate value (LBS-k bootstraps with "
         "the net's Q), seat 0 searching, 32 worlds per decision, the same evaluation deals."),
