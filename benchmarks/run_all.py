@@ -33,6 +33,25 @@ COMPARE = "OMP_NUM_THREADS=1 lbs-pz compare --backend inline --no-progress"   # 
 WALKTHROUGH_BP = "py:examples/my_blueprint.py:HintPlayDiscard"
 
 
+def speed_section(net: str, adjective: str) -> tuple:
+    """LBS-16 at 256 worlds per decision on a shipped neural blueprint: seconds per game
+    with the search's defaults, then with paired pruning and bfloat16 rollouts."""
+    spec = f"{COMPARE} --blueprint lstm:{net} --belief learned"
+    fast = "--pruning paired --search-precision bfloat16"
+    return (
+        f"LBS-16 at 256 worlds on the {adjective} blueprint: seconds per game",
+        f"{net} with 256 sampled worlds per decision and its learned belief alone, on the "
+        "same evaluation deals, twice: with the search's defaults (pruning by means, the "
+        "blueprint's rollouts in float32), then with --pruning paired (a move is dropped once "
+        "its world-by-world difference with the best move is 2 s.e. below 0) and "
+        "--search-precision bfloat16 (the net's rollouts in bf16; the blueprint's own moves, "
+        "the reference of every gain, stay float32). One process, one core.",
+        f"{spec} --methods blueprint,lbs-16 --rollouts 256 --games 1 && "
+        f"{spec} --methods lbs-16 --rollouts 256 --games 1 {fast}",
+        f"{spec} --methods blueprint,lbs-16 --rollouts 256 --games 4 && "
+        f"{spec} --methods lbs-16 --rollouts 256 --games 4 {fast}")
+
+
 def lbs_sections(key: str, net: str, adjective: str, what: str) -> dict:
     """The four search sections (search-KEY[-inf][-cf]) of a shipped neural blueprint
     `net` ("the ADJECTIVE neural blueprint" in the titles) with its own learned
@@ -200,22 +219,7 @@ SECTIONS = {
         f"--check-worlds 32",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 1 --games 12 && "
         f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --depth 16 --games 8"),
-    "search-distilled-speed": (
-        "LBS-16 at 256 worlds on the distilled blueprint: seconds per game",
-        "256 sampled worlds per decision and the learned belief alone, on the same "
-        "evaluation deals, twice: with the search's defaults (pruning by means, the "
-        "blueprint's rollouts in float32), then with --pruning paired (a move is dropped once "
-        "its world-by-world difference with the best move is 2 s.e. below 0) and "
-        "--search-precision bfloat16 (the net's rollouts in bf16; the blueprint's own moves, "
-        "the reference of every gain, stay float32). One process, one core.",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-16 --rollouts 256 --games 1 && "
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods lbs-16 --rollouts 256 --games 1 --pruning paired --search-precision bfloat16",
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods blueprint,lbs-16 --rollouts 256 --games 4 && "
-        f"{COMPARE} --blueprint lstm:distilled_strong_2p --belief learned "
-        f"--methods lbs-16 --rollouts 256 --games 4 --pruning paired --search-precision bfloat16"),
+    "search-distilled-speed": speed_section("distilled_strong_2p", "distilled"),
     "belief-distilled": (
         "The learned belief of the distilled blueprint against the grounded one",
         "`lbs-pz belief-quality`: per-card cross-entropy of the true hand under each belief "
@@ -255,6 +259,7 @@ SECTIONS = {
         f"lstm:finetuned_strong_2p --depth 1 --games 12 && OMP_NUM_THREADS=1 {PY} "
         f"benchmarks/deviation_check.py --blueprint lstm:finetuned_strong_2p --depth 16 "
         f"--games 8"),
+    "search-finetuned-speed": speed_section("finetuned_strong_2p", "fine-tuned"),
     "belief-finetuned": (
         "The learned belief of the fine-tuned blueprint against the grounded one",
         "`lbs-pz belief-quality` as in belief-distilled, over finetuned_strong_2p's "
