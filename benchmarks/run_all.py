@@ -84,6 +84,45 @@ def lbs_sections(key: str, net: str, adjective: str, what: str) -> dict:
             *(f"{spec} --belief learned+cf {m}" for m in to_end)),
     }
 
+
+def neural_net_sections(key: str, net: str, adjective: str, what: str) -> dict:
+    """Every section of a shipped neural blueprint `net` after the distilled one's:
+    KEY (self-play and its own value; `what` says what the net is), the four search
+    sections (`lbs_sections`), deviation-KEY, search-KEY-speed and belief-KEY."""
+    value_check = f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --blueprint lstm:{net}"
+    deviations = f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint lstm:{net}"
+
+    def quality(games: int) -> str:
+        return (f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:{net} --beliefs "
+                f"grounded,learned --games {games} --no-progress --plot results/belief_{key}.png")
+
+    return {
+        key: (
+            f"The {adjective} neural blueprint: self-play and its own value", what,
+            f"OMP_NUM_THREADS=1 lbs-pz eval --blueprint lstm:{net} --games 100 --no-progress "
+            f"&& {value_check} --games 100 --moves 0,20",
+            f"OMP_NUM_THREADS=1 lbs-pz eval --blueprint lstm:{net} --games 1000 --no-progress "
+            f"&& {value_check} --games 1000"),
+        **lbs_sections(
+            key, net, adjective,
+            f"The paper's setting as in search-distilled, on {net}: its own learned belief "
+            f"(belief_{net}) alone, no separate value (LBS-k bootstraps with the net's Q), "
+            "seat 0 searching, 32 worlds per decision, the same evaluation deals."),
+        f"deviation-{key}": (
+            f"Where LBS-k's deviations on the {adjective} blueprint go wrong: value or belief",
+            f"benchmarks/deviation_check.py as in deviation-check, on {net} with its own "
+            "learned belief: LBS-1 on 12 games, then LBS-16 on 8.",
+            f"{deviations} --depth 1 --games 1 --check-worlds 32",
+            f"{deviations} --depth 1 --games 12 && {deviations} --depth 16 --games 8"),
+        f"search-{key}-speed": speed_section(net, adjective),
+        f"belief-{key}": (
+            f"The learned belief of the {adjective} blueprint against the grounded one",
+            f"`lbs-pz belief-quality` as in belief-distilled, over {net}'s self-play games on "
+            "evaluation deals (the exact belief left out for the same reason).",
+            quality(20), quality(500)),
+    }
+
+
 SECTIONS = {
     "engine": (
         "Engine throughput against HLE",
@@ -232,42 +271,12 @@ SECTIONS = {
         f"--beliefs grounded,learned --games 20 --no-progress --plot results/belief_distilled.png",
         f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:distilled_strong_2p "
         f"--beliefs grounded,learned --games 500 --no-progress --plot results/belief_distilled.png"),
-    "finetuned": (
-        "The fine-tuned neural blueprint: self-play and its own value",
+    **neural_net_sections(
+        "finetuned", "finetuned_strong_2p", "fine-tuned",
         "finetuned_strong_2p is the finetune section's 60-minute run (Q-learning from the "
         "distilled start), shipped as is: `lbs-pz eval` of it on 1,000 evaluation deals, then "
         "benchmarks/value_check.py as for the distilled net (value-distilled). Its Q was "
-        "trained by TD, not only fitted to the blueprint's own returns.",
-        f"OMP_NUM_THREADS=1 lbs-pz eval --blueprint lstm:finetuned_strong_2p --games 100 "
-        f"--no-progress && OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py "
-        f"--blueprint lstm:finetuned_strong_2p --games 100 --moves 0,20",
-        f"OMP_NUM_THREADS=1 lbs-pz eval --blueprint lstm:finetuned_strong_2p --games 1000 "
-        f"--no-progress && OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py "
-        f"--blueprint lstm:finetuned_strong_2p --games 1000"),
-    **lbs_sections(
-        "finetuned", "finetuned_strong_2p", "fine-tuned",
-        "The paper's setting as in search-distilled, on finetuned_strong_2p: its own learned "
-        "belief (belief_finetuned_strong_2p) alone, no separate value (LBS-k bootstraps with "
-        "the net's Q), seat 0 searching, 32 worlds per decision, the same evaluation deals."),
-    "deviation-finetuned": (
-        "Where LBS-k's deviations on the fine-tuned blueprint go wrong: value or belief",
-        "benchmarks/deviation_check.py as in deviation-check, on finetuned_strong_2p with its "
-        "own learned belief: LBS-1 on 12 games, then LBS-16 on 8.",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint "
-        f"lstm:finetuned_strong_2p --depth 1 --games 1 --check-worlds 32",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint "
-        f"lstm:finetuned_strong_2p --depth 1 --games 12 && OMP_NUM_THREADS=1 {PY} "
-        f"benchmarks/deviation_check.py --blueprint lstm:finetuned_strong_2p --depth 16 "
-        f"--games 8"),
-    "search-finetuned-speed": speed_section("finetuned_strong_2p", "fine-tuned"),
-    "belief-finetuned": (
-        "The learned belief of the fine-tuned blueprint against the grounded one",
-        "`lbs-pz belief-quality` as in belief-distilled, over finetuned_strong_2p's "
-        "self-play games on evaluation deals (the exact belief left out for the same reason).",
-        f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:finetuned_strong_2p "
-        f"--beliefs grounded,learned --games 20 --no-progress --plot results/belief_finetuned.png",
-        f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:finetuned_strong_2p "
-        f"--beliefs grounded,learned --games 500 --no-progress --plot results/belief_finetuned.png"),
+        "trained by TD, not only fitted to the blueprint's own returns."),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "
