@@ -277,12 +277,6 @@ SECTIONS = {
         "distilled start), shipped as is: `lbs-pz eval` of it on 1,000 evaluation deals, then "
         "benchmarks/value_check.py as for the distilled net (value-distilled). Its Q was "
         "trained by TD, not only fitted to the blueprint's own returns."),
-    **neural_net_sections(
-        "finetuned-long", "finetuned_long_strong_2p", "longer fine-tuned",
-        "finetuned_long_strong_2p is finetuned_strong_2p's Q-learning run resumed from its "
-        "60-minute checkpoint with the same settings for 55 minutes more (115 in all, one "
-        "core), shipped as is: `lbs-pz eval` of it on 1,000 evaluation deals, then "
-        "benchmarks/value_check.py as for the other nets."),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "

@@ -79,8 +79,7 @@ def test_shipped_models_load_by_name_and_say_what_they_are_for():
     by_name = {m["name"]: m for m in shipped_models()}
     assert set(by_name) == {"belief_strong_2p", "value_strong_2p", "public_lstm_2p",
                             "distilled_strong_2p", "belief_distilled_strong_2p",
-                            "finetuned_strong_2p", "belief_finetuned_strong_2p",
-                            "finetuned_long_strong_2p", "belief_finetuned_long_strong_2p"}
+                            "finetuned_strong_2p", "belief_finetuned_strong_2p"}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
     assert by_name["public_lstm_2p"]["kind"] == "public_lstm"
@@ -145,16 +144,6 @@ def test_the_finetuned_blueprint_ships_with_its_own_belief():
     assert net["info"]["progress"]["updates"] == 13285
     assert net["info"]["train_config"]["minutes"] == 60.0
     assert net["info"]["train_config"]["threads"] == 1
-
-
-def test_the_longer_finetuned_blueprint_ships_with_its_own_belief():
-    """models/README.md: the same Q-learning run resumed from the 60-minute checkpoint for
-    55 minutes more, slimmed, and a belief trained 50 minutes on its own games."""
-    net, _ = _shipped_with_its_own_belief("finetuned_long_strong_2p", games=321056,
-                                          steps=10033, val_below=1.59)
-    assert net["info"]["progress"]["updates"] == 26890
-    assert net["info"]["train_config"]["resume"].endswith("finetune60.pt")
-    assert net["info"]["train_config"]["minutes"] == 55.0
 
 
 def test_find_model_matches_blueprint_and_variant():
