@@ -308,6 +308,8 @@ def test_bad_options_are_one_line_not_a_traceback():
         ("argument --verify", base + ["--verify", "-1"]),
         ("argument --confidence", base + ["--confidence", "nan"]),
         ("argument --confidence", base + ["--confidence", "-1"]),
+        ("argument --delta", base + ["--delta", "nan"]),
+        ("argument --delta", base + ["--delta", "-0.5"]),
         ("argument --seed", base + ["--seed", "-1"]),
         ("argument --seed", base + ["--seed", "1e3"]),
         ("--search-seats '0,0'", base + ["--search-seats", "0,0"]),

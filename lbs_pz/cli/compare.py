@@ -115,7 +115,7 @@ def run(args) -> int:
     seats = _search_seats(args.search_seats, config.players)
     specs = [MethodSpec(m, blueprint=args.blueprint, belief=args.belief,
                         rollouts=args.rollouts, search_seats=seats, seed=args.seed,
-                        verify=args.verify, confidence=args.confidence,
+                        verify=args.verify, confidence=args.confidence, delta=args.delta,
                         pruning=args.pruning, precision=args.search_precision,
                         belief_checkpoint=args.belief_checkpoint,
                         value_checkpoint=args.value_checkpoint,
@@ -190,6 +190,9 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--confidence", type=finite_float_at_least(0), default=2.0,
                         help="standard errors of the paired gain a deviation must exceed, "
                              "besides delta = 0.05 (default 2; 0 is the paper's rule)")
+    parser.add_argument("--delta", type=finite_float_at_least(0), default=0.05,
+                        help="points the paired gain of a deviation must exceed (default "
+                             "0.05, the paper's threshold)")
     parser.add_argument("--pruning", default="means", choices=("means", "paired", "off"),
                         help="when search stops rolling out a clearly worse move: means "
                              "(default; its mean + 2 s.e. below the best's mean - 2 s.e.), "

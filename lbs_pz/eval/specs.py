@@ -38,6 +38,7 @@ class MethodSpec:
     seed: int = 0
     verify: int = 0                      # extra worlds re-measuring a proposed deviation
     confidence: float = 2.0              # standard errors a deviation's gain must exceed
+    delta: float = 0.05                  # and the gain itself (the paper's threshold)
     belief_checkpoint: Optional[str] = None
     value_checkpoint: Optional[str] = None
     allow_mismatch: bool = False
@@ -60,6 +61,8 @@ class MethodSpec:
             details.append(f"pruning {self.pruning}")
         if self.precision != "float32":
             details.append(self.precision)
+        if self.delta != 0.05:
+            details.append(f"delta {self.delta:g}")
         return f"{self.method} ({', '.join(details)})" if details else self.method
 
 
@@ -89,8 +92,9 @@ def build_agent(spec: MethodSpec, config: Optional[HanabiConfig] = None) -> Tupl
         return blueprint, None
     if spec.method == "sparta":
         return blueprint, SpartaAgent(blueprint, rollouts=spec.rollouts, verify=spec.verify,
-                                      confidence=spec.confidence, seed=spec.seed,
-                                      pruning=spec.pruning, precision=spec.precision)
+                                      confidence=spec.confidence, delta=spec.delta,
+                                      seed=spec.seed, pruning=spec.pruning,
+                                      precision=spec.precision)
     belief = None
     kind = spec.belief or ("learned+cf" if spec.belief_checkpoint else None)
     if kind is not None:
@@ -110,7 +114,7 @@ def build_agent(spec: MethodSpec, config: Optional[HanabiConfig] = None) -> Tupl
                              allow_mismatch=spec.allow_mismatch)
     return blueprint, LBSAgent(blueprint, belief, value=value, rollouts=spec.rollouts,
                                depth=depth, game=config, verify=spec.verify,
-                               confidence=spec.confidence, seed=spec.seed,
+                               confidence=spec.confidence, delta=spec.delta, seed=spec.seed,
                                pruning=spec.pruning, precision=spec.precision)
 
 
