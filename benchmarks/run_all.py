@@ -277,6 +277,18 @@ SECTIONS = {
         "distilled start), shipped as is: `lbs-pz eval` of it on 1,000 evaluation deals, then "
         "benchmarks/value_check.py as for the distilled net (value-distilled). Its Q was "
         "trained by TD, not only fitted to the blueprint's own returns."),
+    "search-finetuned-delta": (
+        "LBS-1 on the fine-tuned neural blueprint with a larger deviation threshold",
+        "As search-finetuned (the learned belief alone, the net's own Q, 32 worlds, the same "
+        "300 evaluation deals), LBS-1 deviating only when its paired gain exceeds 1.0 point "
+        "(--delta 1.0) instead of the paper's 0.05: a test of whether LBS-1 loses because "
+        "its many deviations compound (each alone is worth about +0.07; "
+        "deviation-finetuned). 1.0 was chosen on 150 evaluation deals of run seed 1, which "
+        "no figure uses, among 0.05, 0.25, 0.5 and 1.0 (docs/finetune/delta_seed1.md).",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
+        f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 1.0",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
+        f"--methods blueprint,lbs-1 --rollouts 32 --games 300 --delta 1.0"),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "
