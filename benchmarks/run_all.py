@@ -289,6 +289,14 @@ SECTIONS = {
         f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 1.0",
         f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
         f"--methods blueprint,lbs-1 --rollouts 32 --games 300 --delta 1.0"),
+    "search-finetuned-delta-deeper": (
+        "LBS-4 and LBS-16 on the fine-tuned neural blueprint with the same threshold",
+        "As search-finetuned-delta (--delta 1.0, chosen for LBS-1), LBS-4 and LBS-16 on the "
+        "same 300 deals, against their figures with the paper's 0.05 in search-finetuned.",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
+        f"--methods blueprint,lbs-4 --rollouts 16 --games 2 --delta 1.0",
+        f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
+        f"--methods blueprint,lbs-4,lbs-16 --rollouts 32 --games 300 --delta 1.0"),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "
