@@ -37,7 +37,7 @@ from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add
                                 one_interrupt)
 from lbs_pz.eval.backends import BACKENDS, check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
-from lbs_pz.eval.specs import METHOD_HELP, MethodSpec, describe, parse_method
+from lbs_pz.eval.specs import METHOD_HELP, PAPER_DELTA, MethodSpec, describe, parse_method
 from lbs_pz.search.beliefs import BELIEF_KINDS
 
 
@@ -189,8 +189,8 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                              "against the blueprint's move (default 0: off)")
     parser.add_argument("--confidence", type=finite_float_at_least(0), default=2.0,
                         help="standard errors of the paired gain a deviation must exceed, "
-                             "besides delta = 0.05 (default 2; 0 is the paper's rule)")
-    parser.add_argument("--delta", type=finite_float_at_least(0), default=0.05,
+                             "besides --delta (default 2; 0 is the paper's rule)")
+    parser.add_argument("--delta", type=finite_float_at_least(0), default=PAPER_DELTA,
                         help="points the paired gain of a deviation must exceed (default "
                              "0.05, the paper's threshold)")
     parser.add_argument("--pruning", default="means", choices=("means", "paired", "off"),

@@ -26,6 +26,9 @@ METHOD_HELP = ("blueprint | sparta | lbs-K (K blueprint moves, then a value: the
                "lbs-16) | lbs-inf (rollouts to the end)")
 
 
+PAPER_DELTA = 0.05          # the paper's deviation threshold: the default of --delta
+
+
 @dataclasses.dataclass(frozen=True)
 class MethodSpec:
     """A method and everything needed to build it in any process."""
@@ -38,7 +41,7 @@ class MethodSpec:
     seed: int = 0
     verify: int = 0                      # extra worlds re-measuring a proposed deviation
     confidence: float = 2.0              # standard errors a deviation's gain must exceed
-    delta: float = 0.05                  # and the gain itself (the paper's threshold)
+    delta: float = PAPER_DELTA           # and the gain itself must exceed
     belief_checkpoint: Optional[str] = None
     value_checkpoint: Optional[str] = None
     allow_mismatch: bool = False
@@ -61,7 +64,7 @@ class MethodSpec:
             details.append(f"pruning {self.pruning}")
         if self.precision != "float32":
             details.append(self.precision)
-        if self.delta != 0.05:
+        if self.delta != PAPER_DELTA:
             details.append(f"delta {self.delta:g}")
         return f"{self.method} ({', '.join(details)})" if details else self.method
 
