@@ -91,6 +91,9 @@ def main(argv=None) -> int:
     parser.add_argument("--card-features", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--public-features", action=argparse.BooleanOptionalAction,
                         default=False)
+    parser.add_argument("--conventions", action=argparse.BooleanOptionalAction, default=False,
+                        help="give the net the strong conventions' reading of each position "
+                             "(lbs-pz distill --conventions)")
     parser.add_argument("--colors", type=int, default=5)
     parser.add_argument("--ranks", type=int, default=5)
     parser.add_argument("--hand-size", type=int, default=0)
@@ -114,7 +117,7 @@ def main(argv=None) -> int:
     dc = DistillConfig(teacher=args.teacher, out=args.out, minutes=args.minutes,
                        hidden=args.hidden, fusion=args.fusion, lr=args.lr, colors=args.colors,
                        card_features=args.card_features, public_features=args.public_features,
-                       num_actors=args.num_actors, act_steps=args.act_steps,
+                       conventions=args.conventions, num_actors=args.num_actors, act_steps=args.act_steps,
                        buffer_games=args.buffer_games,
                        ranks=args.ranks, hand_size=args.hand_size, eval_every=args.eval_every,
                        threads=1)

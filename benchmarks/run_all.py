@@ -219,6 +219,20 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --minutes 30 --eval-every 1000 "
         f"--out results/distill/distill_strong.pt && OMP_NUM_THREADS=1 lbs-pz eval "
         f"--blueprint lstm:results/distill/distill_strong.pt --games 1000 --no-progress"),
+    "distill-conventions": (
+        "Distilling the strong bot with the conventions' reading as an input (one core)",
+        "The distill section's run with `--conventions`: the net's private stream also "
+        "reads `convention_features`, the strong bot's conventions' reading of the position "
+        "seen by the seat (cards promised playable by earlier hints, queued plays, chops, "
+        "the effect of each hint), a fold over the public history that the LSTM otherwise "
+        "has to learn. Same teacher, deals, budget and evaluation as the distill section.",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --conventions --minutes 1 "
+        f"--eval-every 100 --out results/distill/quick_conventions.pt && lbs-pz eval "
+        f"--blueprint lstm:results/distill/quick_conventions.pt --games 100 --no-progress",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --conventions --minutes 30 "
+        f"--eval-every 1000 --out results/distill/distill_conventions.pt && "
+        f"OMP_NUM_THREADS=1 lbs-pz eval --blueprint lstm:results/distill/distill_conventions.pt "
+        f"--games 1000 --no-progress"),
     "finetune": (
         "RL fine-tuning from the distilled start (one core)",
         "`lbs-pz train-blueprint --init` from the distill section's checkpoint with the "

@@ -49,6 +49,7 @@ import torch
 from torch import nn
 
 from lbs_pz.agents._card_features import card_features
+from lbs_pz.agents.rule_bots._bots import convention_feature_size, convention_features
 from lbs_pz.agents.base import check_max_moves, file_sha256, require_batch
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.features import private_size
@@ -60,15 +61,31 @@ NEG = -1e9          # Q given to masked (illegal) moves before the argmax
 
 
 def public_part(enc: np.ndarray, config: HanabiConfig) -> np.ndarray:
-    """Per-seat canonical vectors (..., P, E) -> the public features (..., Dpub), taken
-    from seat 0's vector (Dpub = E - Dpriv; `lbs_pz.engine.features`)."""
-    return enc[..., 0, private_size(config):]
+    """Per-seat canonical vectors (..., P, E) (or seat inputs (..., P, E + F), see
+    `seat_inputs`) -> the public features (..., Dpub), taken from seat 0's vector
+    (Dpub = E - Dpriv; `lbs_pz.engine.features`)."""
+    return enc[..., 0, private_size(config):config.encoding_size]
 
 
-def encode_batch(batch: HanabiBatch) -> np.ndarray:
-    """Every seat's canonical vector of every game of a batch: float32 (N, P, E)."""
+def seat_inputs(batch: HanabiBatch, players: Optional[np.ndarray] = None,
+                conventions: bool = False) -> np.ndarray:
+    """What a net's private stream reads per game: float32 (N, E), the canonical vector
+    of each game seen by players[i] (default: its player to move), followed with
+    `conventions` by that seat's `convention_features` (N, E + F)."""
+    enc = batch.encode(players=players)
+    if not conventions:
+        return enc
+    seats = batch.current_players() if players is None else np.asarray(players, np.int64)
+    conv = np.empty((len(batch), convention_feature_size(batch.config)), dtype=np.float32)
+    convention_features(batch, np.ascontiguousarray(seats, dtype=np.int64), conv)
+    return np.concatenate([enc, conv], axis=1)
+
+
+def encode_batch(batch: HanabiBatch, conventions: bool = False) -> np.ndarray:
+    """Every seat's input of every game of a batch (`seat_inputs`): float32 (N, P, E),
+    or (N, P, E + F) with `conventions`."""
     n, players = len(batch), batch.config.players
-    return np.stack([batch.encode(players=np.full(n, p, dtype=np.int64))
+    return np.stack([seat_inputs(batch, np.full(n, p, dtype=np.int64), conventions)
                      for p in range(players)], axis=1)
 
 
@@ -258,14 +275,25 @@ class PublicLSTMNet(nn.Module):
             on [h, the seat's MLP input]. Moves are the argmax of A alone, so V never
             changes a move: a value refitted after the policy was trained
             (`lbs-pz distill --value-only`) leaves the blueprint exactly as it was.
+        conventions: 0 (every checkpoint without the entry loads so), or F =
+            `convention_feature_size(config)`: the private stream's input per seat is then
+            (..., E + F), the canonical vector followed by the seat's
+            `convention_features` (the strong bot's conventions' reading of the position:
+            promised and queued cards, chops, each hint's effect; `seat_inputs` builds
+            it). They are public-history folds an LSTM learns only slowly, and what a net
+            imitating a convention player needs (`lbs-pz distill --conventions`).
     """
 
     FUSIONS = ("product", "concat")
 
     def __init__(self, pub_dim: int, obs_dim: int, players: int, num_moves: int,
                  hidden: int = 256, fusion: str = "product",
-                 card_features: Optional[dict] = None, value_hidden: int = 0):
+                 card_features: Optional[dict] = None, value_hidden: int = 0,
+                 conventions: int = 0):
         super().__init__()
+        if not isinstance(conventions, int) or isinstance(conventions, bool) or conventions < 0:
+            raise ValueError(f"conventions must be an integer >= 0, got {conventions!r}")
+        self.conventions = conventions
         if fusion not in self.FUSIONS:
             raise ValueError(f"fusion must be one of {', '.join(self.FUSIONS)}, got {fusion!r}")
         self.cards = None
@@ -288,9 +316,9 @@ class PublicLSTMNet(nn.Module):
             self.fuse = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU())
         self.pub_in = nn.Sequential(nn.Linear(pub_dim + pub_extra, hidden), nn.ReLU())
         self.lstm = nn.LSTM(hidden, hidden, batch_first=True)
-        self.mlp = nn.Sequential(nn.Linear(obs_dim + players + extra, hidden), nn.ReLU(),
+        private_in = obs_dim + conventions + players + extra
+        self.mlp = nn.Sequential(nn.Linear(private_in, hidden), nn.ReLU(),
                                  nn.Linear(hidden, hidden), nn.ReLU())
-        private_in = obs_dim + players + extra
         self.v_head = nn.Linear(hidden, 1) if not value_hidden else nn.Sequential(
             nn.Linear(hidden + private_in, value_hidden), nn.ReLU(),
             nn.Linear(value_hidden, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
@@ -299,13 +327,14 @@ class PublicLSTMNet(nn.Module):
     @classmethod
     def for_config(cls, config: HanabiConfig, hidden: int = 256, fusion: str = "product",
                    card_features: bool = False, public_features: bool = False,
-                   value_hidden: int = 0) -> "PublicLSTMNet":
+                   value_hidden: int = 0, conventions: bool = False) -> "PublicLSTMNet":
         e = config.encoding_size
         cards = CardFeatures.game_args(config) if card_features or public_features else None
         if public_features:
             cards["public"] = True
         return cls(e - private_size(config), e, config.players, config.num_moves, hidden,
-                   fusion, cards, value_hidden)
+                   fusion, cards, value_hidden,
+                   convention_feature_size(config) if conventions else 0)
 
     def arch(self) -> dict:
         """Constructor arguments (plain numbers and strings: stored in checkpoints). The
@@ -319,6 +348,8 @@ class PublicLSTMNet(nn.Module):
             out["card_features"] = self.cards.args()
         if self.value_hidden:
             out["value_hidden"] = self.value_hidden
+        if self.conventions:
+            out["conventions"] = self.conventions
         return out
 
     def arch_for(self, config: HanabiConfig) -> dict:
@@ -326,13 +357,23 @@ class PublicLSTMNet(nn.Module):
         head) has in the game `config`: equal to `arch()` iff the net fits that game."""
         cards = self.cards is not None
         return PublicLSTMNet.for_config(config, self.hidden, self.fusion, cards,
-                                        cards and self.cards.public, self.value_hidden).arch()
+                                        cards and self.cards.public, self.value_hidden,
+                                        self.conventions > 0).arch()
+
+    @property
+    def input_dim(self) -> int:
+        """Width of one seat's input to the private stream: E, or E + F with conventions."""
+        return self.obs_dim + self.conventions
 
     def _private_in(self, obs: torch.Tensor, seat_onehot: torch.Tensor) -> torch.Tensor:
-        """The MLP's input: obs (..., E), seat one-hot (..., P) [, card features]."""
+        """The MLP's input: obs (..., E [+ F]), seat one-hot (..., P) [, card features]."""
+        if obs.shape[-1] != self.input_dim:
+            raise ValueError(f"the net reads seat inputs of {self.input_dim} floats "
+                             f"(canonical {self.obs_dim} + conventions {self.conventions}), "
+                             f"got {obs.shape[-1]}")
         parts = [obs, seat_onehot]
         if self.cards is not None:
-            parts.append(self.cards(obs))
+            parts.append(self.cards(obs[..., :self.obs_dim] if self.conventions else obs))
         return torch.cat(parts, dim=-1)
 
     def _fused(self, h: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
@@ -359,7 +400,7 @@ class PublicLSTMNet(nn.Module):
         return self.pub_in(pub)
 
     def q(self, h: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
-        """Q-values of every seat. h (..., H) from `public`, obs (..., P, E) every seat's
+        """Q-values of every seat. h (..., H) from `public`, obs (..., P, E [+ F]) every seat's
         canonical vector -> (..., P, M + 1)."""
         players = self.players
         seat = torch.eye(players, dtype=obs.dtype, device=obs.device)
@@ -388,8 +429,8 @@ class PublicLSTMNet(nn.Module):
 
     def q_seat(self, h: torch.Tensor, obs: torch.Tensor, seat, value: bool = True
                ) -> torch.Tensor:
-        """Q-values of one seat per row: h (B, H), obs (B, E) that seat's canonical vector,
-        seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every seat)[b, seat[b]], at
+        """Q-values of one seat per row: h (B, H), obs (B, E [+ F]) that seat's input
+        (`seat_inputs`), seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every seat)[b, seat[b]], at
         1/P of the cost (what acting needs). value=False: A - mean A instead (the same
         argmax, V not computed: what acting uses)."""
         seat = torch.as_tensor(np.asarray(seat), dtype=torch.long)
@@ -397,7 +438,7 @@ class PublicLSTMNet(nn.Module):
         return self._heads(h, self._private_in(obs, onehot), value)
 
     def forward(self, pub: torch.Tensor, obs: torch.Tensor, hc=None):
-        """Whole sequences: pub (B, T, Dpub), obs (B, T, P, E) -> Q (B, T, P, M + 1),
+        """Whole sequences: pub (B, T, Dpub), obs (B, T, P, E [+ F]) -> Q (B, T, P, M + 1),
         final LSTM state. `pub` must be `public_part(obs)`."""
         out, hc = self.public(pub, hc)
         return self.q(out, obs), hc
@@ -504,6 +545,7 @@ class PublicLSTMBlueprint:
             collections.OrderedDict()
         self._rng = np.random.default_rng(seed)
         self._k = private_size(config)
+        self._conventions = net.conventions > 0   # seat inputs carry convention_features
         self.spec: Optional[str] = None
         self.fingerprint: Optional[str] = None
 
@@ -660,7 +702,7 @@ class PublicLSTMBlueprint:
         if not live.size:
             return out
         h, _ = self._batch_hc(batch, live)
-        obs = torch.from_numpy(batch.encode()[live])
+        obs = torch.from_numpy(seat_inputs(batch, conventions=self._conventions)[live])
         q = self.net.q_seat(h, obs, batch.current_players()[live], value=False)
         legal = batch.legal_masks()[live].astype(bool)
         out[live] = self._pick(q[:, : self.config.num_moves], legal)
@@ -709,6 +751,7 @@ class PublicLSTMBlueprint:
         seat0 = np.zeros(n, dtype=np.int64)
         actions = np.full(n, -1, dtype=np.int64)
         enc = np.empty((n, self.config.encoding_size), dtype=np.float32)
+        conv = np.empty((n, self.net.conventions), dtype=np.float32)
         legal = np.empty((n, self.config.num_moves), dtype=np.int8)
         num_moves = self.config.num_moves
         steps = 0
@@ -716,7 +759,11 @@ class PublicLSTMBlueprint:
             every = idx.size == n          # all running: whole arrays, no gather
             batch.encode(out=enc)
             batch.legal_masks(out=legal)
-            obs = torch.from_numpy(enc if every else enc[idx])
+            x = enc
+            if self._conventions:
+                convention_features(batch, batch.current_players(), conv)
+                x = np.concatenate([enc, conv], axis=1)
+            obs = torch.from_numpy(x if every else x[idx])
             q = self.net.q_seat(h if every else h[idx], obs, batch.current_players()[idx],
                                 value=False)
             mask = (legal if every else legal[idx]).view(np.bool_)
@@ -744,7 +791,7 @@ class PublicLSTMBlueprint:
         batch = require_batch(batch, f"{self.name}: q_values")
         self._check_config(batch.config)
         h, _ = self._batch_hc(batch, np.arange(len(batch)))
-        obs = torch.from_numpy(encode_batch(batch))
+        obs = torch.from_numpy(encode_batch(batch, self._conventions))
         return self.net.q(h, obs).numpy()
 
     @_inference
@@ -765,7 +812,7 @@ class PublicLSTMBlueprint:
     def _greedy_q_sum(self, batch: HanabiBatch, rows: np.ndarray, h: torch.Tensor) -> np.ndarray:
         """Sum over seats of the greedy legal Q of the running worlds `rows`, whose LSTM
         states are h (len(rows), H): float32 (len(rows),)."""
-        obs = torch.from_numpy(encode_batch(batch)[rows])
+        obs = torch.from_numpy(encode_batch(batch, self._conventions)[rows])
         q = self.net.q(h, obs)
         mask = seat_masks(batch.legal_masks()[rows], batch.current_players()[rows],
                           self.config.players)

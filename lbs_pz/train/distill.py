@@ -102,6 +102,7 @@ class DistillConfig:
     fusion: str = "product"       # how the LSTM and MLP streams join: product (the paper's) | concat
     card_features: bool = True    # give the MLP each card's exact playability / uselessness
     public_features: bool = False  # give the LSTM the common-knowledge part of those features too
+    conventions: bool = False     # give the MLP the strong conventions' reading of the position
     lr: float = 1e-3
     lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
     value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
@@ -182,7 +183,7 @@ class TeacherGames:
     would not play (before it, they are not the teacher's; 0 in other games)."""
 
     def __init__(self, teacher, config, n: int, seed: int, stream: str = TRAIN,
-                 first_game: int = 0, explore: float = 0.0):
+                 first_game: int = 0, explore: float = 0.0, conventions: bool = False):
         from lbs_pz.engine import HanabiBatch
         from lbs_pz.engine.features import private_size
         from lbs_pz.train.blueprint import max_game_length
@@ -201,6 +202,11 @@ class TeacherGames:
                     "cur": np.zeros((n, self.max_len), dtype=np.int64),
                     "action": np.zeros((n, self.max_len), dtype=np.int64)}
         self.buf["taken"] = np.zeros((n, self.max_len), dtype=np.int64)
+        if conventions:
+            from lbs_pz.agents.rule_bots._bots import convention_feature_size
+            self.conv = np.zeros((n, convention_feature_size(config)), dtype=np.float32)
+            self.buf["seat_conv"] = np.zeros((n, self.max_len, config.players,
+                                              self.conv.shape[1]), dtype=np.float32)
         self.t = np.zeros(n, dtype=np.int64)
         self.explore = float(explore)
         self.rng = np.random.default_rng([int(seed), first_game, 1 if stream == TRAIN else 2])
@@ -225,8 +231,12 @@ class TeacherGames:
             raise RuntimeError(f"a game exceeded {self.max_len} moves")
         self.buf["pub"][rows, t] = self.batch.encode(players=self.seat0)[:, self.k:]
         for p in range(self.config.players):
-            self.buf["seat_obs"][rows, t, p] = self.batch.encode(
-                players=np.full(self.n, p, dtype=np.int64))
+            seats = np.full(self.n, p, dtype=np.int64)
+            self.buf["seat_obs"][rows, t, p] = self.batch.encode(players=seats)
+            if "seat_conv" in self.buf:
+                from lbs_pz.agents.rule_bots._bots import convention_features
+                self.buf["seat_conv"][rows, t, p] = convention_features(self.batch, seats,
+                                                                        self.conv)
         self.buf["score"][rows, t] = self.batch.scores()
         legal = self.batch.legal_masks().astype(bool)
         self.buf["legal"][rows, t] = legal
@@ -284,16 +294,25 @@ def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
     before the move); value_valid (B, T) bool, valid from each game's "value_from" on
     (`TeacherGames`' explore); with `seats` > 0,
     also seat_obs (seats, T, P, E) float32, every seat's vector in the first `seats` games
-    (what the value term needs)."""
+    (what the value term needs). Games with "seat_conv" (`TeacherGames(conventions=True)`)
+    have it appended to every seat's vector: obs (B, T, E + F), seat_obs (.., E + F)."""
     import torch
     b, t_max = len(games), max(len(g["action"]) for g in games)
     out = {}
-    for name in ("pub", "legal", "cur", "action", "taken", "score", "seat_obs"):
+
+    def padded(name):
         first = games[0][name]
         arr = np.zeros((b, t_max) + first.shape[1:], dtype=first.dtype)
         for i, g in enumerate(games):
             arr[i, :len(g[name])] = g[name]
+        return arr
+
+    for name in ("pub", "legal", "cur", "action", "taken", "score", "seat_obs"):
+        arr = padded(name)
         if name == "seat_obs":
+            if "seat_conv" in games[0]:
+                arr = np.concatenate([arr.astype(np.float32),
+                                      padded("seat_conv").astype(np.float32)], axis=-1)
             obs = arr[np.arange(b)[:, None], np.arange(t_max)[None], out["cur"].cpu().numpy()]
             out["obs"] = torch.from_numpy(obs).to(device).float()
             if seats:
@@ -443,7 +462,7 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     teacher = load_blueprint(dc.teacher)
     teacher_id = blueprint_identity(teacher)
     net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, dc.card_features,
-                                   dc.public_features, dc.value_hidden)
+                                   dc.public_features, dc.value_hidden, dc.conventions)
     if dc.init:
         start = load_checkpoint(dc.init, KIND)
         if start["game"] != game_to_dict(config):
@@ -478,10 +497,11 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         progress.update(ckpt["info"]["progress"])
         log(f"resumed from {dc.resume} at update {progress['updates']}")
 
+    conventions = net.conventions > 0        # from the options, or --init's / --resume's net
     actors = TeacherGames(teacher, config, dc.num_actors, dc.seed, TRAIN, progress["games"],
-                          explore=dc.explore)
-    held_out = TeacherGames(teacher, config, min(dc.eval_games, 256), dc.seed, EVAL) \
-        .games(dc.eval_games)
+                          explore=dc.explore, conventions=conventions)
+    held_out = TeacherGames(teacher, config, min(dc.eval_games, 256), dc.seed, EVAL,
+                            conventions=conventions).games(dc.eval_games)
     rng = np.random.default_rng(dc.seed + 7919 * progress["updates"])
     ring: List[Dict[str, np.ndarray]] = []
     at = 0

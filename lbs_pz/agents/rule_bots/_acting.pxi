@@ -1,24 +1,19 @@
 # Included by _bots.pyx (one extension, so every call can be inlined): the convention bots' decision, dispatch and self-play.
 
-cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
-                  const GameState* s, const BotMemory* mem, int me) noexcept nogil:
-    cdef Board bd
-    cdef int P = cfg.players, H = cfg.hand_size
-    cdef int rem[MAX_CARD_TYPES]      # copies this seat cannot see, per card type
+cdef void seat_view(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
+                    const GameState* s, const BotMemory* mem, int me, Board* bd, int* rem,
+                    uint32_t* K, uint32_t* queued_out) noexcept nogil:
+    """What seat `me` knows before deciding: the board (with the queue of delayed plays),
+    the copies it cannot see per card type (rem), its knowledge K of each own card, and
+    the card types everybody already expects to be played (queued)."""
+    cdef int P = cfg.players
     cdef int left[MAX_CARD_TYPES]
-    cdef uint32_t K[MAX_HAND]         # this seat's knowledge of its own cards
     cdef uint32_t eyes = 0, base, k, q, queued = 0
-    cdef int j, i, t, q_, n, best, best_key, key, nxt, chop, dnow
-    cdef double risk = 0
-    cdef int info = s.info_tokens, deck_left = cfg.deck_size - s.deck_pos
+    cdef int j, i, t, q_, n
     cdef const HandMem* hm = &mem.hands[me]
-    cdef const HandMem* hn
-    cdef HintCache hc
-    for t in range(P):
-        hc.filled[t] = 0
-    bd = mem.board          # the board of s: mem is folded over s's history
+    bd[0] = mem.board          # the board of s: mem is folded over s's history
     if pr.delayed:
-        board_queue(cfg, tb, &bd, s.fireworks, mem)
+        board_queue(cfg, tb, bd, s.fireworks, mem)
 
     # What this seat can rule out: copies played, discarded, or in the other hands.
     for t in range(cfg.card_types):
@@ -44,7 +39,7 @@ cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* t
             K[j] = base
     if pr.use_eyes:
         # Cards of my own hand I know exactly use up copies too (one pass).
-        memcpy(left, rem, sizeof(rem))
+        memcpy(left, rem, MAX_CARD_TYPES * sizeof(int))
         for j in range(n):
             if popcount32(K[j]) == 1:
                 t = ctz32(K[j])
@@ -61,8 +56,27 @@ cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* t
         if q_ == me:
             continue
         for j in range(s.hand_len[q_]):
-            if subset(knowledge(tb, &bd, &mem.hands[q_], j), bd.playable):
+            if subset(knowledge(tb, bd, &mem.hands[q_], j), bd.playable):
                 queued |= 1u << s.hand[q_][j]
+    queued_out[0] = queued
+
+
+cdef int act_conv(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
+                  const GameState* s, const BotMemory* mem, int me) noexcept nogil:
+    cdef Board bd
+    cdef int P = cfg.players, H = cfg.hand_size
+    cdef int rem[MAX_CARD_TYPES]      # copies this seat cannot see, per card type
+    cdef uint32_t K[MAX_HAND]         # this seat's knowledge of its own cards
+    cdef uint32_t queued
+    cdef int j, n, best, best_key, key, nxt, chop, dnow
+    cdef double risk = 0
+    cdef int info = s.info_tokens, deck_left = cfg.deck_size - s.deck_pos
+    cdef const HandMem* hm = &mem.hands[me]
+    cdef HintCache hc
+    for j in range(P):
+        hc.filled[j] = 0
+    seat_view(pr, cfg, tb, s, mem, me, &bd, rem, K, &queued)
+    n = s.hand_len[me]
 
     # 1. Save the next player's chop if it is about to be discarded.
     if pr.warn and info > 0:

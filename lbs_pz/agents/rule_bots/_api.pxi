@@ -258,7 +258,7 @@ def _hint_scores(bot, HanabiState state not None):
             for v in sorted(present):
                 d = 0
                 sc = eval_hint(pr, &state.cfg, &tb, &bd, &state.s, &mem, me, t, is_rank, v, 0, &d,
-                               NULL, NULL)
+                               NULL, NULL, NULL)
                 out.append((hint_move(&state.cfg, off, is_rank, v), None if sc == REJECT else sc, d))
     return out
 

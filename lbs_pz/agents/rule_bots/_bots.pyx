@@ -68,7 +68,8 @@ textually included, in this order, into the one C module (so every call can be i
 _board.pxi (lookup tables, board, card knowledge), _memory.pxi (the public-history fold),
 _simple.pxi (random, simple), _hints.pxi (hint evaluation), _acting.pxi (the convention
 bots' decision, dispatch, self-play), _shared_memory.pxi (memories shared by positions
-with a common history prefix), _api.pxi (the Python API).
+with a common history prefix), _features.pxi (the conventions' reading of a position as
+network inputs), _api.pxi (the Python API).
 """
 
 import numpy as np
@@ -114,6 +115,8 @@ PARAMS[BOT_STRONG].play_best = 1
 cdef enum:
     REJECT = -1000000000
     MAX_HINT_VALUES = MAX_COLORS + MAX_RANKS
+    HINT_PARTS = 10          # eval_hint's terms, one feature each (convention_features)
+    SLOT_PARTS = 6           # per card of every hand (convention_features)
 
 
 cdef inline int popcount32(uint32_t x) noexcept nogil:
@@ -142,3 +145,4 @@ include "_hints.pxi"
 include "_acting.pxi"
 include "_shared_memory.pxi"
 include "_api.pxi"
+include "_features.pxi"

@@ -34,16 +34,18 @@ cdef int danger(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
 cdef int eval_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* tb,
                    const Board* bd, const GameState* s, const BotMemory* mem, int me, int t,
                    int is_rank, int value, uint32_t queued, int* danger_after,
-                   const uint32_t* known_before, const int* known_count) noexcept nogil:
+                   const uint32_t* known_before, const int* known_count,
+                   float* parts) noexcept nogil:
     """Score of hinting `value` to seat t, or REJECT if, interpreted by the conventions,
     the hint would make some card's knowledge exclude its true type. known_before: the
     knowledge of t's slots before the hint (the same for every hint to t) and its bit
-    counts, or NULL (computed here)."""
+    counts, or NULL (computed here). parts: NULL, or HINT_PARTS floats (zeroed by the
+    caller) that receive the score's terms one by one (`convention_features`)."""
     cdef HandMem h = mem.hands[t]
     cdef const HandMem* before = &mem.hands[t]
     cdef int16_t ng = mem.next_group
     cdef uint32_t touched = 0, kb, ka, tbit, seen
-    cdef int j, card, score = 0, rank
+    cdef int j, card, score = 0, rank, narrowed
     cdef bint pa, pb
     for j in range(h.len):
         card = s.hand[t][j]
@@ -64,6 +66,8 @@ cdef int eval_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
         tbit = 1u << card
         ka = knowledge(tb, bd, &h, j)
         if not (ka & tbit):
+            if parts != NULL:
+                parts[0] = 1.0
             return REJECT
         kb = known_before[j] if known_before != NULL else knowledge(tb, bd, before, j)
         pa = subset(ka, bd.playable | bd.soon)
@@ -71,22 +75,40 @@ cdef int eval_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
         if pa and not pb:
             if queued & tbit:
                 score += 2
+                if parts != NULL:
+                    parts[3] += 1.0
             else:
                 rank = cfg.rank_of[card]
                 score += 100 + 10 * (cfg.ranks - 1 - rank)
                 queued |= tbit
+                if parts != NULL:
+                    parts[1] += 1.0
+                    parts[2] += (cfg.ranks - 1 - rank) / <float>(cfg.ranks if cfg.ranks > 1 else 1)
         elif not pa and subset(ka, bd.worthless) and not subset(kb, bd.worthless):
             score += 10
+            if parts != NULL:
+                parts[4] += 1.0
         elif pr.info_hints and (tbit & bd.playable) and ka != kb and not (queued & tbit):
             score += 50
+            if parts != NULL:
+                parts[5] += 1.0
         elif h.touched[j] and not before.touched[j]:
             # Newly protected from discards: good for a critical card, bad for junk.
             if tbit & bd.critical:
                 score += 20
+                if parts != NULL:
+                    parts[6] += 1.0
             elif tbit & bd.worthless:
                 score -= 40
-        score += (known_count[j] if known_count != NULL else popcount32(kb)) - popcount32(ka)
+                if parts != NULL:
+                    parts[7] += 1.0
+        narrowed = (known_count[j] if known_count != NULL else popcount32(kb)) - popcount32(ka)
+        score += narrowed
+        if parts != NULL:
+            parts[8] += narrowed / <float>cfg.card_types
     danger_after[0] = danger(pr, cfg, tb, bd, s, me, t, &h)
+    if parts != NULL:
+        parts[9] = danger_after[0] / 500.0
     return score
 
 
@@ -123,7 +145,7 @@ cdef int best_hint(const BotParams* pr, const GameConfig* cfg, const BotTables* 
                     d = 0
                     e = hc.count[t]
                     hc.score[t][e] = eval_hint(pr, cfg, tb, bd, s, mem, me, t, is_rank, v,
-                                               queued, &d, known, known_count)
+                                               queued, &d, known, known_count, NULL)
                     hc.danger[t][e] = d
                     hc.move[t][e] = hint_move(cfg, off, is_rank, v)
                     hc.count[t] = e + 1

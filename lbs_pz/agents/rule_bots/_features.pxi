@@ -1,0 +1,124 @@
+# Included by _bots.pyx (one extension, so every call can be inlined): the conventions' reading of a position, as network inputs.
+
+# --- convention features ----------------------------------------------------------------
+#
+# What the strong bot's conventions (H-group play clues, saves, delayed play clues) make of
+# a position, seen by one seat: a function of the public history and the cards that seat
+# sees, never of its own cards. A network imitating a convention player needs this fold
+# over the history ("this card was promised playable three turns ago and has since moved
+# two slots"), which an LSTM learns only slowly from the raw observations.
+
+
+def convention_feature_size(config):
+    """Length of one seat's `convention_features` row in a game of `config`:
+    P * H * SLOT_PARTS + (P - 1) + (P - 1) * (C + R) * HINT_PARTS."""
+    P, H = config.players, config.hand_size
+    return P * H * SLOT_PARTS + (P - 1) + (P - 1) * (config.colors + config.ranks) * HINT_PARTS
+
+
+cdef void seat_features(const GameConfig* cfg, const BotTables* tb, const GameState* s,
+                        const BotMemory* mem, int me, float* o) noexcept nogil:
+    """One row of `convention_features` (zeroed by the caller)."""
+    cdef const BotParams* pr = &PARAMS[BOT_STRONG]
+    cdef int P = cfg.players, H = cfg.hand_size, C = cfg.colors, R = cfg.ranks
+    cdef Board bd
+    cdef int rem[MAX_CARD_TYPES]
+    cdef uint32_t K[MAX_HAND]
+    cdef uint32_t known[MAX_HAND]
+    cdef int known_count[MAX_HAND]
+    cdef uint32_t queued, k, present
+    cdef int rel, p, j, chop, off, t, is_rank, v, m, d
+    cdef const HandMem* hm
+    cdef float* f
+    seat_view(pr, cfg, tb, s, mem, me, &bd, rem, K, &queued)
+    for rel in range(P):
+        p = (me + rel) % P
+        hm = &mem.hands[p]
+        chop = chop_of(tb, &bd, hm)
+        for j in range(min(hm.len, H)):
+            k = K[j] if p == me else knowledge(tb, &bd, hm, j)
+            f = o + (rel * H + j) * SLOT_PARTS
+            f[0] = subset(k, bd.playable)
+            f[1] = subset(k, bd.worthless)
+            f[2] = subset(k, bd.playable | bd.soon)
+            f[3] = is_protected(tb, &bd, hm, j)
+            f[4] = hm.touched[j] != 0
+            f[5] = j == chop
+    o += P * H * SLOT_PARTS
+    for off in range(1, P):
+        t = (me + off) % P
+        o[off - 1] = danger(pr, cfg, tb, &bd, s, me, t, &mem.hands[t]) / 500.0
+    o += P - 1
+    for off in range(1, P):
+        t = (me + off) % P
+        for j in range(mem.hands[t].len):
+            known[j] = knowledge(tb, &bd, &mem.hands[t], j)
+            known_count[j] = popcount32(known[j])
+        for is_rank in range(2):
+            present = 0
+            for j in range(s.hand_len[t]):
+                present |= 1u << (cfg.rank_of[s.hand[t][j]] if is_rank
+                                  else cfg.color_of[s.hand[t][j]])
+            for v in range(R if is_rank else C):
+                if not (present >> v) & 1:
+                    continue        # not a legal hint: no features
+                m = (P - 1) * C + (off - 1) * R + v if is_rank else (off - 1) * C + v
+                d = 0
+                eval_hint(pr, cfg, tb, &bd, s, mem, me, t, is_rank, v, queued, &d, known,
+                          known_count, o + m * HINT_PARTS)
+
+
+def convention_features(HanabiBatch batch not None, seats, float[:, ::1] out not None):
+    """The strong bot's conventions' reading of every game of `batch`, seen by seats[i]
+    (seats: integer (N,)): fills out (N, convention_feature_size(config)), float32,
+    C-contiguous, writeable.
+
+    Row layout (seat-relative, as HLE's canonical vector: the seat's own hand first):
+      - per card of every hand (P * H, SLOT_PARTS each; zeros past a hand's end): known
+        playable, known worthless, known playable or queued next ("soon"), promised by a
+        convention, touched by a hint, is the hand's chop. Knowledge is the public one
+        narrowed by promises, and for the seat's own cards also by the copies it sees;
+      - per other player (P - 1): how bad its next discard would be (0, 0.12: a 2 to
+        save, 1: a critical card);
+      - per hint move, in HLE's move order (colors to the next players, then ranks;
+        zeros where the hint touches no card), HINT_PARTS terms of the bot's hint score:
+        untruthful under the conventions, cards newly known playable (not queued), their
+        rank bonus ((R - 1 - rank) / R summed), cards newly known playable already queued,
+        cards newly known worthless, (weak bot only) information on a playable card,
+        newly touched critical cards, newly touched worthless cards, knowledge narrowed
+        (card types ruled out / types), the receiver's discard danger afterwards.
+    Everything is a function of the public history and the cards seats[i] sees."""
+    _check_batch(batch, "batch")
+    cdef GameConfig* cfg = &batch._proto.cfg
+    cdef Py_ssize_t n = batch.num_games, i
+    cdef int size = convention_feature_size(batch.config)
+    arr = np.asarray(seats)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise TypeError(f"seats must be a 1-D integer array, got {arr.dtype} of shape {arr.shape}")
+    cdef const int64_t[::1] seat = np.ascontiguousarray(arr, dtype=np.int64)
+    if seat.shape[0] != n:
+        raise ValueError(f"seats must have one entry per game ({n}), got {seat.shape[0]}")
+    for i in range(n):
+        if not 0 <= seat[i] < cfg.players:
+            raise ValueError(f"seats[{i}] = {seat[i]} is not a seat of a "
+                             f"{cfg.players}-player game")
+    if out.shape[0] != n or out.shape[1] != size:
+        raise ValueError(f"out must have shape ({n}, {size}), got "
+                         f"({out.shape[0]}, {out.shape[1]})")
+    cdef BotTables tb
+    cdef BotMemory mem
+    cdef MemoCache* cache = memo_new(BOT_STRONG, cfg)
+    try:
+        batch._enter_read()     # RuntimeError if another thread is changing the batch
+    except BaseException:
+        free(cache)
+        raise
+    with nogil:
+        bot_tables_init(cfg, &tb)
+        for i in range(n):
+            memo_memory(cfg, &tb, cache, &batch.games[i], &mem)
+            memset(&out[i, 0], 0, size * sizeof(float))
+            seat_features(cfg, &tb, &batch.games[i], &mem, <int>seat[i], &out[i, 0])
+    batch._busy -= 1
+    free(cache)
+    return out
