@@ -743,11 +743,11 @@ class PublicLSTMBlueprint:
         n = len(batch)
         made = np.zeros(n, dtype=np.int32)
         idx = np.flatnonzero(~batch.terminals())
-        if max_moves == 0 or not idx.size:
-            return made, torch.zeros(n, self.net.hidden), torch.zeros(n, self.net.hidden), idx
         h = torch.zeros(n, self.net.hidden)
         c = torch.zeros(n, self.net.hidden)
-        h[idx], c[idx] = self._batch_hc(batch, idx)
+        if not idx.size:
+            return made, h, c, idx
+        h[idx], c[idx] = self._batch_hc(batch, idx)     # also for max_moves == 0: the value
         seat0 = np.zeros(n, dtype=np.int64)
         actions = np.full(n, -1, dtype=np.int64)
         enc = np.empty((n, self.config.encoding_size), dtype=np.float32)

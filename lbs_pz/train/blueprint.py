@@ -252,12 +252,17 @@ class GameReplay:
 
     Per game g and move t: every seat's canonical vector obs (P, E) as uint8 (the
     features are 0/1; the public features are `public_part(obs)`), legal (M,) bool,
-    current player, action, reward; `length[g]`.
+    current player, action, reward; `length[g]`. With conventions = F > 0 (a net with
+    convention features) also every seat's `convention_features`, conv (P, F) float32.
     """
 
     def __init__(self, capacity: int, max_len: int, obs_dim: int, players: int,
-                 num_moves: int):
+                 num_moves: int, conventions: int = 0):
         self.capacity, self.max_len = capacity, max_len
+        self.fields = ("obs", "legal", "cur", "action", "reward") + (
+            ("conv",) if conventions else ())
+        if conventions:
+            self.conv = np.zeros((capacity, max_len, players, conventions), dtype=np.float32)
         self.obs = np.zeros((capacity, max_len, players, obs_dim), dtype=np.uint8)
         self.legal = np.zeros((capacity, max_len, num_moves), dtype=bool)
         self.cur = np.zeros((capacity, max_len), dtype=np.int64)
@@ -274,7 +279,7 @@ class GameReplay:
         """Store one game (arrays with a leading length axis L), overwriting the oldest;
         new games get the current maximum priority."""
         g, n = self.next, len(game["action"])
-        for name in ("obs", "legal", "cur", "action", "reward"):
+        for name in self.fields:
             arr = getattr(self, name)
             arr[g, :n] = game[name]
             arr[g, n:] = 0
@@ -295,8 +300,7 @@ class GameReplay:
     def batch(self, idx: np.ndarray) -> Dict[str, np.ndarray]:
         """The games `idx`, cut to the longest of them: arrays (k, T, ...)."""
         t = int(self.length[idx].max())
-        out = {name: getattr(self, name)[idx, :t]
-               for name in ("obs", "legal", "cur", "action", "reward")}
+        out = {name: getattr(self, name)[idx, :t] for name in self.fields}
         out["length"] = self.length[idx]
         return out
 
@@ -309,11 +313,12 @@ class Actors:
     by a C rule bot; each step is one batched encode / forward / step. Finished games are
     returned whole by `step` and their slots restart with fresh deals: games first_game,
     first_game + 1, ... of the TRAIN deal stream of run `deal_seed` (default `seed`),
-    never an evaluation deal. `seed` seeds the exploration."""
+    never an evaluation deal. `seed` seeds the exploration. conventions: store every seat's
+    `convention_features` too ("conv"; what a net with conventions reads)."""
 
     def __init__(self, config, n: int, seed: int, epsilons: Optional[np.ndarray] = None,
                  bot: str = "", life_penalty: float = 0.0, deal_seed: Optional[int] = None,
-                 first_game: int = 0):
+                 first_game: int = 0, conventions: bool = False):
         from lbs_pz.engine import HanabiBatch
         self.config, self.n, self.bot = config, n, bot
         self.life_penalty = life_penalty
@@ -331,6 +336,11 @@ class Actors:
             "action": np.zeros((n, self.max_len), dtype=np.int64),
             "reward": np.zeros((n, self.max_len), dtype=np.float32),
         }
+        self.conventions = bool(conventions)
+        if self.conventions:
+            from lbs_pz.agents.rule_bots._bots import convention_feature_size
+            self.buf["conv"] = np.zeros((n, self.max_len, p, convention_feature_size(config)),
+                                        dtype=np.float32)
         self.t = np.zeros(n, dtype=np.int64)
         self.hc = None                              # LSTM state per game (net actors)
         self.scores: List[int] = []                 # final scores of finished games
@@ -348,7 +358,8 @@ class Actors:
         from lbs_pz.agents.rule_bots import _bots as bots
 
         rows = np.arange(self.n)
-        enc = encode_batch(self.batch)                               # (n, P, E)
+        enc = encode_batch(self.batch, self.conventions)             # (n, P, E [+ F])
+        e = self.config.encoding_size
         legal = self.batch.legal_masks().astype(bool)                # (n, M)
         cur = self.batch.current_players().astype(np.int64)
         if self.bot:
@@ -365,7 +376,9 @@ class Actors:
         t = self.t
         if t.max() >= self.max_len:
             raise RuntimeError(f"a game exceeded {self.max_len} moves")
-        self.buf["obs"][rows, t] = enc
+        self.buf["obs"][rows, t] = enc[..., :e]
+        if self.conventions:
+            self.buf["conv"][rows, t] = enc[..., e:]
         self.buf["legal"][rows, t] = legal
         self.buf["cur"][rows, t] = cur
         self.buf["action"][rows, t] = actions
@@ -403,6 +416,8 @@ def _tensors(games: Dict[str, np.ndarray], device, pub_dim: int):
     t = {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in games.items()}
     t["obs"] = t["obs"].float()
     t["pub"] = t["obs"][:, :, 0, t["obs"].shape[-1] - pub_dim:]
+    if "conv" in t:          # a net with convention features reads them after the vector
+        t["obs"] = torch.cat([t["obs"], t.pop("conv")], dim=-1)
     return t
 
 
@@ -748,13 +763,14 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
     actors = Actors(config, tc.num_actors, seed + 1,
                     actor_epsilons(tc.num_actors, tc.eps, tc.eps_alpha),
                     life_penalty=tc.life_penalty, deal_seed=tc.seed,
-                    first_game=progress["games"])
-    dims = (config.encoding_size, config.players, config.num_moves)
+                    first_game=progress["games"], conventions=net.conventions > 0)
+    dims = (config.encoding_size, config.players, config.num_moves, net.conventions)
     replay = GameReplay(tc.replay_games, actors.max_len, *dims)
     demo_actors = demo_replay = None
     if tc.demo_bot:
         demo_actors = Actors(config, tc.demo_actors, seed + 2, bot=tc.demo_bot,
-                             deal_seed=tc.seed, first_game=DEMO_GAMES + progress["demo_games"])
+                             deal_seed=tc.seed, first_game=DEMO_GAMES + progress["demo_games"],
+                             conventions=net.conventions > 0)
         demo_replay = GameReplay(tc.demo_replay_games, actors.max_len, *dims)
 
     curve_path = tc.curve_path()
@@ -847,7 +863,7 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
                 weights.append(w)
         t_max = max(int(buf.length[idx].max()) for buf, idx in parts)
         games = {}
-        for name in ("obs", "legal", "cur", "action", "reward"):
+        for name in replay.fields:
             games[name] = np.concatenate([getattr(buf, name)[idx, :t_max] for buf, idx in parts])
         games["length"] = np.concatenate([buf.length[idx] for buf, idx in parts])
         is_demo = np.concatenate([np.full(len(idx), buf is demo_replay) for buf, idx in parts])

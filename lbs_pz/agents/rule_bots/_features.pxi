@@ -9,6 +9,10 @@
 # two slots"), which an LSTM learns only slowly from the raw observations.
 
 
+CONVENTION_SLOT_PARTS = SLOT_PARTS      # features per card of every hand
+CONVENTION_HINT_PARTS = HINT_PARTS      # features per hint move
+
+
 def convention_feature_size(config):
     """Length of one seat's `convention_features` row in a game of `config`:
     P * H * SLOT_PARTS + (P - 1) + (P - 1) * (C + R) * HINT_PARTS."""
