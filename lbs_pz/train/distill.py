@@ -64,6 +64,17 @@ benchmarks/distill.py --diagnose --updates 600 --hidden 128 [--fusion F]
   game seen ~1.1 times, the C teacher is cheap) at equal wall time: 81.6% / self-play
   19.0 at 295 s against 79.7% / 16.7 at 280 s; the defaults now.
 
+- CONFIRMED, the rest: the strong bot's memory. Its decisions read promises made by
+  earlier hints, queued plays and the chop as its conventions define them, folds over the
+  public history that the LSTM has to learn from raw observations. `--conventions` gives
+  the MLP that fold ready-made (`convention_features`: per card of every hand known
+  playable / worthless / queued, promised, touched, chop; the partner's discard danger;
+  per hint move the terms of the bot's hint score). Same machine, both runs at once, 3
+  minutes each on one core: 92.0% agreement and self-play 22.67 +- 0.14 with them, 78.4%
+  and 17.01 +- 0.59 without (RESULTS.md, distill-conventions, has the 30-minute run).
+  The features are specific to the convention family of the built-in bots: for another
+  teacher they are a strong prior at best, and the plain net is the general tool.
+
 Fix: `PublicLSTMNet(card_features=...)` (an architecture option stored in the checkpoint;
 checkpoints without it, like the shipped `public_lstm_2p.pt`, load and act as before),
 on by default here. The fusion stays the paper's product by default ("concat" is an
