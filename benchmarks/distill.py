@@ -94,6 +94,8 @@ def main(argv=None) -> int:
     parser.add_argument("--conventions", action=argparse.BooleanOptionalAction, default=False,
                         help="give the net the strong conventions' reading of each position "
                              "(lbs-pz distill --conventions)")
+    parser.add_argument("--hint-head", action=argparse.BooleanOptionalAction, default=True,
+                        help="with --conventions: the hint head (lbs-pz distill --hint-head)")
     parser.add_argument("--colors", type=int, default=5)
     parser.add_argument("--ranks", type=int, default=5)
     parser.add_argument("--hand-size", type=int, default=0)
@@ -117,7 +119,7 @@ def main(argv=None) -> int:
     dc = DistillConfig(teacher=args.teacher, out=args.out, minutes=args.minutes,
                        hidden=args.hidden, fusion=args.fusion, lr=args.lr, colors=args.colors,
                        card_features=args.card_features, public_features=args.public_features,
-                       conventions=args.conventions, num_actors=args.num_actors, act_steps=args.act_steps,
+                       conventions=args.conventions, hint_head=args.hint_head, num_actors=args.num_actors, act_steps=args.act_steps,
                        buffer_games=args.buffer_games,
                        ranks=args.ranks, hand_size=args.hand_size, eval_every=args.eval_every,
                        threads=1)

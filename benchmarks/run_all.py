@@ -225,7 +225,9 @@ SECTIONS = {
         "reads `convention_features`, the strong bot's conventions' reading of the position "
         "seen by the seat (cards promised playable by earlier hints, queued plays, chops, "
         "the effect of each hint), a fold over the public history that the LSTM otherwise "
-        "has to learn. Same teacher, deals, budget and evaluation as the distill section.",
+        "has to learn, and each hint move's advantage adds a weighing of that hint's "
+        "features set by the context (the hint head: one rule for every hint, as the bot "
+        "scores them). Same teacher, deals, budget and evaluation as the distill section.",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --conventions --minutes 1 "
         f"--eval-every 100 --out results/distill/quick_conventions.pt && lbs-pz eval "
         f"--blueprint lstm:results/distill/quick_conventions.pt --games 100 --no-progress",

@@ -198,6 +198,36 @@ def test_a_net_with_conventions_round_trips_and_acts_the_same_everywhere(tmp_pat
         net.q_seat(torch.zeros(2, 32), torch.zeros(2, config.encoding_size), [0, 1])
 
 
+def test_the_hint_head_moves_only_hint_advantages_and_needs_conventions():
+    for game in GAMES + [dict(players=5)]:
+        config = HanabiConfig(**game)
+        torch.manual_seed(1)
+        net = PublicLSTMNet.for_config(config, 16, card_features=True, conventions=True,
+                                       hint_head=True)
+        first, count = net._hints
+        assert first == 2 * config.hand_size and first + count == config.num_moves
+        batch = HanabiBatch(config, 6, seeds=game_seeds(2, 0, 6))
+        RuleBot("strong").rollout(batch, max_moves=7)
+        x = torch.from_numpy(seat_inputs(batch, conventions=True))
+        h = torch.randn(6, 16)
+        seat = batch.current_players()
+        with torch.no_grad():
+            with_head = net.q_seat(h, x, seat, value=False)
+            torch.nn.init.zeros_(net.hint_w.weight)
+            torch.nn.init.zeros_(net.hint_w.bias)
+            without = net.q_seat(h, x, seat, value=False)
+        moved = (with_head - without).abs() > 1e-6
+        # centring moves every column by the same shift; only hint columns differ beyond it
+        diff = (with_head - without)
+        shift = diff[:, :first].mean(-1, keepdim=True)
+        assert torch.allclose(diff[:, :first], shift.expand(-1, first), atol=1e-5)
+        assert moved[:, first:first + count].any()
+    with pytest.raises(ValueError, match="needs conventions"):
+        PublicLSTMNet(533, 658, 2, 20, hidden=8, hint_head=True)
+    with pytest.raises(ValueError, match="does not fit"):
+        PublicLSTMNet(533, 658, 2, 20, hidden=8, conventions=160, hint_head=True)
+
+
 def test_distill_with_conventions_learns_the_strong_bot_fast(tmp_path):
     """On the small variant, the conventions' reading makes the strong bot easy to imitate:
     >= 90% held-out agreement in 1,500 updates, ~15 s (a net without them: 78% after
@@ -208,7 +238,7 @@ def test_distill_with_conventions_learns_the_strong_bot_fast(tmp_path):
                        num_actors=64, act_steps=4, buffer_games=1024, conventions=True)
     distill(dc, log=lambda s: None, progress_bar=False)
     ckpt = load_checkpoint(out, "public_lstm")
-    assert ckpt["architecture"]["conventions"] > 0
+    assert ckpt["architecture"]["conventions"] > 0 and ckpt["architecture"]["hint_head"]
     acc = ckpt["info"]["progress"]["evals"][-1][3]
     assert acc >= 0.90, ckpt["info"]["progress"]["evals"]
     bp = load_blueprint(f"lstm:{out}")

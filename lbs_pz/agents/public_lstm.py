@@ -49,7 +49,8 @@ import torch
 from torch import nn
 
 from lbs_pz.agents._card_features import card_features
-from lbs_pz.agents.rule_bots._bots import convention_feature_size, convention_features
+from lbs_pz.agents.rule_bots._bots import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,
+                                           convention_feature_size, convention_features)
 from lbs_pz.agents.base import check_max_moves, file_sha256, require_batch
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.features import private_size
@@ -282,6 +283,10 @@ class PublicLSTMNet(nn.Module):
             promised and queued cards, chops, each hint's effect; `seat_inputs` builds
             it). They are public-history folds an LSTM learns only slowly, and what a net
             imitating a convention player needs (`lbs-pz distill --conventions`).
+        hint_head: with conventions, each hint move's advantage also gets
+            <W fused, its hint features> (W: Linear(H, CONVENTION_HINT_PARTS)), one weighing
+            shared by every hint and set by the context: a convention player scores each
+            hint by the same rule, which a plain output layer must learn once per hint.
     """
 
     FUSIONS = ("product", "concat")
@@ -289,11 +294,24 @@ class PublicLSTMNet(nn.Module):
     def __init__(self, pub_dim: int, obs_dim: int, players: int, num_moves: int,
                  hidden: int = 256, fusion: str = "product",
                  card_features: Optional[dict] = None, value_hidden: int = 0,
-                 conventions: int = 0):
+                 conventions: int = 0, hint_head: bool = False):
         super().__init__()
         if not isinstance(conventions, int) or isinstance(conventions, bool) or conventions < 0:
             raise ValueError(f"conventions must be an integer >= 0, got {conventions!r}")
-        self.conventions = conventions
+        if not isinstance(hint_head, bool) or (hint_head and not conventions):
+            raise ValueError(f"hint_head must be a bool, and needs conventions; got "
+                             f"{hint_head!r} with conventions={conventions}")
+        self.conventions, self.hint_head = conventions, hint_head
+        self._hints = None          # (first hint move, hint moves) with hint_head
+        if hint_head:
+            # F = P*H*SLOT + (P - 1) + hints*HINT with hints = M - 2H: solve for H
+            slot, hint = CONVENTION_SLOT_PARTS, CONVENTION_HINT_PARTS
+            num, den = hint * num_moves + players - 1 - conventions, 2 * hint - slot * players
+            hand = num // den if den and num % den == 0 else 0
+            if hand < 1 or num_moves - 2 * hand < 1:
+                raise ValueError(f"conventions={conventions} does not fit {players} players "
+                                 f"and {num_moves} moves")
+            self._hints = (2 * hand, num_moves - 2 * hand)
         if fusion not in self.FUSIONS:
             raise ValueError(f"fusion must be one of {', '.join(self.FUSIONS)}, got {fusion!r}")
         self.cards = None
@@ -323,18 +341,22 @@ class PublicLSTMNet(nn.Module):
             nn.Linear(hidden + private_in, value_hidden), nn.ReLU(),
             nn.Linear(value_hidden, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
         self.a_head = nn.Linear(hidden, num_moves + 1)
+        if hint_head:
+            self.hint_w = nn.Linear(hidden, CONVENTION_HINT_PARTS)
 
     @classmethod
     def for_config(cls, config: HanabiConfig, hidden: int = 256, fusion: str = "product",
                    card_features: bool = False, public_features: bool = False,
-                   value_hidden: int = 0, conventions: bool = False) -> "PublicLSTMNet":
+                   value_hidden: int = 0, conventions: bool = False,
+                   hint_head: bool = False) -> "PublicLSTMNet":
         e = config.encoding_size
         cards = CardFeatures.game_args(config) if card_features or public_features else None
         if public_features:
             cards["public"] = True
         return cls(e - private_size(config), e, config.players, config.num_moves, hidden,
                    fusion, cards, value_hidden,
-                   convention_feature_size(config) if conventions else 0)
+                   convention_feature_size(config) if conventions or hint_head else 0,
+                   hint_head)
 
     def arch(self) -> dict:
         """Constructor arguments (plain numbers and strings: stored in checkpoints). The
@@ -350,6 +372,8 @@ class PublicLSTMNet(nn.Module):
             out["value_hidden"] = self.value_hidden
         if self.conventions:
             out["conventions"] = self.conventions
+        if self.hint_head:
+            out["hint_head"] = True
         return out
 
     def arch_for(self, config: HanabiConfig) -> dict:
@@ -358,7 +382,7 @@ class PublicLSTMNet(nn.Module):
         cards = self.cards is not None
         return PublicLSTMNet.for_config(config, self.hidden, self.fusion, cards,
                                         cards and self.cards.public, self.value_hidden,
-                                        self.conventions > 0).arch()
+                                        self.conventions > 0, self.hint_head).arch()
 
     @property
     def input_dim(self) -> int:
@@ -417,6 +441,14 @@ class PublicLSTMNet(nn.Module):
         with torch.autocast(fused.device.type, enabled=False):
             fused = fused.float()
             adv = self.a_head(fused)
+            if self.hint_head:
+                first, count = self._hints
+                end = self.obs_dim + self.conventions
+                feats = x[..., end - count * CONVENTION_HINT_PARTS:end].float()
+                feats = feats.reshape(*x.shape[:-1], count, CONVENTION_HINT_PARTS)
+                term = (feats * self.hint_w(fused).unsqueeze(-2)).sum(-1)   # (..., hints)
+                adv = torch.cat([adv[..., :first], adv[..., first:first + count] + term,
+                                 adv[..., first + count:]], dim=-1)
             adv = adv - adv.mean(dim=-1, keepdim=True)
             if not value:
                 return adv
@@ -430,8 +462,8 @@ class PublicLSTMNet(nn.Module):
     def q_seat(self, h: torch.Tensor, obs: torch.Tensor, seat, value: bool = True
                ) -> torch.Tensor:
         """Q-values of one seat per row: h (B, H), obs (B, E [+ F]) that seat's input
-        (`seat_inputs`), seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every seat)[b, seat[b]], at
-        1/P of the cost (what acting needs). value=False: A - mean A instead (the same
+        (`seat_inputs`), seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every
+        seat)[b, seat[b]], at 1/P of the cost (what acting needs). value=False: A - mean A instead (the same
         argmax, V not computed: what acting uses)."""
         seat = torch.as_tensor(np.asarray(seat), dtype=torch.long)
         onehot = torch.nn.functional.one_hot(seat, self.players).to(obs.device, obs.dtype)

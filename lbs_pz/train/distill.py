@@ -114,6 +114,7 @@ class DistillConfig:
     card_features: bool = True    # give the MLP each card's exact playability / uselessness
     public_features: bool = False  # give the LSTM the common-knowledge part of those features too
     conventions: bool = False     # give the MLP the strong conventions' reading of the position
+    hint_head: bool = True        # with --conventions: one weighing, set by the context, of every hint's features
     lr: float = 1e-3
     lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
     value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
@@ -473,7 +474,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     teacher = load_blueprint(dc.teacher)
     teacher_id = blueprint_identity(teacher)
     net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, dc.card_features,
-                                   dc.public_features, dc.value_hidden, dc.conventions)
+                                   dc.public_features, dc.value_hidden, dc.conventions,
+                                   dc.conventions and dc.hint_head)
     if dc.init:
         start = load_checkpoint(dc.init, KIND)
         if start["game"] != game_to_dict(config):
