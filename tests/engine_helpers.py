@@ -199,3 +199,16 @@ def self_play(blueprint, config, num_games, seed=0, first_game=0):
     moves = blueprint.rollout(batch)
     lives = np.array([batch.get_state(i).life_tokens for i in range(num_games)], np.int32)
     return {"score": batch.scores().copy(), "moves": np.asarray(moves), "lives": lives}
+
+
+def saved_and_loaded(net, config, path):
+    """`net` (a PublicLSTMNet) written as a public-LSTM checkpoint at `path`, then loaded
+    back as a blueprint: the round trip every architecture option must survive."""
+    from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
+    from lbs_pz.models.checkpoint import save_checkpoint
+
+    save_checkpoint(str(path), "public_lstm", config, net.arch(), net.state_dict(),
+                    trained_for=None, info={})
+    bp = PublicLSTMBlueprint.load(str(path))
+    assert bp.net.arch() == net.arch()
+    return bp

@@ -10,16 +10,15 @@ import random
 import numpy as np
 import pytest
 import torch
-from engine_helpers import positions, sample_consistent_hand
+from engine_helpers import positions, sample_consistent_hand, saved_and_loaded
 
 from lbs_pz.agents import RuleBot, load_blueprint
-from lbs_pz.agents.public_lstm import (PublicLSTMBlueprint, PublicLSTMNet, encode_batch,
-                                       seat_inputs)
+from lbs_pz.agents.public_lstm import PublicLSTMNet, encode_batch, seat_inputs
 from lbs_pz.agents.rule_bots._bots import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,
                                            convention_feature_size, convention_features)
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.seeds import EVAL
-from lbs_pz.models.checkpoint import load_checkpoint, save_checkpoint
+from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.train.distill import DistillConfig, TeacherGames, agreement, distill
 
 GAMES = [dict(), dict(players=3), dict(players=2, colors=3, ranks=3, hand_size=3)]
@@ -171,15 +170,12 @@ def test_batch_rows_equal_one_state_at_a_time():
 def test_a_net_with_conventions_round_trips_and_acts_the_same_everywhere(tmp_path):
     config = HanabiConfig()
     torch.manual_seed(0)
-    net = PublicLSTMNet.for_config(config, 32, card_features=True, conventions=True)
+    net = PublicLSTMNet.for_config(config, 32, card_features=True, conventions=True,
+                                   hint_head=True)
     arch = net.arch()
-    assert arch["conventions"] == convention_feature_size(config)
+    assert arch["conventions"] == convention_feature_size(config) and arch["hint_head"]
     assert net.input_dim == config.encoding_size + arch["conventions"]
-    path = str(tmp_path / "conv.pt")
-    save_checkpoint(path, "public_lstm", config, arch, net.state_dict(), trained_for=None,
-                    info={})
-    bp = PublicLSTMBlueprint.load(path)
-    assert bp.net.arch() == arch
+    bp = saved_and_loaded(net, config, tmp_path / "conv.pt")
     batch = HanabiBatch(config, 16, seeds=game_seeds(1, 0, 16))
     RuleBot("strong").rollout(batch, max_moves=11)
     moves = bp.act_batch(batch)

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 import torch
+from engine_helpers import saved_and_loaded
 
 from lbs_pz.agents import RuleBot, load_blueprint
 from lbs_pz.agents.public_lstm import CardFeatures, PublicLSTMBlueprint, PublicLSTMNet
@@ -170,7 +171,6 @@ def test_shipped_checkpoint_loads_and_acts_as_before():
 
 
 def test_architecture_options_round_trip(tmp_path):
-    from lbs_pz.models.checkpoint import save_checkpoint
     config = HanabiConfig(**SMALL)
     net = PublicLSTMNet.for_config(config, 16, fusion="concat", card_features=True,
                                    public_features=True)
@@ -182,11 +182,7 @@ def test_architecture_options_round_trip(tmp_path):
     k = config.encoding_size - net.pub_dim
     assert torch.equal(net.cards.public_features(obs[k:]),
                        torch.cat([net.cards(obs)[:18], net.cards(obs)[18 + 6:18 + 6 + 36]]))
-    path = str(tmp_path / "n.pt")
-    save_checkpoint(path, "public_lstm", config, arch, net.state_dict(), trained_for=None,
-                    info={})
-    bp = PublicLSTMBlueprint.load(path)
-    assert bp.net.arch() == arch
+    bp = saved_and_loaded(net, config, tmp_path / "n.pt")
     batch = HanabiBatch(config, 8, seeds=game_seeds(1, 0, 8))
     RuleBot("simple").rollout(batch, max_moves=5)
     mine = PublicLSTMBlueprint(net, config)
