@@ -313,6 +313,13 @@ SECTIONS = {
         f"--methods blueprint,lbs-4 --rollouts 16 --games 2 --delta 1.0",
         f"{COMPARE} --blueprint lstm:finetuned_strong_2p --belief learned "
         f"--methods blueprint,lbs-4,lbs-16 --rollouts 32 --games 300 --delta 1.0"),
+    **neural_net_sections(
+        "conventions", "conventions_strong_2p", "convention-feature",
+        "conventions_strong_2p is the distill-conventions section's 30-minute net (the strong "
+        "bot imitated with the conventions' reading as an input and the hint head), its value "
+        "head then refitted on its own games with every move unchanged, as for "
+        "distilled_strong_2p: `lbs-pz eval` of it on 1,000 evaluation deals, then "
+        "benchmarks/value_check.py as for the other nets."),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "

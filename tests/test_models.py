@@ -79,7 +79,8 @@ def test_shipped_models_load_by_name_and_say_what_they_are_for():
     by_name = {m["name"]: m for m in shipped_models()}
     assert set(by_name) == {"belief_strong_2p", "value_strong_2p", "public_lstm_2p",
                             "distilled_strong_2p", "belief_distilled_strong_2p",
-                            "finetuned_strong_2p", "belief_finetuned_strong_2p"}
+                            "finetuned_strong_2p", "belief_finetuned_strong_2p",
+                            "conventions_strong_2p"}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
     assert by_name["public_lstm_2p"]["kind"] == "public_lstm"
