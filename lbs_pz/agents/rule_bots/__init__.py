@@ -14,6 +14,10 @@ True
 >>> moves = bot.rollout(worlds)              # every world played to the end, in C
 >>> bool(worlds.terminals().all())
 True
+
+`_bots.convention_features(batch, seats, out)` writes the convention bots' reading of
+each position as a seat sees it (promised and queued cards, chops, each hint's effect):
+the inputs a net imitating them needs (`PublicLSTMNet(conventions=...)`).
 """
 
 from __future__ import annotations
