@@ -88,8 +88,9 @@ def convention_features(HanabiBatch batch not None, seats, float[:, ::1] out not
         zeros where the hint touches no card), HINT_PARTS terms of the bot's hint score:
         untruthful under the conventions, cards newly known playable (not queued), their
         rank bonus ((R - 1 - rank) / R summed), cards newly known playable already queued,
-        cards newly known worthless, (weak bot only) information on a playable card,
-        newly touched critical cards, newly touched worthless cards, knowledge narrowed
+        cards newly known worthless, information on a playable card (a weak-bot term:
+        always 0 under the strong switches; kept so the layout follows eval_hint's
+        terms), newly touched critical cards, newly touched worthless cards, knowledge narrowed
         (card types ruled out / types), the receiver's discard danger afterwards.
     Everything is a function of the public history and the cards seats[i] sees."""
     _check_batch(batch, "batch")
