@@ -80,7 +80,7 @@ def test_shipped_models_load_by_name_and_say_what_they_are_for():
     assert set(by_name) == {"belief_strong_2p", "value_strong_2p", "public_lstm_2p",
                             "distilled_strong_2p", "belief_distilled_strong_2p",
                             "finetuned_strong_2p", "belief_finetuned_strong_2p",
-                            "conventions_strong_2p"}
+                            "conventions_strong_2p", "belief_conventions_strong_2p"}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
     assert by_name["public_lstm_2p"]["kind"] == "public_lstm"
@@ -145,6 +145,20 @@ def test_the_finetuned_blueprint_ships_with_its_own_belief():
     assert net["info"]["progress"]["updates"] == 13285
     assert net["info"]["train_config"]["minutes"] == 60.0
     assert net["info"]["train_config"]["threads"] == 1
+
+
+def test_the_convention_blueprint_ships_with_its_own_belief():
+    """models/README.md: the distill-conventions net (value head refitted, moves
+    unchanged) and a belief trained 50 minutes on one core on the games of its slimmed
+    step-1 net (grounded prior: 1.731), carried over after a check that both nets make
+    the same moves."""
+    net, _ = _shipped_with_its_own_belief("conventions_strong_2p", games=295264, steps=9227,
+                                          val_below=1.56)
+    arch = net["architecture"]
+    assert arch["conventions"] == 161 and arch["hint_head"] is True
+    assert net["info"]["train_config"]["value_only"] is True
+    belief = load_checkpoint("belief_conventions_strong_2p", "belief")
+    assert belief["info"]["carried_over"]["same_moves_in_positions"] == 13113
 
 
 def test_find_model_matches_blueprint_and_variant():
