@@ -320,6 +320,14 @@ SECTIONS = {
         "head then refitted on its own games with every move unchanged, as for "
         "distilled_strong_2p: `lbs-pz eval` of it on 1,000 evaluation deals, then "
         "benchmarks/value_check.py as for the other nets."),
+    "search-conventions-delta": (
+        "LBS-1 on the convention-feature neural blueprint with the larger deviation threshold",
+        "As search-conventions, LBS-1 with --delta 1.0, the threshold chosen for the "
+        "fine-tuned net (search-finetuned-delta), not tuned on this net.",
+        f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned "
+        f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 1.0",
+        f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned "
+        f"--methods blueprint,lbs-1 --rollouts 32 --games 300 --delta 1.0"),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "
