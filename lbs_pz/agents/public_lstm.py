@@ -302,16 +302,6 @@ class PublicLSTMNet(nn.Module):
             raise ValueError(f"hint_head must be a bool, and needs conventions; got "
                              f"{hint_head!r} with conventions={conventions}")
         self.conventions, self.hint_head = conventions, hint_head
-        self._hints = None          # (first hint move, hint moves) with hint_head
-        if hint_head:
-            # F = P*H*SLOT + (P - 1) + hints*HINT with hints = M - 2H: solve for H
-            slot, hint = CONVENTION_SLOT_PARTS, CONVENTION_HINT_PARTS
-            num, den = hint * num_moves + players - 1 - conventions, 2 * hint - slot * players
-            hand = num // den if den and num % den == 0 else 0
-            if hand < 1 or num_moves - 2 * hand < 1:
-                raise ValueError(f"conventions={conventions} does not fit {players} players "
-                                 f"and {num_moves} moves")
-            self._hints = (2 * hand, num_moves - 2 * hand)
         if fusion not in self.FUSIONS:
             raise ValueError(f"fusion must be one of {', '.join(self.FUSIONS)}, got {fusion!r}")
         self.cards = None
@@ -325,6 +315,16 @@ class PublicLSTMNet(nn.Module):
                         ("num_moves", num_moves), ("hidden", hidden)):
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        self._hints = None          # (first hint move, hint moves) with hint_head
+        if hint_head:
+            # F = P*H*SLOT + (P - 1) + hints*HINT with hints = M - 2H: solve for H
+            slot, hint = CONVENTION_SLOT_PARTS, CONVENTION_HINT_PARTS
+            num, den = hint * num_moves + players - 1 - conventions, 2 * hint - slot * players
+            hand = num // den if den and num % den == 0 else 0
+            if hand < 1 or num_moves - 2 * hand < 1:
+                raise ValueError(f"conventions={conventions} does not fit {players} players "
+                                 f"and {num_moves} moves")
+            self._hints = (2 * hand, num_moves - 2 * hand)
         if not isinstance(value_hidden, int) or isinstance(value_hidden, bool) or value_hidden < 0:
             raise ValueError(f"value_hidden must be an integer >= 0, got {value_hidden!r}")
         self.value_hidden = value_hidden
