@@ -15,7 +15,9 @@ from engine_helpers import positions, sample_consistent_hand, saved_and_loaded
 from lbs_pz.agents import RuleBot, load_blueprint
 from lbs_pz.agents.public_lstm import PublicLSTMNet, encode_batch, seat_inputs
 from lbs_pz.agents.rule_bots._bots import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,
-                                           convention_feature_size, convention_features)
+                                           ConventionReader, _set_params,
+                                           convention_feature_size, convention_features,
+                                           get_params)
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.seeds import EVAL
 from lbs_pz.models.checkpoint import load_checkpoint
@@ -164,6 +166,117 @@ def test_batch_rows_equal_one_state_at_a_time():
         np.testing.assert_array_equal(rows[i], features(state, int(seats[i])))
 
 
+def random_moves(batch: HanabiBatch, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal move per running game, -1 in finished ones."""
+    legal, done = batch.legal_masks().astype(bool), batch.terminals()
+    return np.array([-1 if d else rng.choice(np.flatnonzero(m)) for m, d in zip(legal, done)])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_reader_follows_its_batch_and_equals_fresh_features(game):
+    """The memories a ConventionReader carries from call to call give the same rows as
+    folding every history from scratch: on every game, finished or not, for a subset of
+    rows, and after games are reset, replaced or rewound behind its back."""
+    config = HanabiConfig(**game)
+    n, f = 24, convention_feature_size(config)
+    rng = np.random.default_rng(3)
+    batch = HanabiBatch(config, n, seeds=game_seeds(5, 0, n))
+    reader = ConventionReader(batch)
+    assert reader.num_games == n
+    mine, fresh = np.zeros((n, f), np.float32), np.zeros((n, f), np.float32)
+    for step in range(90):
+        seats = rng.integers(0, config.players, size=n)
+        assert reader.features(batch, seats, mine) is mine
+        np.testing.assert_array_equal(mine, convention_features(batch, seats, fresh))
+        if step % 7 == 3:       # a subset of rows, in any order, with their own seats
+            rows = rng.permutation(n)[: n // 3]
+            sub = np.zeros((rows.size, f), np.float32)
+            reader.features(batch, seats[rows], sub, rows=rows)
+            np.testing.assert_array_equal(sub, fresh[rows])
+        if step == 40:          # games changed in place: a new deal, another game's state
+            batch.reset_game(2, 99)
+            batch.set_state(5, batch.get_state(6))
+            earlier = batch.get_state(7)
+        if step == 50:          # a game rewound to an earlier position of its own
+            batch.set_state(7, earlier)
+        if batch.terminals().all():
+            break
+        batch.step(random_moves(batch, rng))
+    assert batch.terminals().any()
+
+
+def test_a_reader_refolds_when_the_bot_switches_change():
+    config = HanabiConfig()
+    batch = HanabiBatch(config, 8, seeds=game_seeds(2, 0, 8))
+    RuleBot("strong").rollout(batch, max_moves=20)
+    reader = ConventionReader(batch)
+    seats = np.zeros(8, dtype=np.int64)
+    f = convention_feature_size(config)
+    before = reader.features(batch, seats, np.zeros((8, f), np.float32))
+    saved = get_params("strong")
+    try:
+        _set_params("strong", delayed=False)
+        after = reader.features(batch, seats, np.zeros((8, f), np.float32))
+        np.testing.assert_array_equal(
+            after, convention_features(batch, seats, np.zeros((8, f), np.float32)))
+        assert not np.array_equal(before, after)
+    finally:
+        _set_params("strong", **saved)
+
+
+def test_a_reader_refuses_bad_arguments():
+    config = HanabiConfig()
+    batch = HanabiBatch(config, 3, seeds=game_seeds(0, 0, 3))
+    reader = ConventionReader(batch)
+    f = convention_feature_size(config)
+    good, seats = np.zeros((3, f), dtype=np.float32), np.zeros(3, dtype=np.int64)
+    with pytest.raises(ValueError, match="follows batches of 3 games"):
+        reader.features(HanabiBatch(config, 4, seeds=game_seeds(0, 0, 4)),
+                        np.zeros(4, dtype=np.int64), np.zeros((4, f), np.float32))
+    small = HanabiConfig(colors=3, ranks=3, hand_size=3)
+    with pytest.raises(ValueError, match="follows batches"):
+        reader.features(HanabiBatch(small, 3, seeds=game_seeds(0, 0, 3)), seats,
+                        np.zeros((3, convention_feature_size(small)), np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        reader.features(batch, seats, np.zeros((3, f + 1), dtype=np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        reader.features(batch, seats, np.zeros((2, f), np.float32))
+    ro = np.zeros((3, f), dtype=np.float32)
+    ro.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        reader.features(batch, seats, ro)
+    with pytest.raises(ValueError):
+        reader.features(batch, seats, np.zeros((3, f), dtype=np.float64))
+    with pytest.raises(ValueError):
+        reader.features(batch, seats, np.zeros((3, 2 * f), dtype=np.float32)[:, ::2])
+    with pytest.raises(ValueError, match="one entry per row"):
+        reader.features(batch, np.zeros(2, dtype=np.int64), good)
+    with pytest.raises(ValueError, match="not a seat"):
+        reader.features(batch, np.array([0, 2, 0]), good)
+    with pytest.raises(TypeError, match="integer"):
+        reader.features(batch, np.zeros(3), good)
+    with pytest.raises(IndexError, match="not a game"):
+        reader.features(batch, np.zeros(1, dtype=np.int64), good[:1], rows=[3])
+    with pytest.raises(IndexError, match="not a game"):
+        reader.features(batch, np.zeros(1, dtype=np.int64), good[:1], rows=[-1])
+    with pytest.raises(TypeError, match="integer"):
+        reader.features(batch, seats, good, rows=np.zeros(3))
+    with pytest.raises(TypeError):
+        reader.features(None, seats, good)
+    with pytest.raises(TypeError):
+        ConventionReader(None)
+    with pytest.raises(ValueError, match="uninitialised"):
+        ConventionReader(HanabiBatch.__new__(HanabiBatch))
+    with pytest.raises(ValueError, match="uninitialised"):
+        reader.features(HanabiBatch.__new__(HanabiBatch), seats, good)
+    with pytest.raises(TypeError, match="pickled"):
+        import pickle
+        pickle.dumps(reader)
+    # no rows: nothing to do, and nothing read
+    assert reader.features(batch, np.zeros(0, dtype=np.int64),
+                           np.zeros((0, f), np.float32), rows=[]).shape == (0, f)
+
+
 # --- the net that reads them -------------------------------------------------------------
 
 
@@ -192,6 +305,32 @@ def test_a_net_with_conventions_round_trips_and_acts_the_same_everywhere(tmp_pat
     np.testing.assert_allclose(bp.rollout_value(copy, 0), values, atol=1e-5)
     with pytest.raises(ValueError, match="seat inputs of"):
         net.q_seat(torch.zeros(2, 32), torch.zeros(2, config.encoding_size), [0, 1])
+
+
+def test_a_conventions_rollout_plays_and_values_as_acting_move_by_move(tmp_path):
+    """rollout / rollout_value carry each world's convention memory along the rollout
+    (a ConventionReader); the moves and values are those of acting one move at a time."""
+    config = HanabiConfig()
+    torch.manual_seed(1)
+    net = PublicLSTMNet.for_config(config, 32, card_features=True, conventions=True,
+                                   hint_head=True)
+    bp = saved_and_loaded(net, config, tmp_path / "conv.pt")
+    start = HanabiBatch(config, 12, seeds=game_seeds(4, 0, 12))
+    RuleBot("strong").rollout(start, max_moves=9)
+    states = [start.get_state(i) for i in range(12)]
+    stepped = HanabiBatch.from_states(states)
+    for _ in range(14):
+        stepped.step(bp.act_batch(stepped))
+    rolled = HanabiBatch.from_states(states)
+    bp.clear_cache()
+    made = bp.rollout(rolled, max_moves=14)
+    assert (made > 0).all()
+    for i in range(12):
+        assert rolled.get_state(i).public_history_key() == \
+            stepped.get_state(i).public_history_key()
+    bp.clear_cache()
+    values = bp.rollout_value(HanabiBatch.from_states(states), 14)
+    np.testing.assert_allclose(values, bp.value(stepped), atol=1e-4)
 
 
 def test_the_hint_head_moves_only_hint_advantages_and_needs_conventions():

@@ -50,7 +50,8 @@ from torch import nn
 
 from lbs_pz.agents._card_features import card_features
 from lbs_pz.agents.rule_bots._bots import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,
-                                           convention_feature_size, convention_features)
+                                           ConventionReader, convention_feature_size,
+                                           convention_features)
 from lbs_pz.agents.base import check_max_moves, file_sha256, require_batch
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.features import private_size
@@ -69,24 +70,32 @@ def public_part(enc: np.ndarray, config: HanabiConfig) -> np.ndarray:
 
 
 def seat_inputs(batch: HanabiBatch, players: Optional[np.ndarray] = None,
-                conventions: bool = False) -> np.ndarray:
+                conventions: bool = False,
+                reader: Optional[ConventionReader] = None) -> np.ndarray:
     """What a net's private stream reads per game: float32 (N, E), the canonical vector
     of each game seen by players[i] (default: its player to move), followed with
-    `conventions` by that seat's `convention_features` (N, E + F)."""
+    `conventions` by that seat's `convention_features` (N, E + F). `reader`: a
+    `ConventionReader` following this batch (the same features, folding only the moves
+    made since its last call)."""
     enc = batch.encode(players=players)
     if not conventions:
         return enc
     seats = batch.current_players() if players is None else np.asarray(players, np.int64)
+    seats = np.ascontiguousarray(seats, dtype=np.int64)
     conv = np.empty((len(batch), convention_feature_size(batch.config)), dtype=np.float32)
-    convention_features(batch, np.ascontiguousarray(seats, dtype=np.int64), conv)
+    if reader is None:
+        convention_features(batch, seats, conv)
+    else:
+        reader.features(batch, seats, conv)
     return np.concatenate([enc, conv], axis=1)
 
 
-def encode_batch(batch: HanabiBatch, conventions: bool = False) -> np.ndarray:
+def encode_batch(batch: HanabiBatch, conventions: bool = False,
+                 reader: Optional[ConventionReader] = None) -> np.ndarray:
     """Every seat's input of every game of a batch (`seat_inputs`): float32 (N, P, E),
     or (N, P, E + F) with `conventions`."""
     n, players = len(batch), batch.config.players
-    return np.stack([seat_inputs(batch, np.full(n, p, dtype=np.int64), conventions)
+    return np.stack([seat_inputs(batch, np.full(n, p, dtype=np.int64), conventions, reader)
                      for p in range(players)], axis=1)
 
 
@@ -748,7 +757,7 @@ class PublicLSTMBlueprint:
         one forward of the mover's Q and one LSTM step over all running worlds. Returns
         moves made per world, int32 (N,)."""
         batch = require_batch(batch, f"{self.name}: rollout")
-        made, h, c, idx = self._rollout(batch, check_max_moves(max_moves))
+        made, h, c, idx, _ = self._rollout(batch, check_max_moves(max_moves))
         # Remember where every unfinished world stopped: a `value` call on the same worlds
         # then needs no replay.
         for i, key in zip(idx, batch.public_history_keys(idx)):
@@ -762,23 +771,26 @@ class PublicLSTMBlueprint:
         value of each unfinished world comes from the LSTM state its rollout carried, with
         no cache look-up per world (what a search bootstrapping LBS-k rollouts calls)."""
         batch = require_batch(batch, f"{self.name}: rollout_value")
-        _, h, _, idx = self._rollout(batch, check_max_moves(max_moves))
+        _, h, _, idx, reader = self._rollout(batch, check_max_moves(max_moves))
         out = batch.scores().astype(np.float32)
         if idx.size:
-            out[idx] += self._greedy_q_sum(batch, idx, h[idx])
+            out[idx] += self._greedy_q_sum(batch, idx, h[idx], reader)
         return out
 
     def _rollout(self, batch: HanabiBatch, max_moves: int):
         """The rollout loop: (moves made int32 (N,), h, c (N, H) float32 at each world's
-        last position, the rows still running)."""
+        last position, the rows still running, the `ConventionReader` that followed the
+        worlds (None without conventions))."""
         self._check_config(batch.config)
         n = len(batch)
         made = np.zeros(n, dtype=np.int32)
         idx = np.flatnonzero(~batch.terminals())
         h = torch.zeros(n, self.net.hidden)
         c = torch.zeros(n, self.net.hidden)
+        # each world's convention memory is carried along: a step folds one move per world
+        reader = ConventionReader(batch) if self._conventions else None
         if not idx.size:
-            return made, h, c, idx
+            return made, h, c, idx, reader
         h[idx], c[idx] = self._batch_hc(batch, idx)     # also for max_moves == 0: the value
         seat0 = np.zeros(n, dtype=np.int64)
         actions = np.full(n, -1, dtype=np.int64)
@@ -791,13 +803,13 @@ class PublicLSTMBlueprint:
             every = idx.size == n          # all running: whole arrays, no gather
             batch.encode(out=enc)
             batch.legal_masks(out=legal)
-            x = enc
-            if self._conventions:
-                convention_features(batch, batch.current_players(), conv)
-                x = np.concatenate([enc, conv], axis=1)
-            obs = torch.from_numpy(x if every else x[idx])
-            q = self.net.q_seat(h if every else h[idx], obs, batch.current_players()[idx],
-                                value=False)
+            movers = batch.current_players()[idx]
+            x = enc if every else enc[idx]
+            if reader is not None:
+                x = np.concatenate([x, reader.features(batch, movers, conv[:idx.size],
+                                                       rows=idx)], axis=1)
+            obs = torch.from_numpy(x)
+            q = self.net.q_seat(h if every else h[idx], obs, movers, value=False)
             mask = (legal if every else legal[idx]).view(np.bool_)
             actions.fill(-1)
             actions[idx] = self._pick(q[:, :num_moves], mask)
@@ -815,7 +827,7 @@ class PublicLSTMBlueprint:
                 else:
                     _, (h2, c2) = self.net.public(pub[:, None], (h[idx][None], c[idx][None]))
                     h[idx], c[idx] = h2[0].float(), c2[0].float()
-        return made, h, c, idx
+        return made, h, c, idx, reader
 
     @_inference
     def q_values(self, batch: HanabiBatch) -> np.ndarray:
@@ -841,10 +853,12 @@ class PublicLSTMBlueprint:
         out[live] += self._greedy_q_sum(batch, live, h)
         return out
 
-    def _greedy_q_sum(self, batch: HanabiBatch, rows: np.ndarray, h: torch.Tensor) -> np.ndarray:
+    def _greedy_q_sum(self, batch: HanabiBatch, rows: np.ndarray, h: torch.Tensor,
+                      reader: Optional[ConventionReader] = None) -> np.ndarray:
         """Sum over seats of the greedy legal Q of the running worlds `rows`, whose LSTM
-        states are h (len(rows), H): float32 (len(rows),)."""
-        obs = torch.from_numpy(encode_batch(batch, self._conventions)[rows])
+        states are h (len(rows), H): float32 (len(rows),). `reader`: a ConventionReader
+        that followed the batch (see `seat_inputs`)."""
+        obs = torch.from_numpy(encode_batch(batch, self._conventions, reader)[rows])
         q = self.net.q(h, obs)
         mask = seat_masks(batch.legal_masks()[rows], batch.current_players()[rows],
                           self.config.players)

@@ -127,3 +127,122 @@ def convention_features(HanabiBatch batch not None, seats, float[:, ::1] out not
     batch._busy -= 1
     free(cache)
     return out
+
+
+cdef class ConventionReader:
+    """`convention_features` of one batch's games, followed move by move: each game's
+    memory (the fold over its public history) is kept between calls, and a call folds
+    only the moves made since the last one. A rollout that reads its worlds at every step
+    so folds each move once, instead of replaying every world's history at every step.
+
+    Every call checks each game's history against the moves its memory folded (exactly,
+    record by record) and refolds a game whose history changed in any other way (reset,
+    replaced, rewound), so the features always equal `convention_features`' own. Use it
+    from one thread at a time (RuntimeError otherwise), with batches of the configuration
+    and size it was made for."""
+
+    cdef BotMemory* mem             # per game: the memory of its first folded[i] records
+    cdef MoveRecord* ref            # per game: those records (MAX_HISTORY each)
+    cdef int* folded                # per game: records folded, -1 before the first call
+    cdef MemoCache* cache           # shared prefixes of games read for the first time
+    cdef BotTables tb
+    cdef BotParams _params          # the strong switches the memories were folded with
+    cdef object _config
+    cdef readonly Py_ssize_t num_games
+    cdef int _busy
+
+    def __cinit__(self, HanabiBatch batch not None):
+        _check_batch(batch, "batch")
+        cdef Py_ssize_t n = batch.num_games
+        self.mem = <BotMemory*>calloc(max(n, 1), sizeof(BotMemory))
+        self.ref = <MoveRecord*>calloc(max(n, 1) * MAX_HISTORY, sizeof(MoveRecord))
+        self.folded = <int*>calloc(max(n, 1), sizeof(int))
+        if self.mem == NULL or self.ref == NULL or self.folded == NULL:
+            raise MemoryError(f"cannot allocate the convention memories of {n} games")
+        self.cache = memo_new(BOT_STRONG, &batch._proto.cfg)
+        memset(self.folded, 0xFF, max(n, 1) * sizeof(int))     # every game unread (-1)
+        bot_tables_init(&batch._proto.cfg, &self.tb)
+        self._params = PARAMS[BOT_STRONG]
+        self._config = batch.config
+        self.num_games = n
+
+    def __dealloc__(self):
+        free(self.mem)
+        free(self.ref)
+        free(self.folded)
+        free(self.cache)
+
+    def __reduce__(self):
+        raise TypeError("a ConventionReader holds per-game memories of one batch and cannot "
+                        "be pickled; make a new one where the batch is")
+
+    def features(self, HanabiBatch batch not None, seats, out, rows=None):
+        """As `convention_features(batch, seats, out)` for the games `rows` (integer (K,),
+        default every game): out (K, convention_feature_size(config)) row j is game
+        rows[j] seen by seats[j]. Returns out."""
+        _check_batch(batch, "batch")
+        if batch.num_games != self.num_games or batch.config != self._config:
+            raise ValueError(f"this reader follows batches of {self.num_games} games of "
+                             f"{self._config}; got {batch.num_games} games of {batch.config}")
+        cdef GameConfig* cfg = &batch._proto.cfg
+        cdef Py_ssize_t n = batch.num_games, k, j, i
+        cdef int size = convention_feature_size(self._config), start, end, r
+        if rows is None:
+            pick = np.arange(n, dtype=np.int64)
+        else:
+            pick = np.asarray(rows)
+            if pick.ndim != 1 or (pick.size and pick.dtype.kind not in "iu"):
+                raise TypeError(f"rows must be a 1-D integer array, got {pick.dtype} of "
+                                f"shape {pick.shape}")
+        cdef const int64_t[::1] row = np.ascontiguousarray(pick, dtype=np.int64)
+        cdef float[:, ::1] o = out     # float32, C-contiguous, writeable (ValueError if not)
+        k = row.shape[0]
+        arr = np.asarray(seats)
+        if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+            raise TypeError(f"seats must be a 1-D integer array, got {arr.dtype} of shape "
+                            f"{arr.shape}")
+        cdef const int64_t[::1] seat = np.ascontiguousarray(arr, dtype=np.int64)
+        if seat.shape[0] != k:
+            raise ValueError(f"seats must have one entry per row ({k}), got {seat.shape[0]}")
+        for j in range(k):
+            if not 0 <= row[j] < n:
+                raise IndexError(f"rows[{j}] = {row[j]} is not a game of a batch of {n}")
+            if not 0 <= seat[j] < cfg.players:
+                raise ValueError(f"seats[{j}] = {seat[j]} is not a seat of a "
+                                 f"{cfg.players}-player game")
+        if o.shape[0] != k or o.shape[1] != size:
+            raise ValueError(f"out must have shape ({k}, {size}), got "
+                             f"({o.shape[0]}, {o.shape[1]})")
+        if self._busy:
+            raise RuntimeError("this ConventionReader is in use by another thread")
+        if memcmp(&self._params, &PARAMS[BOT_STRONG], sizeof(BotParams)) != 0:
+            # the bot's switches changed: every memory was folded under the old ones
+            self._params = PARAMS[BOT_STRONG]
+            memset(self.folded, 0xFF, max(n, 1) * sizeof(int))
+            memo_init(BOT_STRONG, cfg, self.cache)
+        batch._enter_read()         # RuntimeError if another thread is changing the batch
+        self._busy = 1
+        cdef GameState* g
+        cdef BotMemory* m
+        cdef MoveRecord* seen
+        with nogil:
+            for j in range(k):
+                i = row[j]
+                g = &batch.games[i]
+                m = &self.mem[i]
+                seen = &self.ref[i * MAX_HISTORY]
+                start, end = self.folded[i], g.num_history
+                if 0 <= start <= end and \
+                        memcmp(seen, g.history, start * sizeof(MoveRecord)) == 0:
+                    for r in range(start, end):
+                        bot_memory_step(BOT_STRONG, cfg, &self.tb, m, &g.history[r])
+                else:               # first read, or the game changed: from the shared cache
+                    memo_memory(cfg, &self.tb, self.cache, g, m)
+                    start = 0
+                memcpy(seen + start, g.history + start, (end - start) * sizeof(MoveRecord))
+                self.folded[i] = end
+                memset(&o[j, 0], 0, size * sizeof(float))
+                seat_features(cfg, &self.tb, g, m, <int>seat[j], &o[j, 0])
+        batch._busy -= 1
+        self._busy = 0
+        return out
