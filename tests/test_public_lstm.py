@@ -112,6 +112,28 @@ def test_public_stream_never_sees_private_features():
     assert checked > 5
 
 
+def test_public_state_replays_only_past_the_longest_cached_prefix():
+    """A history whose earlier position is cached (a search's previous root, two moves
+    back) continues from that state: the same (h, c) as replaying from the deal, and
+    every position in between is cached on the way."""
+    net = make_net()
+    game = positions(CONFIG, 2, seed=9, every=1)
+    root, later = game[20], game[26]
+    assert later.move_history[:20] == root.move_history
+    bp, scratch = PublicLSTMBlueprint(net, CONFIG), PublicLSTMBlueprint(net, CONFIG)
+    bp.public_state(root)
+    assert len(bp._cache) == 21                   # the deal and every move of the root
+    h1, c1 = bp.public_state(later)
+    assert len(bp._cache) == 27                   # only the six positions past the root
+    h2, c2 = scratch.public_state(later)
+    assert torch.allclose(h1, h2, atol=1e-6) and torch.allclose(c1, c2, atol=1e-6)
+    for t in (21, 25):
+        h, c = scratch.public_state(game[t])
+        assert torch.allclose(bp._cache[game[t].public_history_key()][0], h, atol=1e-6)
+    empty = PublicLSTMBlueprint(net, CONFIG)       # a history of no moves at all
+    assert empty.public_state(game[0])[0].shape == (net.hidden,)
+
+
 # --- the Blueprint adapter ------------------------------------------------------------------
 
 def test_blueprint_protocol_and_value():

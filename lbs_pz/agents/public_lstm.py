@@ -660,19 +660,30 @@ class PublicLSTMBlueprint:
             _, (h, c) = self.net.public(pub, (prev[0][None, None], prev[1][None, None]))
             self._remember(key, (h[0, 0], c[0, 0]))
             return self._cache[key]
-        # Replay the public history from the start. Public features depend on the public
-        # history only, so replaying the game's own dealing order shows nothing hidden.
+        # Replay the public history from its longest cached prefix (position `known`; -1:
+        # none). Public features depend on the public history only, so replaying the
+        # game's own dealing order shows nothing hidden.
+        moves = state.move_history
+        known = len(moves) - 2
+        while known >= 0 and key[:1 + 3 * known] not in self._cache:
+            known -= 1
+        known = max(known, -1)
+        hc = None
+        if known >= 0:
+            h0, c0 = self._cache[key[:1 + 3 * known]]
+            hc = (h0[None, None], c0[None, None])
         replay = HanabiState(self.config, deck=state.deck, start_player=state.start_player,
                              seed=0)
-        pubs = [self._public_of(replay)]
-        for move in state.move_history:
+        pubs = [] if known >= 0 else [self._public_of(replay)]
+        for t, move in enumerate(moves, start=1):
             replay.apply(move)
-            pubs.append(self._public_of(replay))
+            if t > known:
+                pubs.append(self._public_of(replay))
         # Step by step (nn.LSTM returns c of the last step only) to cache every prefix.
-        hc = None
         x = self.net.embed_public(torch.from_numpy(np.stack(pubs)))
-        for t in range(len(pubs)):
-            _, hc = self.net.lstm(x[t][None, None], hc)
+        for j in range(len(pubs)):
+            _, hc = self.net.lstm(x[j][None, None], hc)
+            t = known + 1 + j
             self._remember(key[:1 + 3 * t], (hc[0][0, 0], hc[1][0, 0]))
         return self._cache[key]
 
@@ -704,7 +715,9 @@ class PublicLSTMBlueprint:
                 hs[d], cs[d] = self.public_state(batch.get_state(first[d]), key)
         if step:
             prev = [self._cache[keys[d][:-3]] for d in step]
-            pub = np.stack([self._public_of(batch.get_state(first[d])) for d in step])
+            # seat 0's vectors of the whole batch in one call, then the rows needed
+            seat0 = np.zeros(len(batch), dtype=np.int64)
+            pub = batch.encode(players=seat0)[[first[d] for d in step], self._k:]
             h0 = torch.stack([p[0] for p in prev])[None]
             c0 = torch.stack([p[1] for p in prev])[None]
             _, (h1, c1) = self.net.public(torch.from_numpy(pub)[:, None], (h0, c0))
