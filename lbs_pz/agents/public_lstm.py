@@ -812,11 +812,13 @@ class PublicLSTMBlueprint:
         legal = np.empty((n, self.config.num_moves), dtype=np.int8)
         num_moves = self.config.num_moves
         steps = 0
+        seat0_view = False                 # enc holds seat 0's vectors of these positions
         while idx.size and (max_moves < 0 or steps < max_moves):
             every = idx.size == n          # all running: whole arrays, no gather
-            batch.encode(out=enc)
-            batch.legal_masks(out=legal)
             movers = batch.current_players()[idx]
+            if not (seat0_view and not movers.any()):   # else: seat 0 moves, enc is its view
+                batch.encode(out=enc)
+            batch.legal_masks(out=legal)
             x = enc if every else enc[idx]
             if reader is not None:
                 x = np.concatenate([x, reader.features(batch, movers, conv[:idx.size],
@@ -830,9 +832,11 @@ class PublicLSTMBlueprint:
             made[idx] += 1
             steps += 1
             idx = np.flatnonzero(~batch.terminals())
+            seat0_view = False
             if idx.size:               # the public stream takes one step in running worlds
                 every = idx.size == n
                 batch.encode(out=enc, players=seat0)
+                seat0_view = True
                 pub = torch.from_numpy(enc[:, self._k:] if every else enc[idx, self._k:])
                 if every:
                     _, (h2, c2) = self.net.public(pub[:, None], (h[None], c[None]))
