@@ -690,7 +690,8 @@ class PublicLSTMBlueprint:
     def _batch_hc(self, batch: HanabiBatch, rows: np.ndarray):
         """(h, c) of the worlds `rows` of a batch, each (len(rows), H). One computation per
         distinct public history: a cached one is looked up, those one move past a cached
-        one take ONE batched LSTM step together, the rest replay their history."""
+        one take ONE batched LSTM step together, the rest replay their history from its
+        longest cached prefix (`public_state`)."""
         index: Dict[bytes, int] = {}
         order = np.empty(len(rows), dtype=np.int64)
         first = []                                  # a row holding each distinct history

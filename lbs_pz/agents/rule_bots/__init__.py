@@ -18,6 +18,8 @@ True
 `_bots.convention_features(batch, seats, out)` writes the convention bots' reading of
 each position as a seat sees it (promised and queued cards, chops, each hint's effect):
 the inputs a net imitating them needs (`PublicLSTMNet(conventions=...)`).
+`_bots.ConventionReader(batch)` gives the same rows for a batch followed move by move
+(a rollout): it keeps each game's memory between calls and folds only the new moves.
 """
 
 from __future__ import annotations
