@@ -91,6 +91,7 @@ def neural_net_sections(key: str, net: str, adjective: str, what: str) -> dict:
     sections (`lbs_sections`), deviation-KEY, search-KEY-speed and belief-KEY."""
     value_check = f"OMP_NUM_THREADS=1 {PY} benchmarks/value_check.py --blueprint lstm:{net}"
     deviations = f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint lstm:{net}"
+    ranking = f"OMP_NUM_THREADS=1 {PY} benchmarks/value_ranking.py --blueprint lstm:{net}"
 
     def quality(games: int) -> str:
         return (f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:{net} --beliefs "
@@ -114,6 +115,16 @@ def neural_net_sections(key: str, net: str, adjective: str, what: str) -> dict:
             "learned belief: LBS-1 on 12 games, then LBS-16 on 8.",
             f"{deviations} --depth 1 --games 1 --check-worlds 32",
             f"{deviations} --depth 1 --games 12 && {deviations} --depth 16 --games 8"),
+        f"value-ranking-{key}": (
+            f"How the {adjective} blueprint's own value ranks every candidate move",
+            f"benchmarks/value_ranking.py on {net} with its own learned belief: at each of "
+            "seat 0's decisions in the blueprint's games, every legal move scored as LBS-k "
+            "scores it and by rollouts to the end in the same 32 worlds (same hands, same "
+            "decks), for LBS-1 then LBS-16 on 8 evaluation deals: the value's error per "
+            "candidate move, its spread net of the worlds' noise, and what the largest "
+            "claimed gain is really worth (the winner's curse).",
+            f"{ranking} --depth 1 --games 1 --worlds 8",
+            f"{ranking} --depth 1 --games 8 && {ranking} --depth 16 --games 8"),
         f"search-{key}-speed": speed_section(net, adjective),
         f"belief-{key}": (
             f"The learned belief of the {adjective} blueprint against the grounded one",

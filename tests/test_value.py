@@ -103,3 +103,34 @@ def test_lbs_k_bootstraps_with_the_value(trained):
         state.apply(move)
     # Means are value estimates, not integer scores, once rollouts stop before the end.
     assert any(np.any(r.means % 1 != 0) for r in agent.history if r.rollouts)
+
+
+def test_value_ranking_pairs_the_claim_and_the_rollouts_in_the_same_worlds():
+    """benchmarks/value_ranking.py: with k past the end of every game the value is never
+    used, so LBS-k's claimed gains equal the gains to the end world for world (same
+    hands, same decks): every value error is exactly 0. At k = 1 they differ."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    import torch
+    import value_ranking
+
+    spec = "lstm:conventions_strong_2p"
+    quiet = dict(log=lambda *_: None, per_game=6)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)            # small batches: one thread, even beside a busy core
+    try:
+        never = value_ranking.decisions(spec, "learned", 200, 3, 2, **quiet)
+        once = value_ranking.decisions(spec, "learned", 1, 3, 2, **quiet)
+    finally:
+        torch.set_num_threads(threads)
+    assert len(never) == 12
+    for kinds, claimed, true, err_se in never:
+        assert len(kinds) == len(claimed) == len(true) == len(err_se) > 0
+        np.testing.assert_array_equal(claimed, true)
+        assert not err_se.any()
+    assert [k for k, *_ in once] == [k for k, *_ in never]       # the same decisions
+    assert any(not np.array_equal(c, t) for _, c, t, _ in once)
+    lines = []
+    value_ranking.report(once, 0.05, log=lines.append)
+    assert lines[-1].startswith("Per decision (") and "| all |" in "\n".join(lines)
