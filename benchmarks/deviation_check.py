@@ -40,36 +40,47 @@ def move_kind(state: HanabiState, move: int) -> str:
     return {"discard": "D", "play": "P"}.get(decode_move(state.config, move).kind, "H")
 
 
-def deviations(blueprint_spec: str, belief: str, depth: int, rollouts: int, games: int,
-               check_worlds: int, seed: int = 0, log=print):
-    """One row per deviation: (kinds, claimed gain, belief gain, true gain)."""
+def seat0_decisions(blueprint_spec: str, belief: str, depth: int, rollouts: int,
+                    games: int, seed: int = 0, per_game: int = 0, log=print):
+    """Walk the blueprint's own games on evaluation deals of run `seed`: yields
+    (blueprint, the LBS-k agent, game index, state, the blueprint's move) at each of seat
+    0's decisions (the first per_game of each game if > 0), then plays that move."""
     config = HanabiConfig()
     spec = MethodSpec(method=f"lbs-{depth}", blueprint=blueprint_spec, belief=belief,
                       rollouts=rollouts, seed=seed)
     bp, agent = build_agent(spec, config)
-    rows = []
     for g, deal in enumerate(deal_seeds(EVAL, seed, 0, games)):
         state = HanabiState(config, seed=int(deal))
-        while not state.is_terminal:
+        seen = 0
+        while not state.is_terminal and not (per_game and seen >= per_game):
             move = bp.act(state)
             if state.current_player == 0:
-                result = agent.search(state)
-                if result.deviated:
-                    pair = [result.move, result.blueprint_move]
-                    rng = np.random.default_rng([seed, g, state.num_moves_played])
-                    decks = rng.integers(0, 2**63, size=check_worlds)
-                    hands = agent.belief.sample(check_worlds, rng)
-                    sampled = move_returns(state, 0, pair, hands, decks[:len(hands)], bp, -1,
-                                           None)
-                    true = np.repeat(np.asarray(state.hand(0))[None], check_worlds, axis=0)
-                    real = move_returns(state, 0, pair, true, decks, bp, -1, None)
-                    i = list(result.moves).index(result.move)
-                    rows.append((move_kind(state, result.move) +
-                                 move_kind(state, result.blueprint_move),
-                                 float(result.gains[i]), float((sampled[0] - sampled[1]).mean()),
-                                 float((real[0] - real[1]).mean())))
+                seen += 1
+                yield bp, agent, g, state, move
             state.apply(move)
-        log(f"game {g + 1}/{games}: {len(rows)} deviations so far")
+        log(f"game {g + 1}/{games}: {seen} decisions")
+
+
+def deviations(blueprint_spec: str, belief: str, depth: int, rollouts: int, games: int,
+               check_worlds: int, seed: int = 0, log=print):
+    """One row per deviation: (kinds, claimed gain, belief gain, true gain)."""
+    rows = []
+    for bp, agent, g, state, _ in seat0_decisions(blueprint_spec, belief, depth, rollouts,
+                                                  games, seed, log=log):
+        result = agent.search(state)
+        if result.deviated:
+            pair = [result.move, result.blueprint_move]
+            rng = np.random.default_rng([seed, g, state.num_moves_played])
+            decks = rng.integers(0, 2**63, size=check_worlds)
+            hands = agent.belief.sample(check_worlds, rng)
+            sampled = move_returns(state, 0, pair, hands, decks[:len(hands)], bp, -1, None)
+            true = np.repeat(np.asarray(state.hand(0))[None], check_worlds, axis=0)
+            real = move_returns(state, 0, pair, true, decks, bp, -1, None)
+            i = list(result.moves).index(result.move)
+            rows.append((move_kind(state, result.move) + move_kind(state, result.blueprint_move),
+                         float(result.gains[i]), float((sampled[0] - sampled[1]).mean()),
+                         float((real[0] - real[1]).mean())))
+    log(f"{len(rows)} deviations")
     return rows
 
 
@@ -90,25 +101,38 @@ def report(rows, log=print) -> None:
             f"{m:+.2f} +- {s:.2f}" for m, s in zip(mean, sem)) + " |")
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def common_parser(doc: str, blueprint: str) -> argparse.ArgumentParser:
+    """The options this script shares with value_ranking.py: the blueprint, the belief,
+    LBS-k's k, the evaluation deals and the run seed."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n\n", 2)[2])
-    parser.add_argument("--blueprint", default="lstm:distilled_strong_2p",
+                                     epilog=doc.split("\n\n", 2)[2])
+    parser.add_argument("--blueprint", default=blueprint,
                         help="a blueprint spec with its own value (default %(default)s)")
     parser.add_argument("--belief", default="learned",
                         help="the search's belief (default %(default)s)")
     parser.add_argument("--depth", type=int, default=1, help="LBS-k's k (default 1)")
-    parser.add_argument("--rollouts", type=int, default=32,
-                        help="the search's worlds per decision (default 32)")
     parser.add_argument("--games", type=int, default=5, help="evaluation deals (default 5)")
-    parser.add_argument("--check-worlds", type=int, default=256,
-                        help="worlds of each re-measurement to the end (default 256)")
     parser.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def parse_counts(parser: argparse.ArgumentParser, argv, names) -> argparse.Namespace:
+    """Parse argv; an error unless every option in `names` is >= 1."""
     args = parser.parse_args(argv)
-    for name in ("depth", "rollouts", "games", "check_worlds"):
+    for name in ("depth", "games") + tuple(names):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    return args
+
+
+def main(argv=None) -> int:
+    parser = common_parser(__doc__, "lstm:distilled_strong_2p")
+    parser.add_argument("--rollouts", type=int, default=32,
+                        help="the search's worlds per decision (default 32)")
+    parser.add_argument("--check-worlds", type=int, default=256,
+                        help="worlds of each re-measurement to the end (default 256)")
+    args = parse_counts(parser, argv, ("rollouts", "check_worlds"))
     try:
         rows = deviations(args.blueprint, args.belief, args.depth, args.rollouts, args.games,
                           args.check_worlds, args.seed)

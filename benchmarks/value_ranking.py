@@ -16,7 +16,6 @@ the first gain minus the second, so the belief and the deck cancel out.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import os
 import sys
@@ -25,13 +24,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
-from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402
-from lbs_pz.eval.specs import MethodSpec, build_agent  # noqa: E402
 from lbs_pz.search.rollout_search import move_returns  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from deviation_check import move_kind  # noqa: E402
+from deviation_check import (common_parser, move_kind, parse_counts,  # noqa: E402
+                             seat0_decisions)
 
 
 def decisions(blueprint_spec: str, belief: str, depth: int, worlds: int, games: int,
@@ -40,36 +37,24 @@ def decisions(blueprint_spec: str, belief: str, depth: int, worlds: int, games: 
     of each move's value error over the worlds) over the legal moves other than the
     blueprint's, each float64 (m,). per_game > 0: only the first per_game decisions of
     each game."""
-    config = HanabiConfig()
-    spec = MethodSpec(method=f"lbs-{depth}", blueprint=blueprint_spec, belief=belief,
-                      rollouts=worlds, seed=seed)
-    bp, agent = build_agent(spec, config)
     out = []
-    for g, deal in enumerate(deal_seeds(EVAL, seed, 0, games)):
-        state = HanabiState(config, seed=int(deal))
-        seen = 0
-        while not state.is_terminal and not (per_game and seen >= per_game):
-            move = bp.act(state)
-            if state.current_player == 0:
-                seen += 1
-                agent.search(state)                 # brings the belief up to this position
-                rng = np.random.default_rng([seed, g, state.num_moves_played])
-                hands = agent.belief.sample(worlds, rng)
-                legal = np.array(state.legal_moves(), dtype=np.int64)
-                if len(hands) and len(legal) > 1:
-                    decks = rng.integers(0, 2**63, size=len(hands))
-                    claimed = move_returns(state, 0, legal, hands, decks, bp, depth,
-                                           agent.value)
-                    true = move_returns(state, 0, legal, hands, decks, bp, -1, None)
-                    b = int(np.flatnonzero(legal == move)[0])
-                    others = np.flatnonzero(legal != move)
-                    gain, real = claimed[others] - claimed[b], true[others] - true[b]
-                    err_se = (gain - real).std(axis=1) / np.sqrt(max(len(hands) - 1, 1))
-                    out.append(([move_kind(state, int(legal[i])) + move_kind(state, move)
-                                 for i in others], gain.mean(axis=1), real.mean(axis=1),
-                                err_se))
-            state.apply(move)
-        log(f"game {g + 1}/{games}: {len(out)} decisions so far")
+    for bp, agent, g, state, move in seat0_decisions(blueprint_spec, belief, depth, worlds,
+                                                     games, seed, per_game, log):
+        agent.search(state)                     # brings the belief up to this position
+        rng = np.random.default_rng([seed, g, state.num_moves_played])
+        hands = agent.belief.sample(worlds, rng)
+        legal = np.array(state.legal_moves(), dtype=np.int64)
+        if not len(hands) or len(legal) < 2:
+            continue
+        decks = rng.integers(0, 2**63, size=len(hands))
+        claimed = move_returns(state, 0, legal, hands, decks, bp, depth, agent.value)
+        true = move_returns(state, 0, legal, hands, decks, bp, -1, None)
+        b = int(np.flatnonzero(legal == move)[0])
+        others = np.flatnonzero(legal != move)
+        gain, real = claimed[others] - claimed[b], true[others] - true[b]
+        err_se = (gain - real).std(axis=1) / np.sqrt(max(len(hands) - 1, 1))
+        out.append(([move_kind(state, int(legal[i])) + move_kind(state, move) for i in others],
+                    gain.mean(axis=1), real.mean(axis=1), err_se))
     return out
 
 
@@ -104,24 +89,12 @@ def report(rows, delta: float, log=print) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n\n", 2)[2])
-    parser.add_argument("--blueprint", default="lstm:conventions_strong_2p",
-                        help="a blueprint spec with its own value (default %(default)s)")
-    parser.add_argument("--belief", default="learned",
-                        help="the belief the worlds' hands come from (default %(default)s)")
-    parser.add_argument("--depth", type=int, default=1, help="LBS-k's k (default 1)")
+    parser = common_parser(__doc__, "lstm:conventions_strong_2p")
     parser.add_argument("--worlds", type=int, default=32,
                         help="sampled worlds per decision (default 32)")
-    parser.add_argument("--games", type=int, default=4, help="evaluation deals (default 4)")
     parser.add_argument("--delta", type=float, default=0.05,
                         help="the search's deviation threshold (default 0.05)")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    for name in ("depth", "worlds", "games"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be >= 1")
+    args = parse_counts(parser, argv, ("worlds",))
     try:
         rows = decisions(args.blueprint, args.belief, args.depth, args.worlds, args.games,
                          args.seed)
