@@ -72,6 +72,30 @@ cdef void seat_features(const GameConfig* cfg, const BotTables* tb, const GameSt
                           known_count, o + m * HINT_PARTS)
 
 
+cdef object _checked_seats(seats, Py_ssize_t k, int players, str per):
+    """seats as a C-contiguous int64 array of k seats of a `players`-player game:
+    TypeError if not a 1-D integer array, ValueError for a wrong length (one entry
+    per `per`) or a seat out of range."""
+    arr = np.asarray(seats)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise TypeError(f"seats must be a 1-D integer array, got {arr.dtype} of shape {arr.shape}")
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    if arr.shape[0] != k:
+        raise ValueError(f"seats must have one entry per {per} ({k}), got {arr.shape[0]}")
+    bad = np.flatnonzero((arr < 0) | (arr >= players))
+    if bad.size:
+        raise ValueError(f"seats[{bad[0]}] = {arr[bad[0]]} is not a seat of a "
+                         f"{players}-player game")
+    return arr
+
+
+cdef int _check_out_shape(const float[:, ::1] out, Py_ssize_t k, int size) except -1:
+    if out.shape[0] != k or out.shape[1] != size:
+        raise ValueError(f"out must have shape ({k}, {size}), got "
+                         f"({out.shape[0]}, {out.shape[1]})")
+    return 0
+
+
 def convention_features(HanabiBatch batch not None, seats, float[:, ::1] out not None):
     """The strong bot's conventions' reading of every game of `batch`, seen by seats[i]
     (seats: integer (N,)): fills out (N, convention_feature_size(config)), float32,
@@ -97,19 +121,8 @@ def convention_features(HanabiBatch batch not None, seats, float[:, ::1] out not
     cdef GameConfig* cfg = &batch._proto.cfg
     cdef Py_ssize_t n = batch.num_games, i
     cdef int size = convention_feature_size(batch.config)
-    arr = np.asarray(seats)
-    if arr.ndim != 1 or arr.dtype.kind not in "iu":
-        raise TypeError(f"seats must be a 1-D integer array, got {arr.dtype} of shape {arr.shape}")
-    cdef const int64_t[::1] seat = np.ascontiguousarray(arr, dtype=np.int64)
-    if seat.shape[0] != n:
-        raise ValueError(f"seats must have one entry per game ({n}), got {seat.shape[0]}")
-    for i in range(n):
-        if not 0 <= seat[i] < cfg.players:
-            raise ValueError(f"seats[{i}] = {seat[i]} is not a seat of a "
-                             f"{cfg.players}-player game")
-    if out.shape[0] != n or out.shape[1] != size:
-        raise ValueError(f"out must have shape ({n}, {size}), got "
-                         f"({out.shape[0]}, {out.shape[1]})")
+    cdef const int64_t[::1] seat = _checked_seats(seats, n, cfg.players, "game")
+    _check_out_shape(out, n, size)
     cdef BotTables tb
     cdef BotMemory mem
     cdef MemoCache* cache = memo_new(BOT_STRONG, cfg)
@@ -197,22 +210,11 @@ cdef class ConventionReader:
         cdef const int64_t[::1] row = np.ascontiguousarray(pick, dtype=np.int64)
         cdef float[:, ::1] o = out     # float32, C-contiguous, writeable (ValueError if not)
         k = row.shape[0]
-        arr = np.asarray(seats)
-        if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-            raise TypeError(f"seats must be a 1-D integer array, got {arr.dtype} of shape "
-                            f"{arr.shape}")
-        cdef const int64_t[::1] seat = np.ascontiguousarray(arr, dtype=np.int64)
-        if seat.shape[0] != k:
-            raise ValueError(f"seats must have one entry per row ({k}), got {seat.shape[0]}")
         for j in range(k):
             if not 0 <= row[j] < n:
                 raise IndexError(f"rows[{j}] = {row[j]} is not a game of a batch of {n}")
-            if not 0 <= seat[j] < cfg.players:
-                raise ValueError(f"seats[{j}] = {seat[j]} is not a seat of a "
-                                 f"{cfg.players}-player game")
-        if o.shape[0] != k or o.shape[1] != size:
-            raise ValueError(f"out must have shape ({k}, {size}), got "
-                             f"({o.shape[0]}, {o.shape[1]})")
+        cdef const int64_t[::1] seat = _checked_seats(seats, k, cfg.players, "row")
+        _check_out_shape(o, k, size)
         if self._busy:
             raise RuntimeError("this ConventionReader is in use by another thread")
         if memcmp(&self._params, &PARAMS[BOT_STRONG], sizeof(BotParams)) != 0:
