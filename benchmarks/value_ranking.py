@@ -41,13 +41,16 @@ def decisions(blueprint_spec: str, belief: str, depth: int, worlds: int, games: 
     for bp, agent, g, state, move in seat0_decisions(blueprint_spec, belief, depth, worlds,
                                                      games, seed, per_game, log):
         agent.search(state)                     # brings the belief up to this position
+        if agent.value is None or agent.depth < 0:
+            raise ValueError(f"{blueprint_spec} has no value of its own: LBS-{depth} rolls "
+                             "out to the end, so there is no value to rank moves with")
         rng = np.random.default_rng([seed, g, state.num_moves_played])
         hands = agent.belief.sample(worlds, rng)
         legal = np.array(state.legal_moves(), dtype=np.int64)
         if not len(hands) or len(legal) < 2:
             continue
         decks = rng.integers(0, 2**63, size=len(hands))
-        claimed = move_returns(state, 0, legal, hands, decks, bp, depth, agent.value)
+        claimed = move_returns(state, 0, legal, hands, decks, bp, agent.depth, agent.value)
         true = move_returns(state, 0, legal, hands, decks, bp, -1, None)
         b = int(np.flatnonzero(legal == move)[0])
         others = np.flatnonzero(legal != move)

@@ -122,6 +122,12 @@ def test_value_ranking_pairs_the_claim_and_the_rollouts_in_the_same_worlds():
     try:
         never = value_ranking.decisions(spec, "learned", 200, 3, 2, **quiet)
         once = value_ranking.decisions(spec, "learned", 1, 3, 2, **quiet)
+        # a user's blueprint without a value: LBS-k rolls out to the end, nothing to rank
+        example = os.path.join(os.path.dirname(__file__), "..", "examples", "my_blueprint.py")
+        with pytest.warns(UserWarning, match="has no value"), \
+                pytest.raises(ValueError, match="no value of its own"):
+            value_ranking.decisions(f"py:{example}:HintPlayDiscard", "grounded", 1, 2, 1,
+                                    **quiet)
     finally:
         torch.set_num_threads(threads)
     assert len(never) == 12
