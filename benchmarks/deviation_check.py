@@ -41,13 +41,15 @@ def move_kind(state: HanabiState, move: int) -> str:
 
 
 def seat0_decisions(blueprint_spec: str, belief: str, depth: int, rollouts: int,
-                    games: int, seed: int = 0, per_game: int = 0, log=print):
+                    games: int, seed: int = 0, per_game: int = 0, log=print,
+                    precision: str = "float32"):
     """Walk the blueprint's own games on evaluation deals of run `seed`: yields
-    (blueprint, the LBS-k agent, game index, state, the blueprint's move) at each of seat
-    0's decisions (the first per_game of each game if > 0), then plays that move."""
+    (blueprint, the LBS-k agent (its rollouts in `precision`), game index, state, the
+    blueprint's move) at each of seat 0's decisions (the first per_game of each game if
+    > 0), then plays that move."""
     config = HanabiConfig()
     spec = MethodSpec(method=f"lbs-{depth}", blueprint=blueprint_spec, belief=belief,
-                      rollouts=rollouts, seed=seed)
+                      rollouts=rollouts, seed=seed, precision=precision)
     bp, agent = build_agent(spec, config)
     for g, deal in enumerate(deal_seeds(EVAL, seed, 0, games)):
         state = HanabiState(config, seed=int(deal))

@@ -35,15 +35,17 @@ WALKTHROUGH_BP = "py:examples/my_blueprint.py:HintPlayDiscard"
 
 def speed_section(net: str, adjective: str) -> tuple:
     """LBS-16 at 256 worlds per decision on a shipped neural blueprint: seconds per game
-    with the search's defaults, then with paired pruning and bfloat16 rollouts."""
+    with the search's defaults, then with threshold pruning and bfloat16 rollouts."""
     spec = f"{COMPARE} --blueprint lstm:{net} --belief learned"
-    fast = "--pruning paired --search-precision bfloat16"
+    fast = "--pruning threshold --search-precision bfloat16"
     return (
         f"LBS-16 at 256 worlds on the {adjective} blueprint: seconds per game",
         f"{net} with 256 sampled worlds per decision and its learned belief alone, on the "
         "same evaluation deals, twice: with the search's defaults (pruning by means, the "
-        "blueprint's rollouts in float32), then with --pruning paired (a move is dropped once "
-        "its world-by-world difference with the best move is 2 s.e. below 0) and "
+        "blueprint's rollouts in float32), then with --pruning threshold (a move is dropped "
+        "once its world-by-world difference with the best move is 2 s.e. below 0, or its "
+        "world-by-world gain over the blueprint's move 2 s.e. below delta, so that it can "
+        "no longer be played) and "
         "--search-precision bfloat16 (the net's rollouts in bf16; the blueprint's own moves, "
         "the reference of every gain, stay float32). One process, one core.",
         f"{spec} --methods blueprint,lbs-16 --rollouts 256 --games 1 && "
@@ -126,6 +128,19 @@ def neural_net_sections(key: str, net: str, adjective: str, what: str) -> dict:
             f"{ranking} --depth 1 --games 1 --worlds 8",
             f"{ranking} --depth 1 --games 8 && {ranking} --depth 16 --games 8"),
         f"search-{key}-speed": speed_section(net, adjective),
+        f"pruning-{key}": (
+            f"What each pruning rule saves on the {adjective} blueprint, and whether it "
+            "changes the move",
+            f"benchmarks/pruning_check.py on {net} with its own learned belief, LBS-16 at 256 "
+            "worlds in bfloat16 as in search-KEY-speed: at each of seat 0's decisions in the "
+            "blueprint's games on 4 evaluation deals, one search per rule on the same worlds "
+            "(same hands, same decks), off (every move in every world) and each rule in a "
+            "rotating order: rollouts and seconds per decision, and the decisions whose move "
+            "differs from off's.".replace("KEY", key),
+            f"OMP_NUM_THREADS=1 {PY} benchmarks/pruning_check.py --blueprint lstm:{net} "
+            "--depth 16 --worlds 64 --games 1 --search-precision bfloat16",
+            f"OMP_NUM_THREADS=1 {PY} benchmarks/pruning_check.py --blueprint lstm:{net} "
+            "--depth 16 --worlds 256 --games 4 --search-precision bfloat16"),
         f"belief-{key}": (
             f"The learned belief of the {adjective} blueprint against the grounded one",
             f"`lbs-pz belief-quality` as in belief-distilled, over {net}'s self-play games on "

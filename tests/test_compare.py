@@ -261,15 +261,16 @@ def test_lbs_defaults_are_picked_again_for_another_variant():
     assert agent.depth == -1 and agent.name == "lbs-inf" and "grounded+cf" in agent.defaults[0]
 
 
-def test_pruning_and_search_precision_options(capsys):
+@pytest.mark.parametrize("rule", ["paired", "threshold"])
+def test_pruning_and_search_precision_options(capsys, rule):
     """--pruning and --search-precision reach the search and name themselves in the row;
     bfloat16 on a blueprint without a precision is one clear line, exit status 2."""
     code = main(["compare", "--blueprint", "lstm:distilled_strong_2p", "--methods", "lbs-1",
                  "--belief", "grounded", "--rollouts", "4", "--games", "1", "--pruning",
-                 "paired", "--search-precision", "bfloat16", "--backend", "inline",
+                 rule, "--search-precision", "bfloat16", "--backend", "inline",
                  "--no-progress"])
     assert code == 0
-    assert "| lbs-1 (grounded, pruning paired, bfloat16) | 1 |" in capsys.readouterr().out
+    assert f"| lbs-1 (grounded, pruning {rule}, bfloat16) | 1 |" in capsys.readouterr().out
     assert main(["compare", "--blueprint", "strong", "--methods", "lbs-1", "--belief",
                  "grounded", "--rollouts", "4", "--games", "1", "--search-precision",
                  "bfloat16", "--backend", "inline", "--no-progress"]) == 2

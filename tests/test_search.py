@@ -69,11 +69,12 @@ def test_verification_decides_deviations_on_fresh_worlds():
     assert verified > 0
 
 
-@pytest.mark.parametrize("rule", ["means", "paired"])
+@pytest.mark.parametrize("rule", ["means", "paired", "threshold"])
 def test_pruning_never_drops_a_sure_point_on_the_last_turn(rule):
     """On the game's last move, playing a card known (from hints) to be playable scores
     +1 in every world, the most any move can: with pruning on, such a play is never
-    pruned and the chosen move is worth as much."""
+    pruned (under "threshold", unless the blueprint's move is worth as much: the play
+    then cannot gain delta) and the chosen move is worth as much."""
     found = pruned_some = 0
     for game in range(400):
         state = HanabiState(HanabiConfig(), seed=game)
@@ -88,10 +89,12 @@ def test_pruning_never_drops_a_sure_point_on_the_last_turn(rule):
                     result = search_move(state, seat, BOT, hands, pruning=rule, min_samples=8,
                                          batch_size=8, delta=0.05, seed=game)
                     moves = list(result.moves)
+                    bp_sure = result.means[moves.index(result.blueprint_move)] == state.score + 1
                     for slot in sure:
                         i = moves.index(state.config.hand_size + slot)
-                        assert result.counts[i] == result.counts.max()  # never pruned
-                        assert result.means[i] == state.score + 1
+                        if not (rule == "threshold" and bp_sure):
+                            assert result.counts[i] == result.counts.max()  # never pruned
+                            assert result.means[i] == state.score + 1
                     assert result.means[moves.index(result.move)] == state.score + 1
                     pruned_some += result.rollouts < len(moves) * len(hands)
                     found += 1
@@ -267,6 +270,67 @@ def test_paired_pruning_rolls_out_less_and_keeps_the_move():
     assert positions == 6 and runs["paired"] < runs["means"]
 
 
+def test_threshold_pruning_drops_what_cannot_be_played_and_keeps_the_move():
+    """"threshold" also drops a move once its paired gain over the blueprint's move is
+    2 s.e. below delta: it rolls out less than "paired", never drops the blueprint's
+    move (the reference), and on these positions picks the move that "off" picks."""
+    state = HanabiState(HanabiConfig(), seed=5)
+    rollouts = {"paired": 0, "threshold": 0}
+    positions = 0
+    while not state.is_terminal and positions < 8:
+        seat = state.current_player
+        if state.num_moves_played % 3 == 0 and len(state.legal_moves()) > 2:
+            hands = GroundedBelief().reset(state, seat).sample(128, np.random.default_rng(2))
+            got = {rule: search_move(state, seat, BOT, hands, pruning=rule, min_samples=16,
+                                     batch_size=16, depth=-1, seed=4)
+                   for rule in ("paired", "threshold", "off")}
+            for rule in rollouts:
+                rollouts[rule] += got[rule].rollouts
+            fast, off = got["threshold"], got["off"]
+            assert fast.move == off.move
+            bp = list(fast.moves).index(fast.blueprint_move)
+            assert fast.counts[bp] == fast.counts.max() == fast.worlds
+            positions += 1
+        state.apply(BOT.act(state))
+    assert positions == 8 and rollouts["threshold"] < rollouts["paired"]
+
+
+def test_refilled_batches_keep_the_rollouts_per_batch(monkeypatch):
+    """After pruning, a batch takes batch_size * (k // moves alive) worlds (k legal moves),
+    so that it rolls out about k * batch_size (move, world) pairs; refill=False keeps
+    batch_size worlds. Both pick the same move here."""
+    from lbs_pz.search import rollout_search
+
+    calls = []
+    real = rollout_search.move_returns
+
+    def watched(state, seat, moves, hands, *args):
+        calls.append((len(moves), len(hands)))
+        return real(state, seat, moves, hands, *args)
+
+    monkeypatch.setattr(rollout_search, "move_returns", watched)
+    state = _positions(1, seed=6, every=11)[0]
+    seat = state.current_player
+    k = len(state.legal_moves())
+    hands = GroundedBelief().reset(state, seat).sample(256, np.random.default_rng(3))
+    moves = {}
+    for refill in (False, True):
+        calls.clear()
+        result = search_move(state, seat, BOT, hands, pruning="threshold", batch_size=16,
+                             min_samples=16, depth=-1, seed=5, refill=refill)
+        moves[refill] = result.move
+        assert calls[0] == (k, 16) and sum(w for _, w in calls) == result.worlds
+        assert result.rollouts == sum(m * w for m, w in calls)
+        done = 16
+        for alive, worlds in calls[1:]:
+            want = 16 * max(1, k // alive) if refill else 16
+            assert worlds == min(want, len(hands) - done)
+            done += worlds
+        if refill:
+            assert any(worlds > 16 for _, worlds in calls[1:])
+    assert moves[False] == moves[True]
+
+
 def test_pruning_rule_is_checked():
     state = HanabiState(HanabiConfig(), seed=0)
     hands = GroundedBelief().reset(state, 0).sample(8, np.random.default_rng(0))
@@ -274,3 +338,29 @@ def test_pruning_rule_is_checked():
         search_move(state, state.current_player, BOT, hands, pruning="fast")
     with pytest.raises(ValueError, match="pruning must be one of"):
         LBSAgent(BOT, rollouts=8, pruning="fast")
+
+
+def test_pruning_check_runs_every_rule_on_the_same_worlds(capsys):
+    """benchmarks/pruning_check.py: every rule searches the same decisions; none rolls out
+    more than "off" at any of them, "threshold" no more than "paired" in all; the report
+    has one row per rule, and an unknown rule is a usage error."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    import pruning_check
+
+    results = pruning_check.check("strong", "grounded", 16, 96, 1, ["threshold", "paired"],
+                                  log=lambda *_: None)
+    assert list(results) == ["off", "threshold", "paired"]
+    off_moves, off_rollouts, _ = results["off"]
+    assert len(off_moves) > 10
+    for moves, rollouts, seconds in results.values():
+        assert len(moves) == len(off_moves) and np.all(rollouts <= off_rollouts)
+        assert np.all(seconds > 0)
+    assert results["threshold"][1].sum() < results["paired"][1].sum() < off_rollouts.sum()
+    lines = []
+    pruning_check.report(results, log=lines.append)
+    assert len(lines) == 5 and lines[2].startswith("| off | ")
+    with pytest.raises(SystemExit) as exit_info:
+        pruning_check.main(["--rules", "fast", "--blueprint", "strong"])
+    assert exit_info.value.code == 2 and "--rules: choose from" in capsys.readouterr().err

@@ -39,6 +39,7 @@ from lbs_pz.eval.backends import BACKENDS, check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
 from lbs_pz.eval.specs import METHOD_HELP, PAPER_DELTA, MethodSpec, describe, parse_method
 from lbs_pz.search.beliefs import BELIEF_KINDS
+from lbs_pz.search.rollout_search import PRUNING_RULES
 
 
 INTERRUPT_HELP = """\
@@ -193,11 +194,14 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--delta", type=finite_float_at_least(0), default=PAPER_DELTA,
                         help="points the paired gain of a deviation must exceed (default "
                              "0.05, the paper's threshold)")
-    parser.add_argument("--pruning", default="means", choices=("means", "paired", "off"),
+    parser.add_argument("--pruning", default="means", choices=PRUNING_RULES,
                         help="when search stops rolling out a clearly worse move: means "
                              "(default; its mean + 2 s.e. below the best's mean - 2 s.e.), "
                              "paired (its world-by-world difference with the best move 2 "
-                             "s.e. below 0: far fewer rollouts at 64+ worlds), off")
+                             "s.e. below 0: far fewer rollouts at 64+ worlds), threshold "
+                             "(as paired, and also once its world-by-world gain over the "
+                             "blueprint's move is 2 s.e. below --delta, so that it can no "
+                             "longer be played: fewer still), off")
     parser.add_argument("--search-precision", default="float32", choices=("float32", "bfloat16"),
                         help="precision of a neural blueprint's rollouts inside the search "
                              "(bfloat16: about twice as fast on CPUs with bf16 instructions; "

@@ -45,7 +45,7 @@ class MethodSpec:
     belief_checkpoint: Optional[str] = None
     value_checkpoint: Optional[str] = None
     allow_mismatch: bool = False
-    pruning: str = "means"               # search's pruning rule: means | paired | off
+    pruning: str = "means"               # search's pruning rule: means | paired | threshold | off
     precision: str = "float32"           # lbs-*: the rollouts' precision (bfloat16: lstm:)
 
     def label(self) -> str:

@@ -93,11 +93,14 @@ class SearchAgent:
             single estimate). Only two moves are rolled out there, so it is cheap, and
             the re-measured gain is free of the winner's curse.
         pruning: stop rolling out clearly worse moves: "means" (True), "paired" (compared
-            with the best move world by world; far fewer rollouts), or "off" (False); see
-            `search_move`.
+            with the best move world by world; far fewer rollouts), "threshold" (as
+            paired, and also the moves that clearly cannot gain delta over the
+            blueprint's), or "off" (False); see `search_move`.
         min_legal_fraction: if fewer sampled hands than this fraction of `rollouts` are
             consistent, play the blueprint's move (counted in `fallbacks`).
         time_budget: seconds per decision (the search stops after the batch exceeding it).
+        batch_size, refill: worlds per batch of rollouts, and whether later batches take
+            more worlds once moves are pruned (see `search_move`).
         precision: "float32" (exact) or "bfloat16": the blueprint's rollouts and bootstrap
             value inside the search computed in bf16 (about twice as fast on CPUs with bf16
             instructions), for a blueprint with `with_precision` (a public-LSTM net). The
@@ -112,7 +115,8 @@ class SearchAgent:
                  value: Optional[ValueFn] = None, delta: float = 0.05,
                  confidence: float = 2.0, verify: int = 0, pruning="means",
                  min_legal_fraction: float = 0.1, time_budget: Optional[float] = None,
-                 batch_size: int = 32, seed: int = 0, precision: str = "float32"):
+                 batch_size: int = 32, refill: bool = True, seed: int = 0,
+                 precision: str = "float32"):
         blueprint = as_blueprint(blueprint)
         pruning = pruning_rule(pruning)
         rollouts, depth = _int_arg("rollouts", rollouts), _int_arg("depth", depth)
@@ -148,6 +152,7 @@ class SearchAgent:
         self.value = value
         self.min_legal_fraction = min_legal_fraction
         self.time_budget, self.batch_size, self.seed = time_budget, batch_size, seed
+        self.refill = bool(refill)
         self.history: List[SearchResult] = []
         self._tracked_seat: Optional[int] = None
         self._tracked_view: Optional[tuple] = None
@@ -226,7 +231,8 @@ class SearchAgent:
             state, seat, self.blueprint, search_hands, depth=self.depth, value=self.value,
             delta=self.delta, confidence=self.confidence, pruning=self.pruning,
             verify_hands=verify_hands if self.verify else None,
-            batch_size=self.batch_size, rollout_blueprint=self.rollout_blueprint,
+            batch_size=self.batch_size, refill=self.refill,
+            rollout_blueprint=self.rollout_blueprint,
             min_worlds=min_worlds, time_budget=self.time_budget,
             seed=int(rng.integers(2**62)))
         self.history.append(result)

@@ -53,7 +53,7 @@ class SearchResult:
     verify_sem: float = float("nan")   # (nan: no verification ran)
 
 
-PRUNING_RULES = ("means", "paired", "off")
+PRUNING_RULES = ("means", "paired", "threshold", "off")
 
 
 def pruning_rule(pruning) -> str:
@@ -120,7 +120,8 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
                 depth: int = -1, value: Optional[ValueFn] = None, delta: float = 0.05,
                 confidence: float = 0.0, verify_hands: Optional[np.ndarray] = None,
                 pruning="means", min_samples: int = 32, batch_size: int = 32,
-                min_worlds: int = 1, time_budget: Optional[float] = None,
+                refill: bool = True, min_worlds: int = 1,
+                time_budget: Optional[float] = None,
                 rollout_blueprint=None, seed: int = 0) -> SearchResult:
     """Evaluate every legal move of `seat` (the player to move) in the worlds given by
     `hands` (int array (m, hand_len) of own hands, each consistent with what the seat
@@ -145,7 +146,16 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         random numbers) is below 0 by more than 2 s.e. of that difference. Most of the
         spread of returns comes from the worlds, which pairing cancels, so this drops
         weak moves after far fewer worlds;
+        "threshold": as "paired", and a move is also dropped once its paired gain over
+        the blueprint's move is 2 s.e. below `delta`: it can no longer be played, since
+        a deviation must gain more than delta. This drops the moves that tie with the
+        blueprint's (equivalent discards and hints), which "paired" keeps to the end;
         "off" (or False): every move gets every world.
+    batch_size: worlds rolled out together in the first batch (every legal move in each);
+        pruning is checked after each batch.
+    refill: later batches take batch_size * (k // moves still alive) worlds (k legal
+        moves), so that each rolls out about as many (move, world) pairs as the first;
+        False: batch_size worlds each (more pruning checks, smaller batches).
     min_worlds: fewer sampled hands than this -> fall back to the blueprint's move.
     time_budget: seconds; the search stops after the batch that exceeds it.
     rollout_blueprint: plays the rollouts (default: `blueprint`), e.g. the blueprint in a
@@ -185,9 +195,14 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     world_seeds = seeds.integers(0, 2**63, size=len(hands))
     returns = np.full((k, len(hands)), np.nan)           # per move and world ("paired")
     used = 0
-    for lo in range(0, len(hands), batch_size):
-        chunk = slice(lo, min(lo + batch_size, len(hands)))
+    lo = 0
+    while lo < len(hands):
         candidates = np.flatnonzero(alive)
+        # once moves are pruned, a batch takes more worlds so that it still rolls out about
+        # k * batch_size (move, world) pairs: a neural blueprint's forward costs several
+        # times more per row at 64 rows than at 512
+        worlds = batch_size * (max(1, k // len(candidates)) if lo and refill else 1)
+        chunk = slice(lo, min(lo + worlds, len(hands)))
         per_move = move_returns(state, seat, legal[candidates], hands[chunk],
                                  world_seeds[chunk], rollout_blueprint, depth, value)
         sums[candidates] += per_move.sum(axis=1)
@@ -197,7 +212,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         gain_sums[candidates] += paired.sum(axis=1)
         gain_sq_sums[candidates] += (paired ** 2).sum(axis=1)
         returns[candidates, chunk] = per_move
-        used = chunk.stop
+        used = lo = chunk.stop
         if pruning != "off" and counts[candidates].min() >= min_samples:
             means, se = _mean_sem(sums, sq_sums, counts)
             best = candidates[np.argmax(means[candidates])]
@@ -209,6 +224,9 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
                 d_mean, d_sem = _mean_sem(diff.sum(axis=1), (diff ** 2).sum(axis=1), used)
                 dropped = np.zeros(k, dtype=bool)
                 dropped[candidates] = d_mean + 2 * d_sem < 0
+                if pruning == "threshold":     # cannot clear delta: never played
+                    g_mean, g_sem = _mean_sem(gain_sums, gain_sq_sums, counts)
+                    dropped |= alive & (g_mean + 2 * g_sem < delta)
             dropped[bp_index] = False     # the blueprint's move is the reference
             alive &= ~dropped
         if alive.sum() <= 1:
