@@ -426,6 +426,38 @@ def test_bfloat16_copy_plays_almost_every_move_of_float32_with_its_own_cache():
         PublicLSTMBlueprint(make_net(), CONFIG, precision="float16")
 
 
+def test_bfloat16_weights_are_the_autocast_rounding_and_follow_the_net():
+    """The bfloat16 copy computes with its wide layers' weights stored in bf16: exactly
+    the rounding autocast applies to float32 weights at every call, here done once. The
+    heads stay float32. When the net's weights change (training, load_state_dict), the
+    copy follows at its next call."""
+    net = make_net(hidden=32, seed=4)
+    bp = PublicLSTMBlueprint(net, CONFIG)
+    b16 = bp.with_precision("bfloat16")
+    batch = HanabiBatch(CONFIG, 12, seeds=np.arange(12) + 300)
+    for _ in range(6):
+        batch.step(bp.act_batch(batch))
+
+    def rounded_as_autocast(copy):
+        wide = ("pub_in.", "lstm.", "mlp.")
+        for (name, p), (name2, q) in zip(net.named_parameters(), copy.named_parameters()):
+            assert name == name2
+            want = p.to(torch.bfloat16) if name.startswith(wide) else p
+            assert q.dtype == want.dtype and torch.equal(q, want), name
+
+    before = b16.q_values(batch)
+    rounded_as_autocast(b16._net)
+    assert b16._net is b16._net                     # made once, while the net is unchanged
+    with torch.no_grad():
+        net.mlp[0].weight.mul_(1.5)
+    b16.clear_cache()
+    after = b16.q_values(batch)
+    rounded_as_autocast(b16._net)
+    assert not np.array_equal(after, before)
+    fresh = PublicLSTMBlueprint(net, CONFIG, precision="bfloat16")   # never saw the old net
+    np.testing.assert_array_equal(after, fresh.q_values(batch))
+
+
 def test_search_rolls_out_in_bfloat16_but_plays_the_exact_blueprint_move():
     from lbs_pz.search.agents import LBSAgent
     from lbs_pz.search.beliefs import make_belief

@@ -40,6 +40,7 @@ True
 from __future__ import annotations
 
 import collections
+import copy
 import functools
 import os
 from typing import Dict, List, Optional, Tuple
@@ -578,6 +579,7 @@ class PublicLSTMBlueprint:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
         self.precision = precision
         self._other_precisions: Dict[str, "PublicLSTMBlueprint"] = {}
+        self._bf16_net: Optional[Tuple[tuple, PublicLSTMNet]] = None
         self.net = net.eval()
         self.config, self.epsilon, self.name = config, float(epsilon), name
         self.deterministic = self.epsilon == 0.0
@@ -627,6 +629,23 @@ class PublicLSTMBlueprint:
             self._other_precisions[precision] = other
         return other
 
+    @property
+    def _net(self) -> PublicLSTMNet:
+        """The net the products run in: `net` itself in float32. In bfloat16, a copy whose
+        wide layers (public input, LSTM, MLP) hold their weights in bf16, made again
+        whenever a parameter of `net` changes: autocast would otherwise cast every
+        weight at every call (the same rounding, so the same numbers)."""
+        if self.precision == "float32":
+            return self.net
+        params = tuple((p.data_ptr(), p._version) for p in self.net.parameters())
+        if self._bf16_net is None or self._bf16_net[0] != params:
+            with torch.inference_mode(False), torch.no_grad():
+                net = copy.deepcopy(self.net)
+                for layer in (net.pub_in, net.lstm, net.mlp):
+                    layer.to(torch.bfloat16)
+            self._bf16_net = (params, net.eval())
+        return self._bf16_net[1]
+
     def _check_config(self, config: HanabiConfig) -> None:
         if config != self.config:
             raise ValueError(f"{self.name}: the worlds have config {config}, the blueprint "
@@ -657,7 +676,7 @@ class PublicLSTMBlueprint:
         prev = self._cache.get(key[:-3]) if len(key) > 1 else None
         if prev is not None:                       # one step from the previous position
             pub = torch.from_numpy(self._public_of(state))[None, None]
-            _, (h, c) = self.net.public(pub, (prev[0][None, None], prev[1][None, None]))
+            _, (h, c) = self._net.public(pub, (prev[0][None, None], prev[1][None, None]))
             self._remember(key, (h[0, 0], c[0, 0]))
             return self._cache[key]
         # Replay the public history from its longest cached prefix (position `known`; -1:
@@ -680,9 +699,10 @@ class PublicLSTMBlueprint:
             if t > known:
                 pubs.append(self._public_of(replay))
         # Step by step (nn.LSTM returns c of the last step only) to cache every prefix.
-        x = self.net.embed_public(torch.from_numpy(np.stack(pubs)))
+        net = self._net
+        x = net.embed_public(torch.from_numpy(np.stack(pubs)))
         for j in range(len(pubs)):
-            _, hc = self.net.lstm(x[j][None, None], hc)
+            _, hc = net.lstm(x[j][None, None], hc)
             t = known + 1 + j
             self._remember(key[:1 + 3 * t], (hc[0][0, 0], hc[1][0, 0]))
         return self._cache[key]
@@ -721,7 +741,7 @@ class PublicLSTMBlueprint:
             pub = batch.encode(players=seat0)[[first[d] for d in step], self._k:]
             h0 = torch.stack([p[0] for p in prev])[None]
             c0 = torch.stack([p[1] for p in prev])[None]
-            _, (h1, c1) = self.net.public(torch.from_numpy(pub)[:, None], (h0, c0))
+            _, (h1, c1) = self._net.public(torch.from_numpy(pub)[:, None], (h0, c0))
             for j, d in enumerate(step):
                 self._remember(keys[d], (h1[0, j].clone(), c1[0, j].clone()))
                 hs[d], cs[d] = self._cache[keys[d]]
@@ -758,7 +778,7 @@ class PublicLSTMBlueprint:
             return out
         h, _ = self._batch_hc(batch, live)
         obs = torch.from_numpy(seat_inputs(batch, conventions=self._conventions)[live])
-        q = self.net.q_seat(h, obs, batch.current_players()[live], value=False)
+        q = self._net.q_seat(h, obs, batch.current_players()[live], value=False)
         legal = batch.legal_masks()[live].astype(bool)
         out[live] = self._pick(q[:, : self.config.num_moves], legal)
         return out
@@ -803,6 +823,7 @@ class PublicLSTMBlueprint:
         c = torch.zeros(n, self.net.hidden)
         # each world's convention memory is carried along: a step folds one move per world
         reader = ConventionReader(batch) if self._conventions else None
+        net = self._net
         if not idx.size:
             return made, h, c, idx, reader
         h[idx], c[idx] = self._batch_hc(batch, idx)     # also for max_moves == 0: the value
@@ -825,7 +846,7 @@ class PublicLSTMBlueprint:
                 x = np.concatenate([x, reader.features(batch, movers, conv[:idx.size],
                                                        rows=idx)], axis=1)
             obs = torch.from_numpy(x)
-            q = self.net.q_seat(h if every else h[idx], obs, movers, value=False)
+            q = net.q_seat(h if every else h[idx], obs, movers, value=False)
             mask = (legal if every else legal[idx]).view(np.bool_)
             actions.fill(-1)
             actions[idx] = self._pick(q[:, :num_moves], mask)
@@ -840,10 +861,10 @@ class PublicLSTMBlueprint:
                 seat0_view = True
                 pub = torch.from_numpy(enc[:, self._k:] if every else enc[idx, self._k:])
                 if every:
-                    _, (h2, c2) = self.net.public(pub[:, None], (h[None], c[None]))
+                    _, (h2, c2) = net.public(pub[:, None], (h[None], c[None]))
                     h, c = h2[0].float(), c2[0].float()     # float32 whatever the precision
                 else:
-                    _, (h2, c2) = self.net.public(pub[:, None], (h[idx][None], c[idx][None]))
+                    _, (h2, c2) = net.public(pub[:, None], (h[idx][None], c[idx][None]))
                     h[idx], c[idx] = h2[0].float(), c2[0].float()
         return made, h, c, idx, reader
 
@@ -854,7 +875,7 @@ class PublicLSTMBlueprint:
         self._check_config(batch.config)
         h, _ = self._batch_hc(batch, np.arange(len(batch)))
         obs = torch.from_numpy(encode_batch(batch, self._conventions))
-        return self.net.q(h, obs).numpy()
+        return self._net.q(h, obs).numpy()
 
     @_inference
     def value(self, batch: HanabiBatch) -> np.ndarray:
@@ -877,7 +898,7 @@ class PublicLSTMBlueprint:
         states are h (len(rows), H): float32 (len(rows),). `reader`: a ConventionReader
         that followed the batch (see `seat_inputs`)."""
         obs = torch.from_numpy(encode_batch(batch, self._conventions, reader)[rows])
-        q = self.net.q(h, obs)
+        q = self._net.q(h, obs)
         mask = seat_masks(batch.legal_masks()[rows], batch.current_players()[rows],
                           self.config.players)
         best = q.masked_fill(~torch.from_numpy(mask), NEG).max(dim=-1).values.sum(dim=-1)
