@@ -354,6 +354,18 @@ SECTIONS = {
         f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 1.0",
         f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned "
         f"--methods blueprint,lbs-1 --rollouts 32 --games 300 --delta 1.0"),
+    "search-conventions-256": (
+        "LBS-16 at 256 worlds on the convention-feature blueprint, in its fast settings",
+        "What search-conventions-speed times, played on 100 evaluation deals against the "
+        "blueprint (paired, the same deals): the learned belief alone, 256 worlds, "
+        "--pruning threshold and --search-precision bfloat16. search-conventions is the same "
+        "search at 32 worlds in float32 with pruning by means.",
+        f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned --methods "
+        f"blueprint,lbs-16 --rollouts 64 --games 2 --pruning threshold "
+        f"--search-precision bfloat16",
+        f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned --methods "
+        f"blueprint,lbs-16 --rollouts 256 --games 100 --pruning threshold "
+        f"--search-precision bfloat16"),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "
