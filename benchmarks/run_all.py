@@ -355,17 +355,23 @@ SECTIONS = {
         f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned "
         f"--methods blueprint,lbs-1 --rollouts 32 --games 300 --delta 1.0"),
     "search-conventions-256": (
-        "LBS-16 at 256 worlds on the convention-feature blueprint, in its fast settings",
+        "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
-        "blueprint (paired, the same deals): the learned belief alone, 256 worlds, "
-        "--pruning threshold and --search-precision bfloat16. search-conventions is the same "
-        "search at 32 worlds in float32 with pruning by means.",
-        f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned --methods "
-        f"blueprint,lbs-16 --rollouts 64 --games 2 --pruning threshold "
-        f"--search-precision bfloat16",
-        f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned --methods "
-        f"blueprint,lbs-16 --rollouts 256 --games 100 --pruning threshold "
-        f"--search-precision bfloat16"),
+        "blueprint (paired, the same deals), with the learned belief alone: first at 32 "
+        "worlds with the defaults (float32, pruning by means: the setting of "
+        "search-conventions, whose first 100 deals these are), then at 256 worlds with "
+        "--pruning threshold and --search-precision bfloat16 (the timed fast settings), then "
+        "at 256 worlds with --pruning threshold in float32 (which separates the bf16 "
+        "rollouts from the number of worlds).",
+        *(" && ".join(
+            f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned --methods "
+            f"{methods} --games {games} {options}"
+            for methods, options in (
+                ("blueprint,lbs-16", f"--rollouts {few}"),
+                ("lbs-16", f"--rollouts {many} --pruning threshold --search-precision bfloat16"),
+                ("lbs-16", f"--rollouts {many} --pruning threshold")))
+          for few, many, games in ((16, 64, 2), (32, 256, 100))),
+    ),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "
