@@ -244,55 +244,56 @@ def test_world_returns_check_what_a_value_returns():
     assert returns.shape == (2, 3) and seen == [6] and np.all(returns == 7.5)
 
 
+def _searches_by_rule(rules, count, hands_seed, search_seed):
+    """search_move under each pruning rule, on the same 128 sampled hands, at `count`
+    positions of one strong-bot game (every third move with 3+ legal moves):
+    a list of {rule: SearchResult}."""
+    state = HanabiState(HanabiConfig(), seed=5)
+    out = []
+    while not state.is_terminal and len(out) < count:
+        seat = state.current_player
+        if state.num_moves_played % 3 == 0 and len(state.legal_moves()) > 2:
+            hands = GroundedBelief().reset(state, seat).sample(
+                128, np.random.default_rng(hands_seed))
+            out.append({rule: search_move(state, seat, BOT, hands, pruning=rule,
+                                          min_samples=16, batch_size=16, depth=-1,
+                                          seed=search_seed)
+                        for rule in rules})
+        state.apply(BOT.act(state))
+    assert len(out) == count
+    return out
+
+
 def test_paired_pruning_rolls_out_less_and_keeps_the_move():
     """Pairing the moves world by world cancels the spread the worlds cause, so "paired"
     drops weak moves after fewer worlds than "means", never the blueprint's move, and on
     these positions picks the same move; "off" rolls every move out in every world."""
-    state = HanabiState(HanabiConfig(), seed=5)
     runs = {"means": 0, "paired": 0}
-    positions = 0
-    while not state.is_terminal and positions < 6:
-        seat = state.current_player
-        if state.num_moves_played % 3 == 0 and len(state.legal_moves()) > 2:
-            hands = GroundedBelief().reset(state, seat).sample(128, np.random.default_rng(1))
-            got = {rule: search_move(state, seat, BOT, hands, pruning=rule, min_samples=16,
-                                     batch_size=16, depth=-1, seed=3)
-                   for rule in ("means", "paired", "off")}
-            off = got["off"]
-            assert off.rollouts == len(off.moves) * len(hands)
-            for rule in runs:
-                runs[rule] += got[rule].rollouts
-                bp = list(got[rule].moves).index(got[rule].blueprint_move)
-                assert got[rule].counts[bp] == len(hands)          # the reference stays
-            assert got["paired"].move == got["means"].move
-            positions += 1
-        state.apply(BOT.act(state))
-    assert positions == 6 and runs["paired"] < runs["means"]
+    for got in _searches_by_rule(("means", "paired", "off"), 6, hands_seed=1, search_seed=3):
+        off = got["off"]
+        assert off.rollouts == len(off.moves) * 128
+        for rule in runs:
+            runs[rule] += got[rule].rollouts
+            bp = list(got[rule].moves).index(got[rule].blueprint_move)
+            assert got[rule].counts[bp] == 128                 # the reference stays
+        assert got["paired"].move == got["means"].move
+    assert runs["paired"] < runs["means"]
 
 
 def test_threshold_pruning_drops_what_cannot_be_played_and_keeps_the_move():
     """"threshold" also drops a move once its paired gain over the blueprint's move is
     2 s.e. below delta: it rolls out less than "paired", never drops the blueprint's
     move (the reference), and on these positions picks the move that "off" picks."""
-    state = HanabiState(HanabiConfig(), seed=5)
     rollouts = {"paired": 0, "threshold": 0}
-    positions = 0
-    while not state.is_terminal and positions < 8:
-        seat = state.current_player
-        if state.num_moves_played % 3 == 0 and len(state.legal_moves()) > 2:
-            hands = GroundedBelief().reset(state, seat).sample(128, np.random.default_rng(2))
-            got = {rule: search_move(state, seat, BOT, hands, pruning=rule, min_samples=16,
-                                     batch_size=16, depth=-1, seed=4)
-                   for rule in ("paired", "threshold", "off")}
-            for rule in rollouts:
-                rollouts[rule] += got[rule].rollouts
-            fast, off = got["threshold"], got["off"]
-            assert fast.move == off.move
-            bp = list(fast.moves).index(fast.blueprint_move)
-            assert fast.counts[bp] == fast.counts.max() == fast.worlds
-            positions += 1
-        state.apply(BOT.act(state))
-    assert positions == 8 and rollouts["threshold"] < rollouts["paired"]
+    for got in _searches_by_rule(("paired", "threshold", "off"), 8, hands_seed=2,
+                                 search_seed=4):
+        for rule in rollouts:
+            rollouts[rule] += got[rule].rollouts
+        fast, off = got["threshold"], got["off"]
+        assert fast.move == off.move
+        bp = list(fast.moves).index(fast.blueprint_move)
+        assert fast.counts[bp] == fast.counts.max() == fast.worlds
+    assert rollouts["threshold"] < rollouts["paired"]
 
 
 def test_refilled_batches_keep_the_rollouts_per_batch(monkeypatch):
