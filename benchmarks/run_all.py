@@ -372,6 +372,15 @@ SECTIONS = {
                 ("lbs-16", f"--rollouts {many} --pruning threshold")))
           for few, many, games in ((16, 64, 2), (32, 256, 100))),
     ),
+    "deviation-conventions-256": (
+        "What LBS-16's deviations on the convention-feature blueprint are worth at 256 worlds",
+        "benchmarks/deviation_check.py as in deviation-conventions (LBS-16, 8 games), with "
+        "256 worlds per decision instead of 32: how many deviations pass the test, what "
+        "the search claims for them and what rollouts to the end measure.",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint "
+        f"lstm:conventions_strong_2p --depth 16 --rollouts 64 --games 1 --check-worlds 32",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint "
+        f"lstm:conventions_strong_2p --depth 16 --rollouts 256 --games 8"),
     "gpu": (
         "The GPU path: benchmarks/gpu_check.sh",
         "On a CUDA machine: the engine built there and its throughput on one core; then, each "
