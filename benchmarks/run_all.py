@@ -372,6 +372,17 @@ SECTIONS = {
                 ("lbs-16", f"--rollouts {many} --pruning threshold")))
           for few, many, games in ((16, 64, 2), (32, 256, 100))),
     ),
+    "search-conventions-256-cf": (
+        "LBS-16 at 256 worlds on the convention-feature blueprint with learned+cf",
+        "As search-conventions-256's fast row (256 worlds, --pruning threshold, "
+        "--search-precision bfloat16, the same 100 deals), with the learned belief's samples "
+        "filtered counterfactually through the blueprint.",
+        f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned+cf --methods "
+        f"blueprint,lbs-16 --games 2 --rollouts 64 --pruning threshold "
+        f"--search-precision bfloat16",
+        f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned+cf --methods "
+        f"blueprint,lbs-16 --games 100 --rollouts 256 --pruning threshold "
+        f"--search-precision bfloat16"),
     "deviation-conventions-256": (
         "What LBS-16's deviations on the convention-feature blueprint are worth at 256 worlds",
         "benchmarks/deviation_check.py as in deviation-conventions (LBS-16, 8 games), with "
