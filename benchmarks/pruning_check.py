@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -53,8 +52,8 @@ def check(blueprint_spec: str, belief: str, depth: int, worlds: int, games: int,
 
 def report(results, log=print) -> None:
     reference = results["off"][0]
-    log(f"| pruning | decisions | rollouts / decision | seconds / decision | speed-up | "
-        f"move differs from off |")
+    log("| pruning | decisions | rollouts / decision | seconds / decision | speed-up | "
+        "move differs from off |")
     log("|---|---:|---:|---:|---:|---:|")
     base = results["off"][2].sum()
     for rule, (moves, rollouts, seconds) in results.items():

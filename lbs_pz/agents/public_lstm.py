@@ -54,7 +54,7 @@ from lbs_pz.agents.rule_bots._bots import (CONVENTION_HINT_PARTS, CONVENTION_SLO
                                            ConventionReader, convention_feature_size,
                                            convention_features)
 from lbs_pz.agents.base import check_max_moves, file_sha256, require_batch
-from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.engine.features import private_size
 from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint
 
