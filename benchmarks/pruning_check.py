@@ -26,7 +26,7 @@ from deviation_check import common_parser, parse_counts, seat0_decisions  # noqa
 
 
 def check(blueprint_spec: str, belief: str, depth: int, worlds: int, games: int,
-          rules, precision: str = "float32", refill: bool = True, seed: int = 0, log=print):
+          rules, precision: str = "float32", refill=None, seed: int = 0, log=print):
     """Per rule ("off" first): (moves int64 (D,), rollouts int64 (D,), seconds (D,)) over
     the D decisions with two legal moves and enough sampled worlds."""
     rules = ["off"] + [r for r in rules if r != "off"]
@@ -73,7 +73,8 @@ def main(argv=None) -> int:
                         choices=("float32", "bfloat16"),
                         help="the rollouts' precision, as compare's (default float32)")
     parser.add_argument("--no-refill", action="store_true",
-                        help="batch_size worlds per batch after pruning, not refilled")
+                        help="batch_size worlds per batch after pruning, not refilled (the "
+                             "default refills them for a neural blueprint)")
     args = parse_counts(parser, argv, ("worlds",))
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
     unknown = [r for r in rules if r not in PRUNING_RULES]
@@ -81,7 +82,8 @@ def main(argv=None) -> int:
         parser.error(f"--rules: choose from {', '.join(PRUNING_RULES)}, got {args.rules!r}")
     try:
         results = check(args.blueprint, args.belief, args.depth, args.worlds, args.games,
-                        rules, args.search_precision, not args.no_refill, args.seed)
+                        rules, args.search_precision, False if args.no_refill else None,
+                        args.seed)
     except ValueError as err:            # a bad spec, belief or seed: say so, no traceback
         parser.error(str(err))
     if not len(results["off"][0]):

@@ -299,7 +299,9 @@ def test_threshold_pruning_drops_what_cannot_be_played_and_keeps_the_move():
 def test_refilled_batches_keep_the_rollouts_per_batch(monkeypatch):
     """After pruning, a batch takes batch_size * (k // moves alive) worlds (k legal moves),
     so that it rolls out about k * batch_size (move, world) pairs; refill=False keeps
-    batch_size worlds. Both pick the same move here."""
+    batch_size worlds. Both pick the same move here. By default (None) a rule bot, whose
+    rollouts cost the same per world in any batch, is not refilled; a public-LSTM net,
+    one batched forward per move, is."""
     from lbs_pz.search import rollout_search
 
     calls = []
@@ -314,12 +316,14 @@ def test_refilled_batches_keep_the_rollouts_per_batch(monkeypatch):
     seat = state.current_player
     k = len(state.legal_moves())
     hands = GroundedBelief().reset(state, seat).sample(256, np.random.default_rng(3))
-    moves = {}
-    for refill in (False, True):
+    moves, batches = {}, {}
+    for refill in (False, True, None):
         calls.clear()
         result = search_move(state, seat, BOT, hands, pruning="threshold", batch_size=16,
                              min_samples=16, depth=-1, seed=5, refill=refill)
-        moves[refill] = result.move
+        moves[refill], batches[refill] = result.move, list(calls)
+        if refill is None:
+            continue
         assert calls[0] == (k, 16) and sum(w for _, w in calls) == result.worlds
         assert result.rollouts == sum(m * w for m, w in calls)
         done = 16
@@ -329,7 +333,9 @@ def test_refilled_batches_keep_the_rollouts_per_batch(monkeypatch):
             done += worlds
         if refill:
             assert any(worlds > 16 for _, worlds in calls[1:])
-    assert moves[False] == moves[True]
+    assert moves[False] == moves[True] == moves[None] and batches[None] == batches[False]
+    from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
+    assert PublicLSTMBlueprint.wide_batches and not getattr(BOT, "wide_batches", False)
 
 
 def test_pruning_rule_is_checked():

@@ -560,6 +560,10 @@ class PublicLSTMBlueprint:
 
     has_private_memory = False
     has_value = True
+    # one batched forward per move over all worlds: search refills its batches of rollouts
+    # after pruning (`search_move(refill=None)`), since a world costs several times less
+    # at 512 rows than at 64
+    wide_batches = True
 
     def __init__(self, net: PublicLSTMNet, config: Optional[HanabiConfig] = None,
                  epsilon: float = 0.0, cache_size: int = 50_000, name: str = "public-lstm",

@@ -100,7 +100,8 @@ class SearchAgent:
             consistent, play the blueprint's move (counted in `fallbacks`).
         time_budget: seconds per decision (the search stops after the batch exceeding it).
         batch_size, refill: worlds per batch of rollouts, and whether later batches take
-            more worlds once moves are pruned (see `search_move`).
+            more worlds once moves are pruned (None: where the blueprint's rollouts are
+            batched neural forwards; see `search_move`).
         precision: "float32" (exact) or "bfloat16": the blueprint's rollouts and bootstrap
             value inside the search computed in bf16 (about twice as fast on CPUs with bf16
             instructions), for a blueprint with `with_precision` (a public-LSTM net). The
@@ -115,7 +116,7 @@ class SearchAgent:
                  value: Optional[ValueFn] = None, delta: float = 0.05,
                  confidence: float = 2.0, verify: int = 0, pruning="means",
                  min_legal_fraction: float = 0.1, time_budget: Optional[float] = None,
-                 batch_size: int = 32, refill: bool = True, seed: int = 0,
+                 batch_size: int = 32, refill: Optional[bool] = None, seed: int = 0,
                  precision: str = "float32"):
         blueprint = as_blueprint(blueprint)
         pruning = pruning_rule(pruning)
@@ -152,7 +153,7 @@ class SearchAgent:
         self.value = value
         self.min_legal_fraction = min_legal_fraction
         self.time_budget, self.batch_size, self.seed = time_budget, batch_size, seed
-        self.refill = bool(refill)
+        self.refill = None if refill is None else bool(refill)
         self.history: List[SearchResult] = []
         self._tracked_seat: Optional[int] = None
         self._tracked_view: Optional[tuple] = None

@@ -120,7 +120,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
                 depth: int = -1, value: Optional[ValueFn] = None, delta: float = 0.05,
                 confidence: float = 0.0, verify_hands: Optional[np.ndarray] = None,
                 pruning="means", min_samples: int = 32, batch_size: int = 32,
-                refill: bool = True, min_worlds: int = 1,
+                refill: Optional[bool] = None, min_worlds: int = 1,
                 time_budget: Optional[float] = None,
                 rollout_blueprint=None, seed: int = 0) -> SearchResult:
     """Evaluate every legal move of `seat` (the player to move) in the worlds given by
@@ -155,7 +155,10 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         pruning is checked after each batch.
     refill: later batches take batch_size * (k // moves still alive) worlds (k legal
         moves), so that each rolls out about as many (move, world) pairs as the first;
-        False: batch_size worlds each (more pruning checks, smaller batches).
+        False: batch_size worlds each (more pruning checks, smaller batches). None: the
+        rollout blueprint's `wide_batches` (a neural blueprint's batched forward is several
+        times cheaper per world at 512 worlds than at 64; a rule bot's rollouts cost the
+        same per world, and later pruning only adds rollouts).
     min_worlds: fewer sampled hands than this -> fall back to the blueprint's move.
     time_budget: seconds; the search stops after the batch that exceeds it.
     rollout_blueprint: plays the rollouts (default: `blueprint`), e.g. the blueprint in a
@@ -170,6 +173,8 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     legal = np.array(state.legal_moves(), dtype=np.int64)
     blueprint_move = int(blueprint.act(state, seat))
     rollout_blueprint = blueprint if rollout_blueprint is None else rollout_blueprint
+    if refill is None:
+        refill = bool(getattr(rollout_blueprint, "wide_batches", False))
     k = len(legal)
     sums, sq_sums, counts = np.zeros(k), np.zeros(k), np.zeros(k, dtype=np.int64)
     gain_sums, gain_sq_sums = np.zeros(k), np.zeros(k)   # paired with the blueprint's move
