@@ -375,9 +375,9 @@ SECTIONS = {
     "pruning-strong": (
         "What each pruning rule saves on the strong bot, and whether it changes the move",
         "benchmarks/pruning_check.py as in pruning-conventions, on the strong bot with the "
-        "grounded belief (no value ships for it in this check: LBS rolls out to the end), "
-        "256 worlds, 4 of its games: a rule bot's rollouts cost the same per world in any "
-        "batch, so its batches are not refilled.",
+        "grounded belief and its shipped value after 16 moves, 256 worlds, 4 of its games: "
+        "a rule bot's rollouts cost the same per world in any batch, so its batches are "
+        "not refilled.",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/pruning_check.py --blueprint strong --belief "
         "grounded --depth 16 --worlds 64 --games 1",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/pruning_check.py --blueprint strong --belief "
