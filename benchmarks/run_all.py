@@ -136,11 +136,15 @@ def neural_net_sections(key: str, net: str, adjective: str, what: str) -> dict:
             "blueprint's games on 4 evaluation deals, one search per rule on the same worlds "
             "(same hands, same decks), off (every move in every world) and each rule in a "
             "rotating order: rollouts and seconds per decision, and the decisions whose move "
-            "differs from off's.".replace("KEY", key),
+            "differs from off's; then off and threshold again without refilled batches "
+            "(--no-refill).".replace("KEY", key),
             f"OMP_NUM_THREADS=1 {PY} benchmarks/pruning_check.py --blueprint lstm:{net} "
             "--depth 16 --worlds 64 --games 1 --search-precision bfloat16",
             f"OMP_NUM_THREADS=1 {PY} benchmarks/pruning_check.py --blueprint lstm:{net} "
-            "--depth 16 --worlds 256 --games 4 --search-precision bfloat16"),
+            "--depth 16 --worlds 256 --games 4 --search-precision bfloat16 && "
+            f"OMP_NUM_THREADS=1 {PY} benchmarks/pruning_check.py --blueprint lstm:{net} "
+            "--depth 16 --worlds 256 --games 4 --search-precision bfloat16 --rules threshold "
+            "--no-refill"),
         f"belief-{key}": (
             f"The learned belief of the {adjective} blueprint against the grounded one",
             f"`lbs-pz belief-quality` as in belief-distilled, over {net}'s self-play games on "
