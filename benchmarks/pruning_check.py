@@ -34,7 +34,7 @@ def check(blueprint_spec: str, belief: str, depth: int, worlds: int, games: int,
     decisions = seat0_decisions(blueprint_spec, belief, depth, worlds, games, seed,
                                 log=log, precision=precision)
     for d, (bp, agent, g, state, _) in enumerate(decisions):
-        agent._sync_belief(state, 0)
+        agent.sync_belief(state, 0)
         rng = np.random.default_rng([seed, g, state.num_moves_played])
         hands = agent.belief.sample(worlds, rng)
         if len(state.legal_moves()) < 2 or len(hands) < agent.batch_size:

@@ -40,7 +40,7 @@ def decisions(blueprint_spec: str, belief: str, depth: int, worlds: int, games: 
     out = []
     for bp, agent, g, state, move in seat0_decisions(blueprint_spec, belief, depth, worlds,
                                                      games, seed, per_game, log):
-        agent.search(state)                     # brings the belief up to this position
+        agent.sync_belief(state, 0)
         if agent.value is None or agent.depth < 0:
             raise ValueError(f"{blueprint_spec} has no value of its own: LBS-{depth} rolls "
                              "out to the end, so there is no value to rank moves with")

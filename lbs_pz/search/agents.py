@@ -184,8 +184,9 @@ class SearchAgent:
                        if p != seat)
         return (state.config, state.start_player, others), state.view_records(seat)
 
-    def _sync_belief(self, state: HanabiState, seat: int) -> None:
-        """Follow the game: observe the new moves, or restart on a new game / seat. A new
+    def sync_belief(self, state: HanabiState, seat: int) -> None:
+        """Bring the belief of `seat` up to `state` without searching (what `search` does
+        first): observe the new moves, or restart on a new game / seat. A new
         game is recognised by `seat`'s view (see `_view_of`): a reused agent that meets
         another deal, even at its first move, starts from a fresh belief."""
         game, history = self._view_of(state, seat)
@@ -219,7 +220,7 @@ class SearchAgent:
             raise ValueError(f"{type(self).__name__}.search: it is seat "
                              f"{state.current_player}'s turn, not seat {seat}'s")
         seat = int(seat)
-        self._sync_belief(state, seat)
+        self.sync_belief(state, seat)
         # One seed per (agent seed, position): reproducible, independent across moves.
         key = [self.seed, seat, state.num_moves_played] + state.move_history
         rng = np.random.default_rng(np.random.SeedSequence(key))
