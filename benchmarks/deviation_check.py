@@ -42,14 +42,16 @@ def move_kind(state: HanabiState, move: int) -> str:
 
 def seat0_decisions(blueprint_spec: str, belief: str, depth: int, rollouts: int,
                     games: int, seed: int = 0, per_game: int = 0, log=print,
-                    precision: str = "float32"):
+                    precision: str = "float32", belief_checkpoint=None):
     """Walk the blueprint's own games on evaluation deals of run `seed`: yields
     (blueprint, the LBS-k agent (its rollouts in `precision`), game index, state, the
     blueprint's move) at each of seat 0's decisions (the first per_game of each game if
-    > 0), then plays that move."""
+    > 0), then plays that move. belief_checkpoint: a learned belief's file for the
+    blueprint (None: the one that ships for it)."""
     config = HanabiConfig()
     spec = MethodSpec(method=f"lbs-{depth}", blueprint=blueprint_spec, belief=belief,
-                      rollouts=rollouts, seed=seed, precision=precision)
+                      rollouts=rollouts, seed=seed, precision=precision,
+                      belief_checkpoint=belief_checkpoint)
     bp, agent = build_agent(spec, config)
     for g, deal in enumerate(deal_seeds(EVAL, seed, 0, games)):
         state = HanabiState(config, seed=int(deal))
@@ -64,11 +66,12 @@ def seat0_decisions(blueprint_spec: str, belief: str, depth: int, rollouts: int,
 
 
 def deviations(blueprint_spec: str, belief: str, depth: int, rollouts: int, games: int,
-               check_worlds: int, seed: int = 0, log=print):
+               check_worlds: int, seed: int = 0, log=print, belief_checkpoint=None):
     """One row per deviation: (kinds, claimed gain, belief gain, true gain)."""
     rows = []
     for bp, agent, g, state, _ in seat0_decisions(blueprint_spec, belief, depth, rollouts,
-                                                  games, seed, log=log):
+                                                  games, seed, log=log,
+                                                  belief_checkpoint=belief_checkpoint):
         result = agent.search(state)
         if result.deviated:
             pair = [result.move, result.blueprint_move]
@@ -113,6 +116,9 @@ def common_parser(doc: str, blueprint: str) -> argparse.ArgumentParser:
                         help="a blueprint spec with its own value (default %(default)s)")
     parser.add_argument("--belief", default="learned",
                         help="the search's belief (default %(default)s)")
+    parser.add_argument("--belief-checkpoint", metavar="PATH", default=None,
+                        help="a learned belief's file for the blueprint (`lbs-pz "
+                             "train-belief`; default: the one that ships for it)")
     parser.add_argument("--depth", type=int, default=1, help="LBS-k's k (default 1)")
     parser.add_argument("--games", type=int, default=5, help="evaluation deals (default 5)")
     parser.add_argument("--seed", type=int, default=0)
@@ -137,7 +143,8 @@ def main(argv=None) -> int:
     args = parse_counts(parser, argv, ("rollouts", "check_worlds"))
     try:
         rows = deviations(args.blueprint, args.belief, args.depth, args.rollouts, args.games,
-                          args.check_worlds, args.seed)
+                          args.check_worlds, args.seed,
+                          belief_checkpoint=args.belief_checkpoint)
     except ValueError as err:            # a bad spec, belief or seed: say so, no traceback
         parser.error(str(err))
     print(f"{args.blueprint}, LBS-{args.depth} with the {args.belief} belief and the "

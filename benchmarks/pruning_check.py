@@ -26,13 +26,15 @@ from deviation_check import common_parser, parse_counts, seat0_decisions  # noqa
 
 
 def check(blueprint_spec: str, belief: str, depth: int, worlds: int, games: int,
-          rules, precision: str = "float32", refill=None, seed: int = 0, log=print):
+          rules, precision: str = "float32", refill=None, seed: int = 0, log=print,
+          belief_checkpoint=None):
     """Per rule ("off" first): (moves int64 (D,), rollouts int64 (D,), seconds (D,)) over
     the D decisions with two legal moves and enough sampled worlds."""
     rules = ["off"] + [r for r in rules if r != "off"]
     out = {rule: ([], [], []) for rule in rules}
     decisions = seat0_decisions(blueprint_spec, belief, depth, worlds, games, seed,
-                                log=log, precision=precision)
+                                log=log, precision=precision,
+                                belief_checkpoint=belief_checkpoint)
     for d, (bp, agent, g, state, _) in enumerate(decisions):
         agent.sync_belief(state, 0)
         rng = np.random.default_rng([seed, g, state.num_moves_played])
@@ -83,7 +85,7 @@ def main(argv=None) -> int:
     try:
         results = check(args.blueprint, args.belief, args.depth, args.worlds, args.games,
                         rules, args.search_precision, False if args.no_refill else None,
-                        args.seed)
+                        args.seed, belief_checkpoint=args.belief_checkpoint)
     except ValueError as err:            # a bad spec, belief or seed: say so, no traceback
         parser.error(str(err))
     if not len(results["off"][0]):

@@ -32,14 +32,15 @@ from deviation_check import (common_parser, move_kind, parse_counts,  # noqa: E4
 
 
 def decisions(blueprint_spec: str, belief: str, depth: int, worlds: int, games: int,
-              seed: int = 0, log=print, per_game: int = 0):
+              seed: int = 0, log=print, per_game: int = 0, belief_checkpoint=None):
     """Per decision: (kinds (str per move), claimed gains, true gains, the standard error
     of each move's value error over the worlds) over the legal moves other than the
     blueprint's, each float64 (m,). per_game > 0: only the first per_game decisions of
     each game."""
     out = []
     for bp, agent, g, state, move in seat0_decisions(blueprint_spec, belief, depth, worlds,
-                                                     games, seed, per_game, log):
+                                                     games, seed, per_game, log,
+                                                     belief_checkpoint=belief_checkpoint):
         agent.sync_belief(state, 0)
         if agent.value is None or agent.depth < 0:
             raise ValueError(f"{blueprint_spec} has no value of its own: LBS-{depth} rolls "
@@ -100,7 +101,7 @@ def main(argv=None) -> int:
     args = parse_counts(parser, argv, ("worlds",))
     try:
         rows = decisions(args.blueprint, args.belief, args.depth, args.worlds, args.games,
-                         args.seed)
+                         args.seed, belief_checkpoint=args.belief_checkpoint)
     except ValueError as err:            # a bad spec, belief or seed: say so, no traceback
         parser.error(str(err))
     if not rows:

@@ -359,12 +359,14 @@ def test_cli_runs_and_saves(tmp_path):
                                                                 hand_size=3)
 
 
-@pytest.mark.parametrize("value_hidden", [0, 32])
-def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path, value_hidden):
+@pytest.mark.parametrize("value_hidden,dueling", [(0, ""), (32, ""), (0, "max")])
+def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path, value_hidden,
+                                                                   dueling):
     """--value-only --init A --teacher lstm:A: policy evaluation of A on its own games. The
     moves (argmax of the advantage head) are unchanged; the value then predicts A's own
     self-play score (A's value was never trained: value_weight 0). With value_hidden the
-    linear head is replaced by a new MLP and every other weight is A's."""
+    linear head is replaced by a new MLP and every other weight is A's; with dueling "max"
+    the same weights are re-centred and the value is score + the seats' V."""
     a_path, _ = _run(tmp_path, teacher="simple", updates=300, minutes=0, hidden=32,
                      eval_every=0, value_weight=0.0, num_actors=64, act_steps=4,
                      buffer_games=512)
@@ -372,11 +374,13 @@ def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path, val
     distill(DistillConfig(teacher=f"lstm:{a_path}", init=a_path, value_only=True,
                           explore=0.5, updates=300, minutes=0, lr=3e-3, eval_every=0,
                           eval_games=50, num_actors=64, act_steps=4, buffer_games=512,
-                          out=b_path, threads=1, value_hidden=value_hidden, **SMALL),
+                          out=b_path, threads=1, value_hidden=value_hidden,
+                          dueling=dueling, **SMALL),
             log=lambda s: None, progress_bar=False)
     config = HanabiConfig(**SMALL)
     a, b = load_blueprint(f"lstm:{a_path}"), load_blueprint(f"lstm:{b_path}")
     assert b.net.value_hidden == value_hidden
+    assert b.net.dueling == (dueling or "mean") and a.net.dueling == "mean"
     for name, w in a.net.state_dict().items():
         if not name.startswith("v_head."):
             assert torch.equal(w, b.net.state_dict()[name]), name
@@ -428,3 +432,90 @@ def test_a_belief_carries_over_only_to_a_net_with_the_same_moves(tmp_path):
     with pytest.raises(Exception, match="trained for|mismatch"):
         carry_belief_over(belief, f"lstm:{other}", f"lstm:{b}", str(tmp_path / "e.pt"),
                           games=20)
+
+
+def _mid_game_batch(config, n=24, moves=7, seed=5):
+    batch = HanabiBatch(config, n, seeds=game_seeds(seed, 0, n))
+    RuleBot("simple").rollout(batch, max_moves=moves)
+    return batch
+
+
+def test_max_dueling_makes_the_greedy_q_the_value_head_and_keeps_every_move(tmp_path):
+    """dueling="max": Q = V + A - max over the seat's legal moves of A. The same weights
+    make the same moves as under "mean" (the argmax of A); every seat's greedy legal Q is
+    V exactly, so the blueprint's value is score + sum of the seats' V; the checkpoint
+    round-trips; Q without the legal moves is an error, not a silently wrong number."""
+    from lbs_pz.agents.public_lstm import seat_masks
+    from lbs_pz.models.checkpoint import save_checkpoint
+    from lbs_pz.train.distill import init_net
+    config = HanabiConfig(**SMALL)
+    torch.manual_seed(0)
+    mean_net = PublicLSTMNet.for_config(config, 16, card_features=True)
+    path = str(tmp_path / "m.pt")
+    save_checkpoint(path, "public_lstm", config, mean_net.arch(), mean_net.state_dict(),
+                    trained_for=None, info={})
+    max_net = init_net(load_checkpoint(path, "public_lstm"), None, "max")
+    assert max_net.arch() == dict(mean_net.arch(), dueling="max")
+    assert "dueling" not in mean_net.arch()          # old checkpoints load as "mean"
+    a, b = PublicLSTMBlueprint(mean_net, config), PublicLSTMBlueprint(max_net, config)
+    batch = _mid_game_batch(config)
+    live = ~batch.terminals()
+    assert live.sum() > 10
+    assert (a.act_batch(batch) == b.act_batch(batch)).all()
+    q = b.q_values(batch)                                             # (N, P, M + 1)
+    mask = seat_masks(batch.legal_masks(), batch.current_players(), config.players)
+    h, _ = b._batch_hc(batch, np.arange(len(batch)))
+    from lbs_pz.agents.public_lstm import encode_batch
+    enc = torch.from_numpy(encode_batch(batch, False))
+    with torch.no_grad():
+        x = max_net._private_in(enc, torch.eye(2).expand(len(batch), 2, 2))
+        v = max_net.v_head(max_net._fused(h.unsqueeze(-2), max_net.mlp(x)))[..., 0].numpy()
+    greedy = np.where(mask, q, -np.inf).max(-1)                       # (N, P)
+    assert np.allclose(greedy[live], v[live], atol=1e-5)
+    assert np.allclose(b.value(batch)[live], batch.scores()[live] + v[live].sum(-1), atol=1e-4)
+    # the mean-centred value carries the advantage's margin; the re-centred one does not
+    assert not np.allclose(a.value(batch)[live], b.value(batch)[live], atol=1e-2)
+    loaded = saved_and_loaded(max_net, config, tmp_path / "x.pt")
+    assert loaded.net.dueling == "max"
+    assert np.allclose(loaded.value(batch), b.value(batch), atol=1e-5)
+    with pytest.raises(ValueError, match="legal"):
+        max_net.q(h, enc)
+    with pytest.raises(ValueError, match="legal must be bool"):
+        max_net.q(h, enc, torch.ones(len(batch), 2, 7, dtype=torch.bool))
+    with pytest.raises(ValueError, match="dueling"):
+        PublicLSTMNet.for_config(config, 16, dueling="min")
+    with pytest.raises(ValueError, match="dueling"):
+        DistillConfig(dueling="min").check()
+
+
+def test_q_learning_refuses_a_max_centred_start(tmp_path):
+    """train-blueprint's TD targets take every seat's Q without legal masks: a net whose Q
+    is centred on the best legal move is refused at the start, with the reason."""
+    from lbs_pz.models.checkpoint import CheckpointError, save_checkpoint
+    from lbs_pz.train.blueprint import BlueprintTrainConfig, init_checkpoint
+    config = HanabiConfig()
+    net = PublicLSTMNet.for_config(config, 16, dueling="max")
+    path = str(tmp_path / "max.pt")
+    save_checkpoint(path, "public_lstm", config, net.arch(), net.state_dict(),
+                    trained_for=None, info={})
+    with pytest.raises(CheckpointError, match="mean-centred"):
+        init_checkpoint(BlueprintTrainConfig(init=path, hidden=16), config, log=lambda *a: None)
+
+
+def test_a_new_value_head_starts_levelled():
+    """level_value_head shifts the value head's bias so that the Q-sum's mean error on the
+    batch is 0; it moves nothing but that bias."""
+    from lbs_pz.train.distill import collate, level_value_head, value_errors
+    config = HanabiConfig(**SMALL)
+    torch.manual_seed(1)
+    net = PublicLSTMNet.for_config(config, 16, dueling="max")
+    games = TeacherGames(RuleBot("simple"), config, 8, 0, explore=0.5).games(8)
+    b = collate(games, "cpu", seats=8)
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    with torch.no_grad():
+        assert abs(float(value_errors(net, b).mean())) > 1.0
+    shift = level_value_head(net, b)
+    with torch.no_grad():
+        assert abs(float(value_errors(net, b).mean())) < 1e-3
+    changed = [k for k, v in net.state_dict().items() if not torch.equal(v, before[k])]
+    assert changed == ["v_head.bias"] and abs(shift) > 1.0

@@ -6,6 +6,8 @@ Network (`PublicLSTMNet`, after Hu et al., "Learned Belief Search", section 4):
     each seat's observation (B, T, P, E) + seat one-hot -> MLP (2 x Linear + ReLU) -> m (B, T, P, H)
     fused = h[:, :, None] * m          (element-wise product, one row per seat)
     dueling head: Q = V + A(fused) - mean_a A(fused)                 -> (B, T, P, M + 1)
+        (or, with dueling="max", Q = V + A - max over the seat's LEGAL moves of A, so that
+        the greedy move's Q is V itself)
     V = v_head(fused) (linear), or with value_hidden > 0 an MLP of its own on [h, the
     seat's MLP input] (its capacity does not come out of the policy's features)
 
@@ -293,6 +295,15 @@ class PublicLSTMNet(nn.Module):
             promised and queued cards, chops, each hint's effect; `seat_inputs` builds
             it). They are public-history folds an LSTM learns only slowly, and what a net
             imitating a convention player needs (`lbs-pz distill --conventions`).
+        dueling: how A is centred in Q = V + A - centre (every checkpoint without the
+            entry loads as "mean"). "mean": the mean of A over all M + 1 outputs, as
+            the paper's net. "max": the max of A over the seat's legal moves (Wang et al.
+            2016, eq. 8), so the greedy move's Q is exactly V and the net's value
+            (score + sum over seats of the greedy Q) is score + sum of V: the value no
+            longer carries the advantage's margin max A - mean A, which for a net that
+            imitated a teacher is a logit margin (about 12 points summed over the two
+            seats, s.d. 1.6, in `conventions_strong_2p`) a linear V must cancel. Its Q
+            needs the legal moves (`q(..., legal=)`); moves are the argmax of A either way.
         hint_head: with conventions, each hint move's advantage also gets
             <W fused, its hint features> (W: Linear(H, CONVENTION_HINT_PARTS)), one weighing
             shared by every hint and set by the context: a convention player scores each
@@ -300,12 +311,16 @@ class PublicLSTMNet(nn.Module):
     """
 
     FUSIONS = ("product", "concat")
+    DUELING = ("mean", "max")
 
     def __init__(self, pub_dim: int, obs_dim: int, players: int, num_moves: int,
                  hidden: int = 256, fusion: str = "product",
                  card_features: Optional[dict] = None, value_hidden: int = 0,
-                 conventions: int = 0, hint_head: bool = False):
+                 conventions: int = 0, hint_head: bool = False, dueling: str = "mean"):
         super().__init__()
+        if dueling not in self.DUELING:
+            raise ValueError(f"dueling must be one of {', '.join(self.DUELING)}, got {dueling!r}")
+        self.dueling = dueling
         if not isinstance(conventions, int) or isinstance(conventions, bool) or conventions < 0:
             raise ValueError(f"conventions must be an integer >= 0, got {conventions!r}")
         if not isinstance(hint_head, bool) or (hint_head and not conventions):
@@ -358,7 +373,7 @@ class PublicLSTMNet(nn.Module):
     def for_config(cls, config: HanabiConfig, hidden: int = 256, fusion: str = "product",
                    card_features: bool = False, public_features: bool = False,
                    value_hidden: int = 0, conventions: bool = False,
-                   hint_head: bool = False) -> "PublicLSTMNet":
+                   hint_head: bool = False, dueling: str = "mean") -> "PublicLSTMNet":
         e = config.encoding_size
         cards = CardFeatures.game_args(config) if card_features or public_features else None
         if public_features:
@@ -366,7 +381,7 @@ class PublicLSTMNet(nn.Module):
         return cls(e - private_size(config), e, config.players, config.num_moves, hidden,
                    fusion, cards, value_hidden,
                    convention_feature_size(config) if conventions or hint_head else 0,
-                   hint_head)
+                   hint_head, dueling)
 
     def arch(self) -> dict:
         """Constructor arguments (plain numbers and strings: stored in checkpoints). The
@@ -384,6 +399,8 @@ class PublicLSTMNet(nn.Module):
             out["conventions"] = self.conventions
         if self.hint_head:
             out["hint_head"] = True
+        if self.dueling != "mean":
+            out["dueling"] = self.dueling
         return out
 
     def arch_for(self, config: HanabiConfig) -> dict:
@@ -392,7 +409,8 @@ class PublicLSTMNet(nn.Module):
         cards = self.cards is not None
         return PublicLSTMNet.for_config(config, self.hidden, self.fusion, cards,
                                         cards and self.cards.public, self.value_hidden,
-                                        self.conventions > 0, self.hint_head).arch()
+                                        self.conventions > 0, self.hint_head,
+                                        self.dueling).arch()
 
     @property
     def input_dim(self) -> int:
@@ -433,18 +451,19 @@ class PublicLSTMNet(nn.Module):
             pub = torch.cat([pub, self.cards.public_features(pub)], dim=-1)
         return self.pub_in(pub)
 
-    def q(self, h: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
+    def q(self, h: torch.Tensor, obs: torch.Tensor, legal=None) -> torch.Tensor:
         """Q-values of every seat. h (..., H) from `public`, obs (..., P, E [+ F]) every seat's
-        canonical vector -> (..., P, M + 1)."""
+        canonical vector -> (..., P, M + 1). legal: bool (..., P, M + 1), each seat's
+        legal outputs (`seat_masks`); needed with dueling="max", ignored otherwise."""
         players = self.players
         seat = torch.eye(players, dtype=obs.dtype, device=obs.device)
         x = self._private_in(obs, seat.expand(*obs.shape[:-2], players, players))
-        return self._heads(h.unsqueeze(-2), x, value=True)
+        return self._heads(h.unsqueeze(-2), x, value=True, legal=legal)
 
-    def _heads(self, h: torch.Tensor, x: torch.Tensor, value: bool) -> torch.Tensor:
+    def _heads(self, h: torch.Tensor, x: torch.Tensor, value: bool, legal=None) -> torch.Tensor:
         """Q (value=True) or the centred advantage A - mean A (value=False: the same
         argmax, without computing V) from h (..., H) (broadcast against x) and the MLP
-        input x (..., D) -> (..., M + 1)."""
+        input x (..., D) -> (..., M + 1). legal (..., M + 1) bool: see `q`."""
         fused = self._fused(h, self.mlp(x))
         # the heads are cheap: always float32, so that a bfloat16 autocast (a blueprint's
         # precision) rounds only the wide products' inputs, not the Q-values themselves
@@ -462,6 +481,8 @@ class PublicLSTMNet(nn.Module):
             adv = adv - adv.mean(dim=-1, keepdim=True)
             if not value:
                 return adv
+            if self.dueling == "max":
+                adv = adv - self._legal_max(adv, legal)
             if self.value_hidden:
                 v = self.v_head(torch.cat([h.float().expand(*x.shape[:-1], h.shape[-1]),
                                            x.float()], dim=-1))
@@ -469,21 +490,35 @@ class PublicLSTMNet(nn.Module):
                 v = self.v_head(fused)
             return v + adv
 
-    def q_seat(self, h: torch.Tensor, obs: torch.Tensor, seat, value: bool = True
-               ) -> torch.Tensor:
+    @staticmethod
+    def _legal_max(adv: torch.Tensor, legal) -> torch.Tensor:
+        """max of adv (..., M + 1) over the legal outputs, (..., 1); 0 where none is legal
+        (padding)."""
+        if legal is None:
+            raise ValueError("a dueling='max' net's Q is centred on the best LEGAL move: "
+                             "pass legal, bool (..., M + 1) (`seat_masks`)")
+        legal = torch.as_tensor(legal, device=adv.device)
+        if legal.dtype != torch.bool or legal.shape != adv.shape:
+            raise ValueError(f"legal must be bool of shape {tuple(adv.shape)}, got "
+                             f"{legal.dtype} {tuple(legal.shape)}")
+        best = adv.masked_fill(~legal, float("-inf")).max(dim=-1, keepdim=True).values
+        return torch.where(legal.any(dim=-1, keepdim=True), best, torch.zeros_like(best))
+
+    def q_seat(self, h: torch.Tensor, obs: torch.Tensor, seat, value: bool = True,
+               legal=None) -> torch.Tensor:
         """Q-values of one seat per row: h (B, H), obs (B, E [+ F]) that seat's input
         (`seat_inputs`), seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every
         seat)[b, seat[b]], at 1/P of the cost (what acting needs). value=False: A - mean A instead (the same
-        argmax, V not computed: what acting uses)."""
+        argmax, V not computed: what acting uses). legal (B, M + 1) bool: see `q`."""
         seat = torch.as_tensor(np.asarray(seat), dtype=torch.long)
         onehot = torch.nn.functional.one_hot(seat, self.players).to(obs.device, obs.dtype)
-        return self._heads(h, self._private_in(obs, onehot), value)
+        return self._heads(h, self._private_in(obs, onehot), value, legal)
 
-    def forward(self, pub: torch.Tensor, obs: torch.Tensor, hc=None):
+    def forward(self, pub: torch.Tensor, obs: torch.Tensor, hc=None, legal=None):
         """Whole sequences: pub (B, T, Dpub), obs (B, T, P, E [+ F]) -> Q (B, T, P, M + 1),
-        final LSTM state. `pub` must be `public_part(obs)`."""
+        final LSTM state. `pub` must be `public_part(obs)`; legal: see `q`."""
         out, hc = self.public(pub, hc)
-        return self.q(out, obs), hc
+        return self.q(out, obs, legal), hc
 
 
 def masked_greedy(q: torch.Tensor, mask) -> torch.Tensor:
@@ -879,7 +914,8 @@ class PublicLSTMBlueprint:
         self._check_config(batch.config)
         h, _ = self._batch_hc(batch, np.arange(len(batch)))
         obs = torch.from_numpy(encode_batch(batch, self._conventions))
-        return self._net.q(h, obs).numpy()
+        legal = seat_masks(batch.legal_masks(), batch.current_players(), self.config.players)
+        return self._net.q(h, obs, torch.from_numpy(legal)).numpy()
 
     @_inference
     def value(self, batch: HanabiBatch) -> np.ndarray:
@@ -902,10 +938,10 @@ class PublicLSTMBlueprint:
         states are h (len(rows), H): float32 (len(rows),). `reader`: a ConventionReader
         that followed the batch (see `seat_inputs`)."""
         obs = torch.from_numpy(encode_batch(batch, self._conventions, reader)[rows])
-        q = self._net.q(h, obs)
-        mask = seat_masks(batch.legal_masks()[rows], batch.current_players()[rows],
-                          self.config.players)
-        best = q.masked_fill(~torch.from_numpy(mask), NEG).max(dim=-1).values.sum(dim=-1)
+        mask = torch.from_numpy(seat_masks(batch.legal_masks()[rows],
+                                           batch.current_players()[rows], self.config.players))
+        q = self._net.q(h, obs, mask)
+        best = q.masked_fill(~mask, NEG).max(dim=-1).values.sum(dim=-1)
         return best.float().numpy()
 
     def clear_cache(self) -> None:

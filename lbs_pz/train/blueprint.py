@@ -598,6 +598,11 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
     if ref != arch:
         raise CheckpointError(f"--init {spec}: architecture {arch} does not fit the game "
                               f"(expected {ref})")
+    if net.dueling != "mean":
+        # the TD targets and the anchor here take every seat's Q without legal masks
+        raise CheckpointError(f"--init {spec}: its Q is centred on the best legal move "
+                              f"(dueling={net.dueling!r}); Q-learning trains mean-centred "
+                              f"heads: start from the net before its value was refitted")
     if net.hidden != tc.hidden:
         raise CheckpointError(f"--init {spec}: the checkpoint's net has hidden {net.hidden}, "
                               f"this run asks for --hidden {tc.hidden} (the start sets the "

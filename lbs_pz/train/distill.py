@@ -127,6 +127,7 @@ class DistillConfig:
     init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
     value_only: bool = False      # fit the value head alone (the moves stay exactly the same)
     value_hidden: int = 0         # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
+    dueling: str = ""             # Q = V + A - centre: mean | max (over the legal moves: the greedy Q is V, so the value is score + sum of V); "" keeps --init's (mean for a new net)
     batch_size: int = 32          # games per update
     num_actors: int = 256         # teacher games played at once
     act_steps: int = 8            # batched teacher moves between two updates
@@ -165,6 +166,8 @@ class DistillConfig:
         need(self.grad_clip > 0, f"grad_clip must be > 0, got {self.grad_clip}")
         need(self.eval_every >= 0 and self.updates >= 0 and self.hand_size >= 0,
              "eval_every, updates and hand_size must be >= 0")
+        need(self.dueling in ("", "mean", "max"),
+             f"dueling must be mean or max, got {self.dueling!r}")
         need(self.fusion in ("concat", "product"),
              f"fusion must be concat or product, got {self.fusion!r}")
         need(self.device == "cpu" or self.device.startswith("cuda"),
@@ -359,6 +362,45 @@ def mover_logits(net, b, out=None):
     return q.masked_fill(~b["legal"], -1e9)
 
 
+def seat_legal(b, k: int):
+    """Every seat's legal outputs in the first k games of a collated batch, bool
+    (k, T, P, M + 1): the mover's legal moves, the other seats' no-op (all False at padding)."""
+    import torch
+    legal, cur = b["legal"][:k], b["cur"][:k]
+    players = b["seat_obs"].shape[2]
+    mover = torch.nn.functional.one_hot(cur, players).bool()[..., None]      # (k, T, P, 1)
+    moves = legal[:, :, None, :] & mover
+    noop = ~mover & b["valid"][:k, :, None, None]
+    return torch.cat([moves, noop], dim=-1)
+
+
+def value_errors(net, b, out=None):
+    """The VDN Q-sum (the mover's Q of the move played plus every other seat's no-op Q)
+    minus the return to go, at the value-valid positions of the games b["seat_obs"]
+    covers: float (count,). `out`: the public stream's output if already computed."""
+    import torch
+    if out is None:
+        out, _ = net.public(b["pub"])
+    k, m = b["seat_obs"].shape[0], net.num_moves
+    q = net.q(out[:k], b["seat_obs"], seat_legal(b, k))                # (k, T, P, M + 1)
+    seat_action = torch.full(q.shape[:3], m, dtype=torch.long, device=q.device)
+    seat_action.scatter_(2, b["cur"][:k, :, None], b["taken"][:k, :, None])
+    q_tot = q.gather(3, seat_action[..., None]).squeeze(-1).sum(-1)    # (k, T)
+    return (q_tot - b["rtg"][:k])[b["value_valid"][:k]]
+
+
+def level_value_head(net, b) -> float:
+    """Shift the value head's output bias so that the Q-sum's mean error on the collated
+    batch b is 0 (a new or re-centred head starts at the right level instead of spending
+    its first thousands of updates walking there). Returns the shift of the Q-sum."""
+    import torch
+    with torch.no_grad():
+        shift = -float(value_errors(net, b).mean())
+        last = net.v_head if not net.value_hidden else net.v_head[-1]
+        last.bias += shift / net.players          # every seat's Q carries one V
+    return shift
+
+
 def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
     """(loss, agreement count, valid moves, value loss (float; 0.0 when off)).
 
@@ -379,12 +421,7 @@ def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
     agree = int((logits.argmax(-1) == b["action"])[valid].sum())
     if (value_weight <= 0 and not value_only) or "seat_obs" not in b:
         return ce, agree, int(valid.sum()), 0.0
-    k, m = b["seat_obs"].shape[0], net.num_moves
-    q = net.q(out[:k], b["seat_obs"])                                  # (k, T, P, M + 1)
-    seat_action = torch.full(q.shape[:3], m, dtype=torch.long, device=q.device)
-    seat_action.scatter_(2, b["cur"][:k, :, None], b["taken"][:k, :, None])
-    q_tot = q.gather(3, seat_action[..., None]).squeeze(-1).sum(-1)    # (k, T)
-    value = 0.5 * ((q_tot - b["rtg"][:k])[b["value_valid"][:k]] ** 2).mean()
+    value = 0.5 * (value_errors(net, b, out) ** 2).mean()
     if value_only:
         return value, agree, int(valid.sum()), float(value.detach())
     return ce + value_weight * value, agree, int(valid.sum()), float(value.detach())
@@ -432,15 +469,21 @@ def save(path: str, net, optimizer, dc: DistillConfig, progress: dict, config, t
                     info=info, resume={"optimizer": optimizer.state_dict()})
 
 
-def init_net(start: dict, value_hidden: Optional[int] = None):
+def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = ""):
     """The net of a loaded checkpoint (its architecture, not the run's options). With
     value_hidden not None and different from the checkpoint's: the same net with a new
     value head of that width (0: linear), every other weight loaded, the head's output
-    bias taken from the old head (the value level it had)."""
+    bias taken from the old head (the value level it had). dueling "mean" | "max": the
+    same weights under that centring of Q (its value head then needs refitting:
+    `--value-only`); "": the checkpoint's."""
     import torch
 
     from lbs_pz.agents.public_lstm import PublicLSTMNet
     arch = dict(start["architecture"])
+    if dueling:
+        arch.pop("dueling", None)
+        if dueling != "mean":
+            arch["dueling"] = dueling
     weights = {k: v.float() for k, v in start["weights"].items()}
     if value_hidden is None or arch.get("value_hidden", 0) == value_hidden:
         net = PublicLSTMNet(**arch)
@@ -478,21 +521,25 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     config = game_config(dc)
     teacher = load_blueprint(dc.teacher)
     teacher_id = blueprint_identity(teacher)
+    new_head = False
     net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, dc.card_features,
                                    dc.public_features, dc.value_hidden, dc.conventions,
-                                   dc.conventions and dc.hint_head)
+                                   dc.conventions and dc.hint_head, dc.dueling or "mean")
     if dc.init:
         start = load_checkpoint(dc.init, KIND)
         if start["game"] != game_to_dict(config):
             raise ValueError(f"--init {dc.init}: made for {start['game']}, this run is "
                              f"{game_to_dict(config)}")
-        net = init_net(start, dc.value_hidden if dc.value_only else None)
+        net = init_net(start, dc.value_hidden if dc.value_only else None, dc.dueling)
+        new_head = net.arch() != start["architecture"]   # a new value MLP or a new centring
         log(f"starting from {dc.init}"
             + (f" with a new value MLP of width {dc.value_hidden}"
-               if net.value_hidden != start["architecture"].get("value_hidden", 0) else ""))
+               if net.value_hidden != start["architecture"].get("value_hidden", 0) else "")
+            + (f" with Q centred on the {net.dueling} of A"
+               if net.dueling != start["architecture"].get("dueling", "mean") else ""))
     net = net.to(device)
     if dc.value_only:
-        # Q = V + A - mean(A): the moves are the argmax of A, so fitting V alone (a linear
+        # Q = V + A - mean(A) (or max): the moves are the argmax of A, so fitting V alone (a linear
         # layer on the frozen features, or with --value-hidden an MLP of its own)
         # recalibrates the net's value without changing a move.
         for name, param in net.named_parameters():
@@ -536,6 +583,9 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     while len(ring) < dc.batch_size:
         for game in actors.step():
             fill(game)
+    if dc.value_only and new_head and not dc.resume:
+        shift = level_value_head(net, collate(ring[:dc.batch_size], device, seats=dc.batch_size))
+        log(f"the new value head starts levelled on {dc.batch_size} games: Q-sum {shift:+.2f}")
     start = time.perf_counter()
     t0 = progress["seconds"]
     budget = dc.minutes * 60 if dc.minutes > 0 else math.inf
@@ -555,7 +605,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         log(f"update {row[0]}: {row[1]:.0f} s, held-out agreement {acc:.3f}, greedy "
             f"self-play {sp[0]:.2f} +- {sp[1]:.2f} ({dc.eval_games} EVAL deals); loss "
             f"{np.mean(losses[-50:]) if losses else float('nan'):.3f}"
-            + (f", value mse {np.mean(value_losses[-50:]):.2f}" if value_losses and
+            # the loss is half the squared error: print the mean squared error itself
+            + (f", value mse {2 * np.mean(value_losses[-50:]):.2f}" if value_losses and
                dc.value_weight > 0 else ""))
         return row
 
