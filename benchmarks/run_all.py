@@ -358,6 +358,23 @@ SECTIONS = {
         f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 1.0",
         f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned "
         f"--methods blueprint,lbs-1 --rollouts 32 --games 300 --delta 1.0"),
+    **neural_net_sections(
+        "conventions-maxq", "conventions_maxq_2p", "max-centred convention-feature",
+        "conventions_maxq_2p is conventions_strong_2p with every weight of its moves unchanged "
+        "and its Q re-centred on the best legal move (PublicLSTMNet dueling=\"max\": Q = V + A "
+        "- max over legal A, so the net's value is score + the seats' V, without the logit "
+        "margin max A - mean A that the mean-centred value carries), its value head refitted "
+        "on its own games (lbs_pz/models/README.md): `lbs-pz eval` of it on 1,000 evaluation "
+        "deals, then benchmarks/value_check.py as for the other nets."),
+    "search-conventions-maxq-delta": (
+        "LBS-1 on the max-centred convention-feature blueprint with the larger threshold",
+        "As search-conventions-maxq, LBS-1 with --delta 1.0, chosen on 150 evaluation deals of "
+        "run seed 1, which no figure uses, among 0.5, 1.0 and 2.0 "
+        "(docs/finetune/delta_maxq_seed1.md).",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_2p --belief learned "
+        f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 1.0",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_2p --belief learned "
+        f"--methods blueprint,lbs-1 --rollouts 32 --games 300 --delta 1.0"),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
