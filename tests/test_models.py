@@ -80,7 +80,8 @@ def test_shipped_models_load_by_name_and_say_what_they_are_for():
     assert set(by_name) == {"belief_strong_2p", "value_strong_2p", "public_lstm_2p",
                             "distilled_strong_2p", "belief_distilled_strong_2p",
                             "finetuned_strong_2p", "belief_finetuned_strong_2p",
-                            "conventions_strong_2p", "belief_conventions_strong_2p"}
+                            "conventions_strong_2p", "belief_conventions_strong_2p",
+                            "conventions_maxq_2p", "belief_conventions_maxq_2p"}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
     assert by_name["public_lstm_2p"]["kind"] == "public_lstm"
@@ -159,6 +160,32 @@ def test_the_convention_blueprint_ships_with_its_own_belief():
     assert net["info"]["train_config"]["value_only"] is True
     belief = load_checkpoint("belief_conventions_strong_2p", "belief")
     assert belief["info"]["carried_over"]["same_moves_in_positions"] == 13113
+
+
+def test_the_max_centred_convention_blueprint_ships_with_the_same_moves_and_belief():
+    """models/README.md: conventions_maxq_2p is conventions_strong_2p with every weight of
+    its moves unchanged, Q centred on the best legal move and the value head refitted;
+    the belief carried over; the same moves, a different value."""
+    import numpy as np
+
+    from lbs_pz.agents import load_blueprint
+    from lbs_pz.engine import HanabiBatch, game_seeds
+    net, _ = _shipped_with_its_own_belief("conventions_maxq_2p", games=295264, steps=9227,
+                                          val_below=1.56)
+    old = load_checkpoint("conventions_strong_2p", "public_lstm")
+    assert net["architecture"] == dict(old["architecture"], dueling="max")
+    for name, w in old["weights"].items():
+        if not name.startswith("v_head."):
+            assert torch.equal(w, net["weights"][name]), name
+    assert not torch.equal(old["weights"]["v_head.bias"], net["weights"]["v_head.bias"])
+    config = net["info"]["train_config"]
+    assert config["value_only"] is True and config["dueling"] == "max"
+    assert config["init"] == "conventions_strong_2p"
+    a, b = load_blueprint("lstm:conventions_strong_2p"), load_blueprint("lstm:conventions_maxq_2p")
+    batch = HanabiBatch(HanabiConfig(), 16, seeds=game_seeds(8, 0, 16))
+    a.rollout(batch, max_moves=12)
+    assert (a.act_batch(batch) == b.act_batch(batch)).all()
+    assert not np.allclose(a.value(batch), b.value(batch), atol=0.05)
 
 
 def test_find_model_matches_blueprint_and_variant():

@@ -8,6 +8,10 @@ anywhere as `--blueprint lstm:PATH`.
     # (every move stays the same):
     lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
         --value-hidden 256 --minutes 15 --out distilled_v.pt
+    # the same moves with Q centred on the best legal move (the value is then score + the
+    # seats' V, without the advantage's margin), its value head refitted:
+    lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
+        --dueling max --minutes 15 --out distilled_maxq.pt
 
 One option per field of `lbs_pz.train.distill.DistillConfig`.
 """
