@@ -602,7 +602,8 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
         # the TD targets and the anchor here take every seat's Q without legal masks
         raise CheckpointError(f"--init {spec}: its Q is centred on the best legal move "
                               f"(dueling={net.dueling!r}); Q-learning trains mean-centred "
-                              f"heads: start from the net before its value was refitted")
+                              f"heads: start from a mean-centred net (made without "
+                              f"`distill --dueling max`)")
     if net.hidden != tc.hidden:
         raise CheckpointError(f"--init {spec}: the checkpoint's net has hidden {net.hidden}, "
                               f"this run asks for --hidden {tc.hidden} (the start sets the "
