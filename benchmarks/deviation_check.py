@@ -4,7 +4,9 @@
 
 Plays the blueprint's own games on evaluation deals and, at each of seat 0's decisions,
 runs the search (`--depth` blueprint moves, then the blueprint's own value; `--belief`
-with `--rollouts` worlds) without playing its move. For every position where the search
+with `--rollouts` worlds) without playing its move (with `--follow search`, seat 0 plays
+the search's move instead: the search's own games, where earlier deviations have taken
+the game off the blueprint's path). For every position where the search
 would deviate, the gain of its move over the blueprint's move is measured three ways:
 
     claimed  what the search measured (depth-k rollouts + value, sampled hands)
@@ -47,7 +49,8 @@ def seat0_decisions(blueprint_spec: str, belief: str, depth: int, rollouts: int,
     (blueprint, the LBS-k agent (its rollouts in `precision`), game index, state, the
     blueprint's move) at each of seat 0's decisions (the first per_game of each game if
     > 0), then plays that move. belief_checkpoint: a learned belief's file for the
-    blueprint (None: the one that ships for it)."""
+    blueprint (None: the one that ships for it). The consumer may `send` a move for seat 0
+    to play instead of the blueprint's (the search's own games)."""
     config = HanabiConfig()
     spec = MethodSpec(method=f"lbs-{depth}", blueprint=blueprint_spec, belief=belief,
                       rollouts=rollouts, seed=seed, precision=precision,
@@ -60,19 +63,31 @@ def seat0_decisions(blueprint_spec: str, belief: str, depth: int, rollouts: int,
             move = bp.act(state)
             if state.current_player == 0:
                 seen += 1
-                yield bp, agent, g, state, move
+                chosen = yield bp, agent, g, state, move
+                move = move if chosen is None else chosen
             state.apply(move)
         log(f"game {g + 1}/{games}: {seen} decisions")
 
 
 def deviations(blueprint_spec: str, belief: str, depth: int, rollouts: int, games: int,
-               check_worlds: int, seed: int = 0, log=print, belief_checkpoint=None):
-    """One row per deviation: (kinds, claimed gain, belief gain, true gain)."""
+               check_worlds: int, seed: int = 0, log=print, belief_checkpoint=None,
+               follow: str = "blueprint"):
+    """One row per deviation: (kinds, claimed gain, belief gain, true gain). follow:
+    "blueprint" (seat 0 plays the blueprint's move after each search) or "search" (seat 0
+    plays the search's move: the search's own games)."""
+    if follow not in ("blueprint", "search"):
+        raise ValueError(f"follow must be blueprint or search, got {follow!r}")
     rows = []
-    for bp, agent, g, state, _ in seat0_decisions(blueprint_spec, belief, depth, rollouts,
-                                                  games, seed, log=log,
-                                                  belief_checkpoint=belief_checkpoint):
+    walk = seat0_decisions(blueprint_spec, belief, depth, rollouts, games, seed, log=log,
+                           belief_checkpoint=belief_checkpoint)
+    played = None
+    while True:
+        try:
+            bp, agent, g, state, _ = walk.send(played)
+        except StopIteration:
+            break
         result = agent.search(state)
+        played = result.move if follow == "search" else None
         if result.deviated:
             pair = [result.move, result.blueprint_move]
             rng = np.random.default_rng([seed, g, state.num_moves_played])
@@ -140,17 +155,23 @@ def main(argv=None) -> int:
                         help="the search's worlds per decision (default 32)")
     parser.add_argument("--check-worlds", type=int, default=256,
                         help="worlds of each re-measurement to the end (default 256)")
+    parser.add_argument("--follow", choices=("blueprint", "search"), default="blueprint",
+                        help="whose move seat 0 plays after each search: the blueprint's "
+                             "(its own games, default) or the search's (the search's own "
+                             "games)")
     args = parse_counts(parser, argv, ("rollouts", "check_worlds"))
     try:
         rows = deviations(args.blueprint, args.belief, args.depth, args.rollouts, args.games,
                           args.check_worlds, args.seed,
-                          belief_checkpoint=args.belief_checkpoint)
+                          belief_checkpoint=args.belief_checkpoint, follow=args.follow)
     except ValueError as err:            # a bad spec, belief or seed: say so, no traceback
         parser.error(str(err))
     print(f"{args.blueprint}, LBS-{args.depth} with the {args.belief} belief and the "
           f"blueprint's own value, {args.rollouts} worlds; seat 0's decisions in "
-          f"{args.games} of the blueprint's self-play games (evaluation deals); gains of "
-          f"the search's move over the blueprint's, mean +- s.e.m. over deviations:")
+          f"{args.games} of the "
+          + ("search's own games" if args.follow == "search" else "blueprint's self-play games")
+          + " (evaluation deals); gains of the search's move over the blueprint's, mean +- "
+          "s.e.m. over deviations:")
     report(rows)
     return 0
 

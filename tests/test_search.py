@@ -371,3 +371,26 @@ def test_pruning_check_runs_every_rule_on_the_same_worlds(capsys):
     with pytest.raises(SystemExit) as exit_info:
         pruning_check.main(["--rules", "fast", "--blueprint", "strong"])
     assert exit_info.value.code == 2 and "--rules: choose from" in capsys.readouterr().err
+
+
+def test_deviation_check_can_follow_the_search_s_own_games():
+    """benchmarks/deviation_check.py: a move sent into the walk is the one seat 0 plays
+    (the search's own games); --follow search plays the search's moves and still measures
+    every deviation; an unknown --follow is an error."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    import deviation_check
+
+    walk = deviation_check.seat0_decisions("strong", "grounded", 1, 8, 1, log=lambda *_: None)
+    _, _, _, state, move = walk.send(None)
+    other = next(m for m in state.legal_moves() if m != move)
+    before = state.num_moves_played
+    _, _, _, later, _ = walk.send(other)
+    assert later.move_history[before] == other
+    walk.close()
+    quiet = dict(log=lambda *_: None)
+    rows = deviation_check.deviations("strong", "grounded", 1, 16, 1, 8, follow="search", **quiet)
+    assert rows and all(np.isfinite(r[1:]).all() for r in rows)
+    with pytest.raises(ValueError, match="follow"):
+        deviation_check.deviations("strong", "grounded", 1, 16, 1, 8, follow="partner", **quiet)
