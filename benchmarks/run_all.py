@@ -375,6 +375,20 @@ SECTIONS = {
         f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 1.0",
         f"{COMPARE} --blueprint lstm:conventions_maxq_2p --belief learned "
         f"--methods blueprint,lbs-1 --rollouts 32 --games 300 --delta 1.0"),
+    "deviation-conventions-follow": (
+        "LBS-16's deviations in its own games, with either value of the convention-feature net",
+        "benchmarks/deviation_check.py --follow search: as deviation-conventions (LBS-16, the "
+        "learned belief alone, 32 worlds, 8 evaluation deals), but seat 0 plays the search's "
+        "move, so the positions are those of the search's own games, where earlier deviations "
+        "have left the blueprint's path; each deviation still measured against the "
+        "blueprint's move by rollouts to the end. First conventions_strong_2p (mean-centred "
+        "value), then conventions_maxq_2p (max-centred).",
+        *(" && ".join(
+            f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint lstm:{net} "
+            f"--depth 16 --follow search {size}"
+            for net in ("conventions_strong_2p", "conventions_maxq_2p"))
+          for size in ("--rollouts 16 --games 1 --check-worlds 16", "--games 8")),
+    ),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
