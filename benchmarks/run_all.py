@@ -428,6 +428,16 @@ SECTIONS = {
         f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned+cf --methods "
         f"blueprint,lbs-16 --games 100 --rollouts 256 --pruning threshold "
         f"--search-precision bfloat16"),
+    "search-conventions-maxq-256-cf": (
+        "LBS-16 at 256 worlds on the max-centred convention-feature blueprint with learned+cf",
+        "As search-conventions-256-cf (256 worlds, --pruning threshold, --search-precision "
+        "bfloat16, learned+cf, the same first 100 evaluation deals), on conventions_maxq_2p.",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_2p --belief learned+cf --methods "
+        f"blueprint,lbs-16 --games 2 --rollouts 64 --pruning threshold "
+        f"--search-precision bfloat16",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_2p --belief learned+cf --methods "
+        f"blueprint,lbs-16 --games 100 --rollouts 256 --pruning threshold "
+        f"--search-precision bfloat16"),
     "deviation-conventions-256": (
         "What LBS-16's deviations on the convention-feature blueprint are worth at 256 worlds",
         "benchmarks/deviation_check.py as in deviation-conventions (LBS-16, 8 games), with "
