@@ -428,6 +428,17 @@ SECTIONS = {
         f"{COMPARE} --blueprint lstm:conventions_strong_2p --belief learned+cf --methods "
         f"blueprint,lbs-16 --games 100 --rollouts 256 --pruning threshold "
         f"--search-precision bfloat16"),
+    "search-conventions-maxq-delta-cf": (
+        "LBS-1 on the max-centred convention-feature blueprint with the larger threshold and "
+        "learned+cf",
+        "As search-conventions-maxq-delta (--delta 1.0, chosen on run seed 1's deals for the "
+        "learned belief alone; on those deals with learned+cf: +0.21 +- 0.08, "
+        "docs/finetune/delta_maxq_seed1.md), with the learned belief's samples filtered "
+        "counterfactually through the blueprint, on the same 300 evaluation deals.",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_2p --belief learned+cf "
+        f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 1.0",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_2p --belief learned+cf "
+        f"--methods blueprint,lbs-1 --rollouts 32 --games 300 --delta 1.0"),
     "search-conventions-maxq-256-cf": (
         "LBS-16 at 256 worlds on the max-centred convention-feature blueprint with learned+cf",
         "As search-conventions-256-cf (256 worlds, --pruning threshold, --search-precision "
