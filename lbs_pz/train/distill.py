@@ -364,14 +364,15 @@ def mover_logits(net, b, out=None):
 
 def seat_legal(b, k: int):
     """Every seat's legal outputs in the first k games of a collated batch, bool
-    (k, T, P, M + 1): the mover's legal moves, the other seats' no-op (all False at padding)."""
+    (k, T, P, M + 1): `seat_masks` at every position (the mover's legal moves, the other
+    seats' no-op; padding is masked out of the loss by value_valid)."""
     import torch
+
+    from lbs_pz.agents.public_lstm import seat_masks
     legal, cur = b["legal"][:k], b["cur"][:k]
-    players = b["seat_obs"].shape[2]
-    mover = torch.nn.functional.one_hot(cur, players).bool()[..., None]      # (k, T, P, 1)
-    moves = legal[:, :, None, :] & mover
-    noop = ~mover & b["valid"][:k, :, None, None]
-    return torch.cat([moves, noop], dim=-1)
+    masks = seat_masks(legal.reshape(-1, legal.shape[-1]).cpu().numpy(),
+                       cur.reshape(-1).cpu().numpy(), b["seat_obs"].shape[2])
+    return torch.from_numpy(masks).reshape(*cur.shape, *masks.shape[1:]).to(legal.device)
 
 
 def value_errors(net, b, out=None):
