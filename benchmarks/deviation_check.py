@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
 from lbs_pz.engine.moves import decode_move  # noqa: E402
 from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402
-from lbs_pz.eval.specs import MethodSpec, build_agent  # noqa: E402
+from lbs_pz.eval.specs import PAPER_DELTA, MethodSpec, build_agent  # noqa: E402
 from lbs_pz.search.rollout_search import move_returns  # noqa: E402
 
 
@@ -44,17 +44,19 @@ def move_kind(state: HanabiState, move: int) -> str:
 
 def seat0_decisions(blueprint_spec: str, belief: str, depth: int, rollouts: int,
                     games: int, seed: int = 0, per_game: int = 0, log=print,
-                    precision: str = "float32", belief_checkpoint=None):
+                    precision: str = "float32", belief_checkpoint=None,
+                    delta: float = PAPER_DELTA):
     """Walk the blueprint's own games on evaluation deals of run `seed`: yields
-    (blueprint, the LBS-k agent (its rollouts in `precision`), game index, state, the
-    blueprint's move) at each of seat 0's decisions (the first per_game of each game if
-    > 0), then plays that move. belief_checkpoint: a learned belief's file for the
-    blueprint (None: the one that ships for it). The consumer may `send` a move for seat 0
+    (blueprint, the LBS-k agent (its rollouts in `precision`, deviating only for a gain
+    above `delta`), game index, state, the blueprint's move) at each of seat 0's
+    decisions (the first per_game of each game if > 0), then plays that move.
+    belief_checkpoint: a learned belief's file for the blueprint (None: the one that
+    ships for it). The consumer may `send` a move for seat 0
     to play instead of the blueprint's (the search's own games)."""
     config = HanabiConfig()
     spec = MethodSpec(method=f"lbs-{depth}", blueprint=blueprint_spec, belief=belief,
                       rollouts=rollouts, seed=seed, precision=precision,
-                      belief_checkpoint=belief_checkpoint)
+                      belief_checkpoint=belief_checkpoint, delta=delta)
     bp, agent = build_agent(spec, config)
     for g, deal in enumerate(deal_seeds(EVAL, seed, 0, games)):
         state = HanabiState(config, seed=int(deal))
@@ -71,7 +73,7 @@ def seat0_decisions(blueprint_spec: str, belief: str, depth: int, rollouts: int,
 
 def deviations(blueprint_spec: str, belief: str, depth: int, rollouts: int, games: int,
                check_worlds: int, seed: int = 0, log=print, belief_checkpoint=None,
-               follow: str = "blueprint"):
+               follow: str = "blueprint", delta: float = PAPER_DELTA):
     """One row per deviation: (kinds, claimed gain, belief gain, true gain). follow:
     "blueprint" (seat 0 plays the blueprint's move after each search) or "search" (seat 0
     plays the search's move: the search's own games)."""
@@ -79,7 +81,7 @@ def deviations(blueprint_spec: str, belief: str, depth: int, rollouts: int, game
         raise ValueError(f"follow must be blueprint or search, got {follow!r}")
     rows = []
     walk = seat0_decisions(blueprint_spec, belief, depth, rollouts, games, seed, log=log,
-                           belief_checkpoint=belief_checkpoint)
+                           belief_checkpoint=belief_checkpoint, delta=delta)
     played = None
     while True:
         try:
@@ -159,15 +161,19 @@ def main(argv=None) -> int:
                         help="whose move seat 0 plays after each search: the blueprint's "
                              "(its own games, default) or the search's (the search's own "
                              "games)")
+    parser.add_argument("--delta", type=float, default=PAPER_DELTA,
+                        help="the search deviates only for a gain above this (default "
+                             "%(default)s, the paper's)")
     args = parse_counts(parser, argv, ("rollouts", "check_worlds"))
     try:
         rows = deviations(args.blueprint, args.belief, args.depth, args.rollouts, args.games,
                           args.check_worlds, args.seed,
-                          belief_checkpoint=args.belief_checkpoint, follow=args.follow)
+                          belief_checkpoint=args.belief_checkpoint, follow=args.follow,
+                          delta=args.delta)
     except ValueError as err:            # a bad spec, belief or seed: say so, no traceback
         parser.error(str(err))
     print(f"{args.blueprint}, LBS-{args.depth} with the {args.belief} belief and the "
-          f"blueprint's own value, {args.rollouts} worlds; seat 0's decisions in "
+          f"blueprint's own value, {args.rollouts} worlds, delta {args.delta:g}; seat 0's decisions in "
           f"{args.games} of the "
           + ("search's own games" if args.follow == "search" else "blueprint's self-play games")
           + " (evaluation deals); gains of the search's move over the blueprint's, mean +- "
