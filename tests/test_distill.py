@@ -263,6 +263,33 @@ def test_teacher_labels_line_up_with_observations(explore):
     assert perturbed >= (2 if explore else 0)
 
 
+def test_teacher_games_go_on_in_a_world_the_belief_drew():
+    """With world_belief, the explore games marked "redealt" go on from "value_from" in a
+    world whose mover holds a hand the belief drew: the partner sees other cards there
+    than in the deal's own game, the mover's own view and the public part are unchanged,
+    and every later move is the teacher's."""
+    from lbs_pz.search.beliefs.grounded import GroundedBelief
+    config = HanabiConfig(**SMALL)
+    teacher = RuleBot("strong")
+    games = TeacherGames(teacher, config, 8, seed=5, stream=TRAIN, explore=1.0,
+                         world_belief=GroundedBelief(), world_fraction=1.0).games(8)
+    redealt = [g for g in games if g["redealt"]]
+    assert len(redealt) >= 6                  # all but games that ended before their time
+    changed = 0
+    for game in redealt:
+        t0 = game["value_from"]
+        state = HanabiState(config, seed=game["deal"])
+        for move in game["taken"][:t0]:
+            state.apply(int(move))
+        mover = state.current_player
+        assert game["cur"][t0] == mover
+        assert (game["seat_obs"][t0, mover] == state.encode(mover)).all()
+        assert (game["pub"][t0] == state.encode(0)[-game["pub"].shape[1]:]).all()
+        changed += not (game["seat_obs"][t0, 1 - mover] == state.encode(1 - mover)).all()
+        assert (game["taken"][t0 + 1:] == game["action"][t0 + 1:]).all()
+    assert changed >= len(redealt) // 2
+
+
 def _run(tmp_path, **kw):
     out = str(tmp_path / "d.pt")
     dc = DistillConfig(teacher="strong", out=out, threads=1, eval_games=100, **SMALL)
@@ -327,7 +354,8 @@ def test_resume_continues_the_run(tmp_path):
 
 def test_config_checks():
     for bad in (dict(players=7), dict(lr=0), dict(fusion="sum"), dict(minutes=0),
-                dict(batch_size=64, buffer_games=8), dict(teacher=" ")):
+                dict(batch_size=64, buffer_games=8), dict(teacher=" "),
+                dict(world_fraction=1.5), dict(world_belief="b.pt", explore=0.0)):
         with pytest.raises(ValueError):
             DistillConfig(**bad).check()
 

@@ -90,6 +90,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import time
 from typing import Dict, List, Optional
 
@@ -124,6 +125,10 @@ class DistillConfig:
     lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
     value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
     explore: float = 0.5          # fraction of teacher games with one random move (Q off the teacher's path)
+    world_belief: str = ""        # a learned belief for the teacher (path or shipped name): in --world-fraction of the explore games, the mover's hand is first re-dealt from it, as in a search's worlds
+    world_fraction: float = 0.5   # with --world-belief: the fraction of explore games played on in a belief's world
+    search_games: str = ""        # a search's recorded games (lbs_pz.eval.search_games): part of every batch imitates the search's moves
+    search_fraction: float = 0.5  # with --search-games: the fraction of each batch's games taken from them
     init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
     value_only: bool = False      # fit the value head alone (the moves stay exactly the same)
     value_hidden: int = 0         # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
@@ -161,6 +166,16 @@ class DistillConfig:
         need(self.value_weight >= 0, f"value_weight must be >= 0, got {self.value_weight}")
         need(self.value_hidden >= 0, f"value_hidden must be >= 0, got {self.value_hidden}")
         need(0 <= self.explore <= 1, f"explore must be in [0, 1], got {self.explore}")
+        need(0 <= self.world_fraction <= 1,
+             f"world_fraction must be in [0, 1], got {self.world_fraction}")
+        need(0 < self.search_fraction <= 1,
+             f"search_fraction must be in (0, 1], got {self.search_fraction}")
+        need(not self.search_games or os.path.isfile(self.search_games),
+             f"--search-games {self.search_games}: no such file")
+        need(not (self.search_games and self.value_only),
+             "--search-games teaches moves; --value-only keeps every move: use one")
+        need(not self.world_belief or self.explore > 0,
+             "--world-belief re-deals hands in the explore games: give --explore > 0")
         need(not self.value_only or self.init or self.resume,
              "--value-only fits the value head of an existing net: give --init CHECKPOINT")
         need(self.grad_clip > 0, f"grad_clip must be > 0, got {self.grad_clip}")
@@ -200,10 +215,19 @@ class TeacherGames:
     plays on from there; its label at that position is still its own move). Such a game
     has "value_from" = that move number: from there on its returns are those of the
     teacher after an arbitrary move, the Q-values LBS needs for candidates the teacher
-    would not play (before it, they are not the teacher's; 0 in other games)."""
+    would not play (before it, they are not the teacher's; 0 in other games).
+
+    world_belief (a `Belief`, e.g. the teacher's `LearnedBelief`), world_fraction: in
+    that fraction of the explore games, the mover's hand is first replaced by one drawn
+    from the belief (the undrawn deck re-dealt), as a search's world is built, and the
+    move there is the teacher's own or, with probability 1/2, a random other one. The
+    game goes on in that world, so from then on its returns are those LBS-k's value
+    stands in for: the teacher's, in a world the belief drew (which the teacher's own
+    games may never reach). Such games have "redealt" = 1."""
 
     def __init__(self, teacher, config, n: int, seed: int, stream: str = TRAIN,
-                 first_game: int = 0, explore: float = 0.0, conventions: bool = False):
+                 first_game: int = 0, explore: float = 0.0, conventions: bool = False,
+                 world_belief=None, world_fraction: float = 0.0):
         from lbs_pz.engine import HanabiBatch
         from lbs_pz.engine.features import private_size
         from lbs_pz.train.blueprint import max_game_length
@@ -229,7 +253,10 @@ class TeacherGames:
                                               self.conv.shape[1]), dtype=np.float32)
         self.t = np.zeros(n, dtype=np.int64)
         self.explore = float(explore)
+        self.world_belief = world_belief
+        self.world_fraction = float(world_fraction) if world_belief is not None else 0.0
         self.rng = np.random.default_rng([int(seed), first_game, 1 if stream == TRAIN else 2])
+        self.redeal = np.zeros(n, dtype=bool)
         self.perturb_at = self._perturb_times(n)
         self.seat0 = np.zeros(n, dtype=np.int64)
         self.scores: List[int] = []
@@ -240,15 +267,32 @@ class TeacherGames:
         self.next_game += k
         return seeds
 
-    def _perturb_times(self, k: int) -> np.ndarray:
-        """Each new game's perturbed move number, or -1 (none)."""
+    def _perturb_times(self, k: int, slots=slice(None)) -> np.ndarray:
+        """Each new game's perturbed move number, or -1 (none); sets the games' slots
+        (`slots`) of self.redeal: whether that move is made in a belief's world."""
         at = self.rng.integers(0, self.config.deck_size, size=k)
-        return np.where(self.rng.random(k) < self.explore, at, -1)
+        at = np.where(self.rng.random(k) < self.explore, at, -1)
+        self.redeal[slots] = (at >= 0) & (self.rng.random(k) < self.world_fraction)
+        return at
 
-    def step(self) -> List[Dict[str, np.ndarray]]:
-        rows, t = np.arange(self.n), self.t
-        if t.max() >= self.max_len:
-            raise RuntimeError(f"a game exceeded {self.max_len} moves")
+    def _redeal(self, games: np.ndarray) -> None:
+        """Give the mover of each game in `games` a hand drawn from self.world_belief
+        (the undrawn deck re-dealt); a game whose draw the belief rejects stays as it was
+        (and is no longer marked re-dealt)."""
+        for i in games:
+            state = self.batch.get_state(int(i))
+            seat = state.current_player
+            hands = self.world_belief.reset(state, seat).sample(1, self.rng)
+            if not len(hands):
+                self.redeal[i] = False
+                continue
+            state.set_hand(seat, [int(c) for c in hands[0]],
+                           seed=int(self.rng.integers(0, 2**63)))
+            self.batch.set_state(int(i), state)
+
+    def _observe(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Store what every seat sees in each game at its move number t (rows: every
+        game); returns the legal masks, bool (n, M)."""
         self.buf["pub"][rows, t] = self.batch.encode(players=self.seat0)[:, self.k:]
         for p in range(self.config.players):
             seats = np.full(self.n, p, dtype=np.int64)
@@ -261,6 +305,15 @@ class TeacherGames:
         legal = self.batch.legal_masks().astype(bool)
         self.buf["legal"][rows, t] = legal
         self.buf["cur"][rows, t] = self.batch.current_players()
+        return legal
+
+    def step(self) -> List[Dict[str, np.ndarray]]:
+        rows, t = np.arange(self.n), self.t
+        if t.max() >= self.max_len:
+            raise RuntimeError(f"a game exceeded {self.max_len} moves")
+        if self.world_fraction:
+            self._redeal(np.flatnonzero((self.perturb_at == t) & self.redeal))
+        legal = self._observe(rows, t)
         actions = np.asarray(self.teacher.act_batch(self.batch), dtype=np.int64)
         if actions.shape != (self.n,) or not legal[rows, np.clip(actions, 0, None)].all() \
                 or (actions < 0).any():
@@ -272,6 +325,8 @@ class TeacherGames:
         if swap.size:
             taken = actions.copy()
             for i in swap:
+                if self.redeal[i] and self.rng.random() < 0.5:
+                    continue                  # the teacher's own move, in the belief's world
                 others = np.flatnonzero(legal[i])
                 others = others[others != actions[i]]
                 if others.size:
@@ -291,12 +346,13 @@ class TeacherGames:
                 game["final"] = int(scores[i])
                 game["value_from"] = int(self.perturb_at[i]) if 0 <= self.perturb_at[i] < length \
                     else 0
+                game["redealt"] = int(bool(self.redeal[i]) and 0 <= self.perturb_at[i] < length)
                 finished.append(game)
                 self.scores.append(int(scores[i]))
                 self.deal[i] = self._seeds(1)[0]
                 self.batch.reset_game(int(i), self.deal[i])
             self.t[done] = 0
-            self.perturb_at[done] = self._perturb_times(done.size)
+            self.perturb_at[done] = self._perturb_times(done.size, done)
         return finished
 
     def games(self, count: int) -> List[Dict[str, np.ndarray]]:
@@ -305,6 +361,49 @@ class TeacherGames:
         while len(out) < count:
             out.extend(self.step())
         return out[:count]
+
+
+def replayed_games(records: List[dict], config, conventions: bool = False
+                   ) -> List[Dict[str, np.ndarray]]:
+    """Training games (`TeacherGames`' format) from recorded games
+    (`lbs_pz.search.recorded_games`): each label is the move the recorded game played there,
+    the search's where it searched. They carry no value targets (their returns are the
+    search's, not the net's own): "value_from" is past their end. Raises ValueError for a
+    record whose moves are not a legal game of its deal."""
+    from lbs_pz.engine import HanabiBatch
+
+    n = len(records)
+    if not n:
+        return []
+    games = TeacherGames(None, config, n, seed=0, conventions=conventions)
+    games.batch = HanabiBatch(config, n, seeds=[r["deal"] for r in records])
+    rows, length = np.arange(n), np.array([len(r["moves"]) for r in records])
+    if length.max() > games.max_len:
+        raise ValueError(f"a recorded game has more than {games.max_len} moves")
+    moves = np.full((n, games.max_len + 1), -1, dtype=np.int64)
+    for i, r in enumerate(records):
+        moves[i, :length[i]] = r["moves"]
+    for t in range(int(length.max())):
+        games._observe(rows, np.full(n, t))
+        actions = moves[:, t]
+        live = actions >= 0
+        if (games.batch.terminals() == live).any():
+            raise ValueError("a recorded game ends before or after its recorded moves")
+        games.buf["action"][:, t] = games.buf["taken"][:, t] = actions
+        try:
+            games.batch.step(actions)
+        except ValueError as err:
+            raise ValueError(f"a recorded game is not a legal game of its deal: {err}") from None
+    if not games.batch.terminals().all():
+        raise ValueError("a recorded game ends before or after its recorded moves")
+    scores = games.batch.scores()
+    out = []
+    for i, r in enumerate(records):
+        game = {k: v[i, :length[i]].copy() for k, v in games.buf.items()}
+        game.update(deal=int(r["deal"]), final=int(scores[i]), value_from=int(length[i]),
+                    redealt=0)
+        out.append(game)
+    return out
 
 
 def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
@@ -564,10 +663,26 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         log(f"resumed from {dc.resume} at update {progress['updates']}")
 
     conventions = net.conventions > 0        # from the options, or --init's / --resume's net
+    world_belief = None
+    if dc.world_belief:
+        from lbs_pz.search.beliefs.learned import LearnedBelief
+        world_belief = LearnedBelief(dc.world_belief, blueprint=teacher)
+        log(f"{dc.world_fraction:.0%} of the explore games go on in a world drawn from "
+            f"{dc.world_belief}")
     actors = TeacherGames(teacher, config, dc.num_actors, dc.seed, TRAIN, progress["games"],
-                          explore=dc.explore, conventions=conventions)
+                          explore=dc.explore, conventions=conventions,
+                          world_belief=world_belief, world_fraction=dc.world_fraction)
     held_out = TeacherGames(teacher, config, min(dc.eval_games, 256), dc.seed, EVAL,
                             conventions=conventions).games(dc.eval_games)
+    searched: List[Dict[str, np.ndarray]] = []
+    if dc.search_games:
+        from lbs_pz.search.recorded_games import read_search_games
+        searched = replayed_games(read_search_games(dc.search_games), config, conventions)
+        if not searched:
+            raise ValueError(f"--search-games {dc.search_games}: no games in it")
+        log(f"{len(searched)} recorded search games ({sum(len(g['action']) for g in searched):,} "
+            f"moves) make {dc.search_fraction:.0%} of every batch")
+    n_searched = min(round(dc.batch_size * dc.search_fraction), dc.batch_size) if searched else 0
     rng = np.random.default_rng(dc.seed + 7919 * progress["updates"])
     ring: List[Dict[str, np.ndarray]] = []
     at = 0
@@ -622,8 +737,11 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
             for game in actors.step():
                 fill(game)
             progress["moves"] += actors.n
-        pick = rng.choice(len(ring), size=dc.batch_size, replace=False)
-        b = collate([ring[i] for i in pick], device,
+        pick = rng.choice(len(ring), size=dc.batch_size - n_searched, replace=False)
+        extra = rng.choice(len(searched), size=n_searched, replace=n_searched > len(searched)) \
+            if n_searched else []
+        # the teacher's games first: the value term reads the first games of a batch
+        b = collate([ring[i] for i in pick] + [searched[i] for i in extra], device,
                     seats=dc.batch_size if dc.value_only else
                     max(1, dc.batch_size // 4) if dc.value_weight > 0 else 0)
         done_frac = (time.perf_counter() - start) / budget   # 0 without a time budget
