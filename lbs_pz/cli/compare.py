@@ -32,14 +32,12 @@ import sys
 import warnings
 
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_seed_option, check_distinct_outputs, check_output_path,
-                                finite_float_at_least, game_from, int_at_least, interrupted,
-                                one_interrupt)
+                                add_search_options, add_seed_option, check_distinct_outputs,
+                                check_output_path, game_from, int_at_least, interrupted,
+                                one_interrupt, search_spec)
 from lbs_pz.eval.backends import BACKENDS, check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
-from lbs_pz.eval.specs import METHOD_HELP, PAPER_DELTA, MethodSpec, describe, parse_method
-from lbs_pz.search.beliefs import BELIEF_KINDS
-from lbs_pz.search.rollout_search import PRUNING_RULES
+from lbs_pz.eval.specs import METHOD_HELP, MethodSpec, describe, parse_method
 
 
 INTERRUPT_HELP = """\
@@ -114,14 +112,7 @@ def run(args) -> int:
     config = game_from(args)
     _check_outputs(args)
     seats = _search_seats(args.search_seats, config.players)
-    specs = [MethodSpec(m, blueprint=args.blueprint, belief=args.belief,
-                        rollouts=args.rollouts, search_seats=seats, seed=args.seed,
-                        verify=args.verify, confidence=args.confidence, delta=args.delta,
-                        pruning=args.pruning, precision=args.search_precision,
-                        belief_checkpoint=args.belief_checkpoint,
-                        value_checkpoint=args.value_checkpoint,
-                        allow_mismatch=args.allow_mismatch)
-             for m in _parse_methods(args.methods)]
+    specs = [search_spec(args, m, search_seats=seats) for m in _parse_methods(args.methods)]
     if "blueprint" not in [s.method for s in specs]:
         specs.insert(0, MethodSpec("blueprint", blueprint=args.blueprint, seed=args.seed))
     config_kwargs = dataclasses.asdict(config)
@@ -170,42 +161,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--methods", default="blueprint,lbs-inf",
                         help=f"comma-separated methods: {METHOD_HELP} (default blueprint,lbs-inf)")
     add_blueprint_option(parser)
-    parser.add_argument("--belief", default=None, choices=BELIEF_KINDS,
-                        help="belief used by LBS (default: learned+cf with a learned belief "
-                             "trained for this blueprint if one ships or is given, else "
-                             "grounded+cf)")
-    parser.add_argument("--belief-checkpoint", metavar="PATH", default=None,
-                        help="a learned belief trained for this blueprint (lbs-pz "
-                             "train-belief); implies --belief learned+cf unless given")
-    parser.add_argument("--value-checkpoint", metavar="PATH", default=None,
-                        help="a value trained for this blueprint (lbs-pz train-value), "
-                             "bootstrapping lbs-K rollouts")
-    parser.add_argument("--allow-mismatch", action="store_true",
-                        help="use a belief/value checkpoint trained for another blueprint "
-                             "or game anyway")
-    parser.add_argument("--rollouts", type=int_at_least(1), default=256,
-                        help="sampled worlds per decision")
-    parser.add_argument("--verify", type=int_at_least(0), default=0,
-                        help="extra worlds on which a proposed deviation is re-measured "
-                             "against the blueprint's move (default 0: off)")
-    parser.add_argument("--confidence", type=finite_float_at_least(0), default=2.0,
-                        help="standard errors of the paired gain a deviation must exceed, "
-                             "besides --delta (default 2; 0 is the paper's rule)")
-    parser.add_argument("--delta", type=finite_float_at_least(0), default=PAPER_DELTA,
-                        help="points the paired gain of a deviation must exceed (default "
-                             "0.05, the paper's threshold)")
-    parser.add_argument("--pruning", default="means", choices=PRUNING_RULES,
-                        help="when search stops rolling out a clearly worse move: means "
-                             "(default; its mean + 2 s.e. below the best's mean - 2 s.e.), "
-                             "paired (its world-by-world difference with the best move 2 "
-                             "s.e. below 0: far fewer rollouts at 64+ worlds), threshold "
-                             "(as paired, and also once its world-by-world gain over the "
-                             "blueprint's move is 2 s.e. below --delta, so that it can no "
-                             "longer be played: fewer still), off")
-    parser.add_argument("--search-precision", default="float32", choices=("float32", "bfloat16"),
-                        help="precision of a neural blueprint's rollouts inside the search "
-                             "(bfloat16: about twice as fast on CPUs with bf16 instructions; "
-                             "the blueprint's own moves stay float32; default float32)")
+    add_search_options(parser)
     parser.add_argument("--search-seats", default="0",
                         help="seats that search, comma-separated, or 'all' (default 0)")
     parser.add_argument("--games", type=int_at_least(1), default=100,

@@ -16,6 +16,9 @@ import threading
 
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.engine.seeds import MAX_SEED, check_run_seed
+from lbs_pz.eval.specs import PAPER_DELTA, MethodSpec
+from lbs_pz.search.beliefs import BELIEF_KINDS
+from lbs_pz.search.rollout_search import PRUNING_RULES
 
 BLUEPRINT_HELP = """\
 blueprint SPEC (--blueprint), one of:
@@ -255,3 +258,55 @@ def add_net_trainer_command(subparsers, name: str, help: str, description: str,
     parser.set_defaults(func=run)
     return parser
 
+
+def add_search_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a search (SPARTA or LBS-k) besides the method and the blueprint:
+    belief, value, worlds, deviation rule, pruning and precision (`search_spec` reads them)."""
+    parser.add_argument("--belief", default=None, choices=BELIEF_KINDS,
+                        help="belief used by LBS (default: learned+cf with a learned belief "
+                             "trained for this blueprint if one ships or is given, else "
+                             "grounded+cf)")
+    parser.add_argument("--belief-checkpoint", metavar="PATH", default=None,
+                        help="a learned belief trained for this blueprint (lbs-pz "
+                             "train-belief); implies --belief learned+cf unless given")
+    parser.add_argument("--value-checkpoint", metavar="PATH", default=None,
+                        help="a value trained for this blueprint (lbs-pz train-value), "
+                             "bootstrapping lbs-K rollouts")
+    parser.add_argument("--allow-mismatch", action="store_true",
+                        help="use a belief/value checkpoint trained for another blueprint "
+                             "or game anyway")
+    parser.add_argument("--rollouts", type=int_at_least(1), default=256,
+                        help="sampled worlds per decision")
+    parser.add_argument("--verify", type=int_at_least(0), default=0,
+                        help="extra worlds on which a proposed deviation is re-measured "
+                             "against the blueprint's move (default 0: off)")
+    parser.add_argument("--confidence", type=finite_float_at_least(0), default=2.0,
+                        help="standard errors of the paired gain a deviation must exceed, "
+                             "besides --delta (default 2; 0 is the paper's rule)")
+    parser.add_argument("--delta", type=finite_float_at_least(0), default=PAPER_DELTA,
+                        help="points the paired gain of a deviation must exceed (default "
+                             "0.05, the paper's threshold)")
+    parser.add_argument("--pruning", default="means", choices=PRUNING_RULES,
+                        help="when search stops rolling out a clearly worse move: means "
+                             "(default; its mean + 2 s.e. below the best's mean - 2 s.e.), "
+                             "paired (its world-by-world difference with the best move 2 "
+                             "s.e. below 0: far fewer rollouts at 64+ worlds), threshold "
+                             "(as paired, and also once its world-by-world gain over the "
+                             "blueprint's move is 2 s.e. below --delta, so that it can no "
+                             "longer be played: fewer still), off")
+    parser.add_argument("--search-precision", default="float32", choices=("float32", "bfloat16"),
+                        help="precision of a neural blueprint's rollouts inside the search "
+                             "(bfloat16: about twice as fast on CPUs with bf16 instructions; "
+                             "the blueprint's own moves stay float32; default float32)")
+
+
+def search_spec(args: argparse.Namespace, method: str, **fields):
+    """The `MethodSpec` of `method` with the options of `add_search_options` (and
+    --blueprint, --seed) from args; `fields` sets the others."""
+    return MethodSpec(method, blueprint=args.blueprint, belief=args.belief,
+                      rollouts=args.rollouts, seed=args.seed, verify=args.verify,
+                      confidence=args.confidence, delta=args.delta, pruning=args.pruning,
+                      precision=args.search_precision,
+                      belief_checkpoint=args.belief_checkpoint,
+                      value_checkpoint=args.value_checkpoint,
+                      allow_mismatch=args.allow_mismatch, **fields)

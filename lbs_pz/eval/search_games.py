@@ -1,0 +1,97 @@
+"""A search's own games, recorded for a blueprint to learn from (expert iteration: the net
+imitates the moves that search on top of it makes).
+
+Each game is a deal of the TRAINING stream (never an evaluation deal) played by the
+blueprint with the search at one seat, `game % players` (so every seat's view is covered);
+a game is one JSON line (`lbs_pz.search.recorded_games`). The file is appended one complete line per game, so an interrupted run resumes where it
+stopped (`record_search_games` skips the games already in it).
+
+    lbs-pz distill --teacher lstm:NET --init NET --search-games games.jsonl ...
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+import warnings
+from typing import Dict, List
+
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine.seeds import TRAIN, check_run_seed, deal_seeds
+from lbs_pz.eval.specs import MethodSpec, build_agent
+from lbs_pz.search.recorded_games import read_search_games
+
+_AGENTS: Dict[tuple, tuple] = {}     # (spec, game config) -> (blueprint, searcher), per process
+
+
+def play_search_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
+    """Play training deal `game` of run `seed` with the blueprint at every seat but
+    `game % players`, where `spec`'s search plays; returns the game's JSON record."""
+    config = HanabiConfig(**config_kwargs)
+    key = (spec, json.dumps(config_kwargs, sort_keys=True))
+    if key not in _AGENTS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _AGENTS[key] = build_agent(spec, config)
+    blueprint, searcher = _AGENTS[key]
+    if searcher is None:
+        raise ValueError(f"{spec.method!r} does not search: give sparta or lbs-K")
+    deal = int(deal_seeds(TRAIN, seed, game, 1)[0])
+    seat = game % config.players
+    state = HanabiState(config, seed=deal)
+    searched, deviated = [], []
+    while not state.is_terminal:
+        if state.current_player == seat:
+            result = searcher.search(state)
+            searched.append(state.num_moves_played)
+            if result.deviated:
+                deviated.append(state.num_moves_played)
+            state.apply(result.move)
+        else:
+            state.apply(blueprint.act(state))
+    return {"game": game, "deal": deal, "seat": seat, "moves": list(state.move_history),
+            "searched": searched, "deviated": deviated, "score": state.score}
+
+
+def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=None,
+                        seed: int = 0, first_game: int = 0, workers: int = 1,
+                        log=print) -> str:
+    """Play training deals first_game .. first_game + games - 1 of run `seed` with the
+    search `spec` at one seat (see the module) on `workers` processes, appending each game
+    to the JSONL file `out` as it ends; games already in `out` are not played again."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import multiprocessing
+
+    check_run_seed(seed)
+    if games < 1 or workers < 1 or first_game < 0:
+        raise ValueError("games and workers must be >= 1 and first_game >= 0")
+    config_kwargs = dict(config_kwargs or {})
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{out}: the folder {folder} does not exist")
+    run = json.dumps([dataclasses.asdict(spec), config_kwargs, seed], sort_keys=True)
+    held = read_search_games(out) if os.path.exists(out) else []
+    other = [g for g in held if g.get("run") != run]
+    if other:
+        raise ValueError(f"{out} holds games of another search, variant or seed (game "
+                         f"{other[0]['game']}): give a new file to record this one")
+    done = {g["game"] for g in held}
+    todo = [g for g in range(first_game, first_game + games) if g not in done]
+    log(f"{len(done)} games already in {out}; playing {len(todo)}")
+    start, deviations, decisions = time.perf_counter(), 0, 0
+    with open(out, "a") as f, ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(play_search_game, spec, config_kwargs, g, seed) for g in todo]
+        for k, future in enumerate(as_completed(futures), 1):
+            record = dict(future.result(), run=run)
+            f.write(json.dumps(record) + "\n")
+            f.flush()
+            deviations += len(record["deviated"])
+            decisions += len(record["searched"])
+            if k % 20 == 0 or k == len(todo):
+                log(f"{k}/{len(todo)} games, {(time.perf_counter() - start) / k:.2f} s each; "
+                    f"the search left the blueprint's move at {deviations / max(decisions, 1):.1%} "
+                    f"of {decisions} decisions")
+    return out

@@ -1,0 +1,146 @@
+"""Recording a search's own games on training deals and learning from them: the
+`lbs-pz search-games` file, its replay into training games, and `distill --search-games`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lbs_pz.agents import RuleBot
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
+from lbs_pz.eval.search_games import record_search_games
+from lbs_pz.eval.specs import MethodSpec
+from lbs_pz.search.recorded_games import read_search_games
+from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement, distill,
+                                  replayed_games)
+
+SMALL = dict(players=2, colors=3, ranks=3, hand_size=3)
+SPARTA = MethodSpec(method="sparta", blueprint="strong", rollouts=16, seed=0)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("search") / "games.jsonl")
+    record_search_games(SPARTA, 6, out, SMALL, workers=1, log=lambda s: None)
+    return out
+
+
+def test_search_games_are_training_deals_played_by_the_search_at_one_seat(recorded):
+    """Game i is training deal i, the search plays seat i % 2 and every other move is the
+    blueprint's; the moves replay legally to the recorded score."""
+    config, blueprint = HanabiConfig(**SMALL), RuleBot("strong")
+    games = sorted(read_search_games(recorded), key=lambda g: g["game"])
+    assert [g["game"] for g in games] == list(range(6))
+    evaluation = set(deal_seeds(EVAL, 0, 0, 1000).tolist())
+    for g in games:
+        assert g["deal"] == int(deal_seeds(TRAIN, 0, g["game"], 1)[0])
+        assert g["deal"] not in evaluation and g["seat"] == g["game"] % 2
+        state = HanabiState(config, seed=g["deal"])
+        for t, move in enumerate(g["moves"]):
+            if state.current_player != g["seat"]:
+                assert t not in g["searched"] and move == blueprint.act(state)
+            else:
+                assert t in g["searched"]
+                assert (t in g["deviated"]) == (move != blueprint.act(state))
+            state.apply(move)
+        assert state.is_terminal and state.score == g["score"]
+    assert sum(len(g["deviated"]) for g in games) > 0    # SPARTA does leave the bot's moves
+
+
+def test_recording_again_plays_only_missing_games_and_refuses_another_search(recorded, tmp_path):
+    before = open(recorded).read()
+    record_search_games(SPARTA, 6, recorded, SMALL, workers=1, log=lambda s: None)
+    assert open(recorded).read() == before
+    other = dataclasses.replace(SPARTA, rollouts=8)
+    with pytest.raises(ValueError, match="another search"):
+        record_search_games(other, 6, recorded, SMALL, log=lambda s: None)
+    with pytest.raises(ValueError, match="does not exist"):
+        record_search_games(SPARTA, 1, str(tmp_path / "no" / "g.jsonl"), SMALL)
+
+
+def test_replayed_games_carry_the_recorded_moves_as_labels(recorded):
+    config = HanabiConfig(**SMALL)
+    records = read_search_games(recorded)
+    games = replayed_games(records, config)
+    for record, game in zip(records, games):
+        assert (game["action"] == record["moves"]).all()
+        assert (game["taken"] == record["moves"]).all()
+        assert game["final"] == record["score"]
+        assert game["value_from"] == len(record["moves"])     # no value targets
+        state = HanabiState(config, seed=record["deal"])
+        for t, move in enumerate(record["moves"]):
+            for p in range(2):
+                assert (game["seat_obs"][t, p] == state.encode(p)).all()
+            assert game["cur"][t] == state.current_player
+            state.apply(move)
+
+
+def test_bad_records_are_errors_not_wrong_games(recorded, tmp_path):
+    config = HanabiConfig(**SMALL)
+    record = read_search_games(recorded)[0]
+    illegal = dict(record, moves=[999] + record["moves"][1:])
+    with pytest.raises(ValueError, match="not a legal game"):
+        replayed_games([illegal], config)
+    with pytest.raises(ValueError, match="ends before or after"):
+        replayed_games([dict(record, moves=record["moves"][:-3])], config)
+    for bad in ("{not json", json.dumps(dict(record, deviated=[10**6])),
+                json.dumps(dict(record, searched=[-1])),
+                json.dumps({k: v for k, v in record.items() if k != "deal"})):
+        path = tmp_path / "bad.jsonl"
+        path.write_text(json.dumps(record) + "\n" + bad + "\n")
+        with pytest.raises(ValueError, match="line 2"):
+            read_search_games(str(path))
+
+
+def test_distill_learns_the_recorded_moves(tmp_path):
+    """With --search-games at fraction 1, the net learns the recorded games' moves, not
+    the teacher's: recorded games of the simple bot make a net that agrees with the
+    simple bot far more than with the strong teacher."""
+    config = HanabiConfig(**SMALL)
+    simple = RuleBot("simple")
+    batch_games = TeacherGames(simple, config, 64, seed=3, stream=TRAIN).games(200)
+    path = tmp_path / "simple.jsonl"
+    with open(path, "w") as f:
+        for i, g in enumerate(batch_games):
+            f.write(json.dumps({"game": i, "deal": g["deal"], "seat": 0,
+                                "moves": g["taken"].tolist(),
+                                "searched": list(range(len(g["taken"]))), "deviated": [],
+                                "score": g["final"]}) + "\n")
+    out = str(tmp_path / "d.pt")
+    dc = DistillConfig(teacher="strong", out=out, threads=1, eval_games=50, updates=250,
+                       minutes=0, eval_every=0, lr=3e-3, search_games=str(path),
+                       search_fraction=1.0, **SMALL)
+    distill(dc, log=lambda s: None, progress_bar=False)
+    from lbs_pz.agents import load_blueprint
+    net = load_blueprint(f"lstm:{out}")._net
+    held_simple = TeacherGames(simple, config, 50, seed=3, stream=EVAL).games(50)
+    held_strong = TeacherGames(RuleBot("strong"), config, 50, seed=3, stream=EVAL).games(50)
+    on_simple, on_strong = agreement(net, held_simple), agreement(net, held_strong)
+    assert on_simple > 0.85 and on_simple > on_strong + 0.1, (on_simple, on_strong)
+
+
+def test_cli_records_and_checks_its_input(tmp_path):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    out = tmp_path / "g.jsonl"
+    run = lambda *a: subprocess.run([sys.executable, "-m", "lbs_pz.cli", "search-games", *a],
+                                    capture_output=True, text=True, env=env, timeout=300)
+    r = run("--method", "sparta", "--blueprint", "strong", "--rollouts", "8", "--games", "2",
+            "--players", "2", "--colors", "3", "--ranks", "3", "--hand-size", "3",
+            "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert len(read_search_games(str(out))) == 2
+    r = run("--method", "blueprint", "--out", str(out))
+    assert r.returncode == 2 and "must be a search" in r.stderr
+    r = run("--method", "lbs-1", "--blueprint", "nonsense", "--out", str(out))
+    assert r.returncode == 2 and "unknown blueprint" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "lbs_pz.cli", "distill", "--search-games",
+                        str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "x.pt")],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 2 and "missing.jsonl" in r.stderr
