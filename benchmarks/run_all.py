@@ -389,6 +389,20 @@ SECTIONS = {
             for net in ("conventions_strong_2p", "conventions_maxq_2p"))
           for size in ("--rollouts 16 --games 1 --check-worlds 16", "--games 8")),
     ),
+    "deviation-conventions-maxq-delta": (
+        "What LBS-1's deviations at --delta 1.0 on the max-centred convention-feature "
+        "blueprint are worth",
+        "benchmarks/deviation_check.py with LBS-1 as search-conventions-maxq-delta runs it "
+        "(the learned belief alone, 32 worlds, --delta 1.0) on conventions_maxq_2p, 40 "
+        "evaluation deals: first in the blueprint's own games, then in the search's own "
+        "games (--follow search); each deviation's claimed gain against rollouts to the end "
+        "with the belief's hands and with the true hand.",
+        *(" && ".join(
+            f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint "
+            f"lstm:conventions_maxq_2p --depth 1 --delta 1.0 --follow {follow} {size}"
+            for follow in ("blueprint", "search"))
+          for size in ("--rollouts 16 --games 1 --check-worlds 16", "--games 40")),
+    ),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "

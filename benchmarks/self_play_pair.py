@@ -1,14 +1,14 @@
-"""Two blueprints' greedy self-play on the same evaluation deals, and their paired
-difference: what a net that learned a search's moves (`lbs-pz distill --search-games`)
-gains over the net it started from.
+"""Blueprints' self-play on the same evaluation deals, and each one's paired difference
+with the first: e.g. what a net that learned a search's moves (`lbs-pz distill
+--search-games`) gains over the net it started from, and where the strong rule bot stands.
 
-    OMP_NUM_THREADS=1 python benchmarks/self_play_pair.py --blueprint lstm:conventions_maxq_2p \\
-        --candidate lstm:conventions_expert_2p --games 2000
+    OMP_NUM_THREADS=1 python benchmarks/self_play_pair.py --games 5000 \\
+        --blueprints lstm:conventions_maxq_2p,lstm:conventions_expert_2p,strong
 
 Every game is deal i of the evaluation stream of run --seed, played by the blueprint in
-every seat (batched); prints each blueprint's mean +- s.e.m. and perfect-game rate, then
-the candidate's paired gain (mean of the per-deal score differences +- its s.e.m.) and
-the share of deals it scores higher, equal and lower.
+every seat (batched); prints each blueprint's mean +- s.e.m. and perfect-game rate, and
+for each after the first its paired difference with the first (mean of the per-deal score
+differences +- its s.e.m.) and the share of deals it scores higher, equal and lower.
 """
 
 from __future__ import annotations
@@ -39,30 +39,36 @@ def self_play_scores(spec: str, games: int, seed: int = 0) -> np.ndarray:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--blueprint", required=True, help="the reference blueprint spec")
-    parser.add_argument("--candidate", required=True, help="the blueprint compared with it")
+    parser.add_argument("--blueprints", required=True,
+                        help="comma-separated blueprint specs; the first is the reference")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    specs = [s.strip() for s in args.blueprints.split(",") if s.strip()]
+    if len(specs) < 2:
+        parser.error("--blueprints needs at least two specs")
     if args.games < 2:
         parser.error("--games must be >= 2")
     try:
-        scores = {spec: self_play_scores(spec, args.games, args.seed)
-                  for spec in (args.blueprint, args.candidate)}
+        scores = [self_play_scores(spec, args.games, args.seed) for spec in specs]
     except ValueError as err:
         parser.error(str(err))
     perfect = HanabiConfig().colors * HanabiConfig().ranks
-    print(f"greedy self-play on {args.games} evaluation deals (run seed {args.seed}):")
-    print("| blueprint | mean +- s.e.m. | perfect |")
-    print("|---|---:|---:|")
-    for spec, s in scores.items():
+    print(f"self-play on {args.games} evaluation deals (run seed {args.seed}); paired: "
+          f"the per-deal difference with {specs[0]}")
+    print("| blueprint | mean +- s.e.m. | perfect | paired | paired / s.e. "
+          "| higher / equal / lower |")
+    print("|---|---:|---:|---:|---:|---|")
+    for spec, s in zip(specs, scores):
         m, e = mean_sem(s.astype(np.float64))
-        print(f"| {spec} | {m:.3f} +- {e:.3f} | {np.mean(s == perfect):.1%} |")
-    diff = (scores[args.candidate] - scores[args.blueprint]).astype(np.float64)
-    m, e = mean_sem(diff)
-    print(f"{args.candidate} - {args.blueprint}, paired on the same deals: {m:+.3f} +- {e:.3f} "
-          f"({m / e if e else float('inf'):+.1f} s.e.); higher on {np.mean(diff > 0):.1%} of "
-          f"deals, equal on {np.mean(diff == 0):.1%}, lower on {np.mean(diff < 0):.1%}")
+        row = f"| {spec} | {m:.3f} +- {e:.3f} | {np.mean(s == perfect):.1%} |"
+        if spec is specs[0]:
+            print(row + " | | |")
+            continue
+        diff = (s - scores[0]).astype(np.float64)
+        dm, de = mean_sem(diff)
+        print(row + f" {dm:+.3f} +- {de:.3f} | {dm / de if de else float('inf'):+.1f} | "
+              f"{np.mean(diff > 0):.1%} / {np.mean(diff == 0):.1%} / {np.mean(diff < 0):.1%} |")
     return 0
 
 

@@ -3,8 +3,10 @@ imitates the moves that search on top of it makes).
 
 Each game is a deal of the TRAINING stream (never an evaluation deal) played by the
 blueprint with the search at one seat, `game % players` (so every seat's view is covered);
-a game is one JSON line (`lbs_pz.search.recorded_games`). The file is appended one complete line per game, so an interrupted run resumes where it
-stopped (`record_search_games` skips the games already in it).
+a game is one JSON line (`lbs_pz.search.recorded_games`). The file is appended one
+complete line per game, so an interrupted run resumes where it stopped
+(`record_search_games` skips the games already in it, and refuses a file of another
+search, variant or seed).
 
     lbs-pz distill --teacher lstm:NET --init NET --search-games games.jsonl ...
 """
@@ -16,7 +18,7 @@ import json
 import os
 import time
 import warnings
-from typing import Dict, List
+from typing import Dict
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import TRAIN, check_run_seed, deal_seeds
