@@ -355,7 +355,8 @@ def test_resume_continues_the_run(tmp_path):
 def test_config_checks():
     for bad in (dict(players=7), dict(lr=0), dict(fusion="sum"), dict(minutes=0),
                 dict(batch_size=64, buffer_games=8), dict(teacher=" "),
-                dict(world_fraction=1.5), dict(world_belief="b.pt", explore=0.0)):
+                dict(world_fraction=1.5), dict(world_belief="b.pt", explore=0.0),
+                dict(deviation_weight=0), dict(search_fraction=0)):
         with pytest.raises(ValueError):
             DistillConfig(**bad).check()
 

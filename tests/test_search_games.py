@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from lbs_pz.agents import RuleBot
@@ -79,6 +80,36 @@ def test_replayed_games_carry_the_recorded_moves_as_labels(recorded):
                 assert (game["seat_obs"][t, p] == state.encode(p)).all()
             assert game["cur"][t] == state.current_player
             state.apply(move)
+
+
+def test_deviation_weight_weighs_the_searchs_own_moves_in_the_loss(recorded):
+    """replayed_games gives the moves where the search left the blueprint's the weight
+    `deviation_weight` (others 1); a collated batch mixing them with teacher games (weight
+    1) weighs the cross-entropy move by move with exactly those weights."""
+    import torch
+
+    from lbs_pz.agents.public_lstm import PublicLSTMNet
+    from lbs_pz.train.distill import collate, imitation_loss, mover_logits
+    config = HanabiConfig(**SMALL)
+    records = read_search_games(recorded)
+    games = replayed_games(records, config, deviation_weight=7.0)
+    for record, game in zip(records, games):
+        expected = np.ones(len(record["moves"]), dtype=np.float32)
+        expected[record["deviated"]] = 7.0
+        assert (game["weight"] == expected).all()
+    teacher_games = TeacherGames(RuleBot("strong"), config, 2, seed=1).games(2)
+    deviating = [g for g, r in zip(games, records) if r["deviated"]][:2]
+    b = collate(teacher_games + deviating, "cpu")
+    net = PublicLSTMNet.for_config(config, 16)
+    loss, _, _, _ = imitation_loss(net, b)
+    logits = mover_logits(net, b)
+    valid = b["valid"]
+    ce = torch.nn.functional.cross_entropy(logits[valid], b["action"][valid], reduction="none")
+    w = b["weight"][valid]
+    assert (b["weight"][:2][b["valid"][:2]] == 1).all()
+    assert (w == 7).any()
+    assert torch.allclose(loss, (ce * w).sum() / w.sum())
+    assert not torch.allclose(loss, ce.mean())
 
 
 def test_bad_records_are_errors_not_wrong_games(recorded, tmp_path):

@@ -129,6 +129,7 @@ class DistillConfig:
     world_fraction: float = 0.5   # with --world-belief: the fraction of explore games played on in a belief's world
     search_games: str = ""        # a search's recorded games (lbs_pz.eval.search_games): part of every batch imitates the search's moves
     search_fraction: float = 0.5  # with --search-games: the fraction of each batch's games taken from them
+    deviation_weight: float = 1.0  # with --search-games: the cross-entropy weight of the moves where the search left the blueprint's
     init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
     value_only: bool = False      # fit the value head alone (the moves stay exactly the same)
     value_hidden: int = 0         # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
@@ -170,6 +171,8 @@ class DistillConfig:
              f"world_fraction must be in [0, 1], got {self.world_fraction}")
         need(0 < self.search_fraction <= 1,
              f"search_fraction must be in (0, 1], got {self.search_fraction}")
+        need(self.deviation_weight > 0,
+             f"deviation_weight must be > 0, got {self.deviation_weight}")
         need(not self.search_games or os.path.isfile(self.search_games),
              f"--search-games {self.search_games}: no such file")
         need(not (self.search_games and self.value_only),
@@ -363,13 +366,15 @@ class TeacherGames:
         return out[:count]
 
 
-def replayed_games(records: List[dict], config, conventions: bool = False
-                   ) -> List[Dict[str, np.ndarray]]:
+def replayed_games(records: List[dict], config, conventions: bool = False,
+                   deviation_weight: float = 1.0) -> List[Dict[str, np.ndarray]]:
     """Training games (`TeacherGames`' format) from recorded games
     (`lbs_pz.search.recorded_games`): each label is the move the recorded game played there,
-    the search's where it searched. They carry no value targets (their returns are the
-    search's, not the net's own): "value_from" is past their end. Raises ValueError for a
-    record whose moves are not a legal game of its deal."""
+    the search's where it searched; "weight" (T,) float32 is the cross-entropy weight of
+    each move, `deviation_weight` where the search left the blueprint's move, else 1.
+    They carry no value targets (their returns are the search's, not the net's own):
+    "value_from" is past their end. Raises ValueError for a record whose moves are not a
+    legal game of its deal."""
     from lbs_pz.engine import HanabiBatch
 
     n = len(records)
@@ -401,7 +406,8 @@ def replayed_games(records: List[dict], config, conventions: bool = False
     for i, r in enumerate(records):
         game = {k: v[i, :length[i]].copy() for k, v in games.buf.items()}
         game.update(deal=int(r["deal"]), final=int(scores[i]), value_from=int(length[i]),
-                    redealt=0)
+                    redealt=0, weight=np.ones(length[i], dtype=np.float32))
+        game["weight"][r["deviated"]] = deviation_weight
         out.append(game)
     return out
 
@@ -439,6 +445,12 @@ def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
             continue
         out[name] = torch.from_numpy(arr).to(device)
     out["pub"] = out["pub"].float()
+    if any("weight" in g for g in games):        # recorded games' per-move weights, else 1
+        weight = np.ones((b, t_max), dtype=np.float32)
+        for i, g in enumerate(games):
+            if "weight" in g:
+                weight[i, :len(g["weight"])] = g["weight"]
+        out["weight"] = torch.from_numpy(weight).to(device)
     final = torch.tensor([g["final"] for g in games], device=device, dtype=torch.float32)
     out["rtg"] = final[:, None] - out.pop("score").float()
     lengths = torch.tensor([len(g["action"]) for g in games], device=device)
@@ -517,7 +529,12 @@ def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
     valid = b["valid"]
     out, _ = net.public(b["pub"])                                     # (B, T, H)
     logits = mover_logits(net, b, out)
-    ce = torch.nn.functional.cross_entropy(logits[valid], b["action"][valid])
+    if "weight" in b:
+        ce = torch.nn.functional.cross_entropy(logits[valid], b["action"][valid],
+                                               reduction="none")
+        ce = (ce * b["weight"][valid]).sum() / b["weight"][valid].sum()
+    else:
+        ce = torch.nn.functional.cross_entropy(logits[valid], b["action"][valid])
     agree = int((logits.argmax(-1) == b["action"])[valid].sum())
     if (value_weight <= 0 and not value_only) or "seat_obs" not in b:
         return ce, agree, int(valid.sum()), 0.0
@@ -677,7 +694,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     searched: List[Dict[str, np.ndarray]] = []
     if dc.search_games:
         from lbs_pz.search.recorded_games import read_search_games
-        searched = replayed_games(read_search_games(dc.search_games), config, conventions)
+        searched = replayed_games(read_search_games(dc.search_games), config, conventions,
+                                  dc.deviation_weight)
         if not searched:
             raise ValueError(f"--search-games {dc.search_games}: no games in it")
         log(f"{len(searched)} recorded search games ({sum(len(g['action']) for g in searched):,} "
