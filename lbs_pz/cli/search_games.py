@@ -10,7 +10,7 @@ blueprint's move), so running the same command again plays only the missing game
         --belief learned+cf --rollouts 32 --pruning threshold --search-precision bfloat16 \\
         --games 1500 --out search_games.jsonl
     lbs-pz distill --teacher lstm:conventions_maxq_2p --init conventions_maxq_2p \\
-        --search-games search_games.jsonl --deviation-weight 30 --lr 3e-4 --updates 600 \
+        --search-games search_games.jsonl --deviation-weight 30 --lr 3e-4 --updates 600 \\
         --out improved.pt
 """
 
