@@ -338,6 +338,38 @@ def test_training_loss_goes_down(tmp_path):
     assert "TRAIN stream" in ckpt["info"]["deals"] and ckpt["info"]["games"] == 1200
 
 
+def test_training_from_init_starts_where_that_belief_is(tmp_path):
+    """--init: the run starts from that belief's weights (its first validation equals the
+    shipped belief's loss on the same games, far below an untrained net's), records the
+    blueprint it trains for, and refuses a belief of another variant."""
+    import torch
+
+    from lbs_pz.agents import RuleBot
+    from lbs_pz.engine.seeds import MAX_GAMES
+    from lbs_pz.search.beliefs.model import load_belief
+    from lbs_pz.train.belief import (BeliefTrainConfig, generate_games, mean_nll, to_tensors,
+                                     train_belief)
+    common = dict(blueprint="strong", games_per_step=4, steps=20, minutes=0, val_games=16,
+                  val_every=10, threads=1, progress=False)
+    out = str(tmp_path / "b.pt")
+    _, history = train_belief(BeliefTrainConfig(init="belief_strong_2p", out=out, **common),
+                              log=lambda *a: None)
+    shipped, config, _ = load_belief("belief_strong_2p")
+    val = generate_games(config, RuleBot("strong"), 16, seed=0, first_game=MAX_GAMES - 16)
+    with torch.no_grad():
+        expected = float(mean_nll(shipped, *to_tensors(val)))
+    assert abs(history[0][2] - expected) < 1e-4
+    _, fresh = train_belief(BeliefTrainConfig(out=str(tmp_path / "f.pt"), embed=32, hidden=32,
+                                              decoder=16, **dict(common, steps=1)),
+                            log=lambda *a: None)
+    assert history[0][2] < fresh[0][2] - 0.1
+    assert load_belief(out)[2]["trained_for"]["spec"] == "strong"
+    with pytest.raises(ValueError, match="--init"):
+        train_belief(BeliefTrainConfig(init="belief_strong_2p", players=3,
+                                       out=str(tmp_path / "x.pt"), **common),
+                     log=lambda *a: None)
+
+
 def test_training_games_come_from_the_train_stream():
     from lbs_pz.agents import RuleBot
     from lbs_pz.engine import HanabiBatch

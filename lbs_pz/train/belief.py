@@ -131,6 +131,7 @@ class BeliefTrainConfig:
     device: str = "auto"             # "cpu", "cuda" or "auto"
     out: str = "belief.pt"           # checkpoint file written
     half: bool = False               # store float16 weights (half the file size)
+    init: str = ""                   # start from this belief (path or shipped name; its architecture and variant), e.g. the one of the net the blueprint was fine-tuned from
     progress: bool = True            # a progress bar
 
 
@@ -158,10 +159,19 @@ def train_belief(tc: BeliefTrainConfig, log=print):
     blueprint, identity = load_training_blueprint(tc.blueprint)
     command = command_line("train-belief", tc)
     torch.manual_seed(tc.seed)
-    model = BeliefNet(BeliefNetConfig(
-        encoding_size=config.encoding_size, hand_size=config.hand_size,
-        card_types=config.num_card_types, embed=tc.embed, hidden=tc.hidden,
-        layers=tc.layers, decoder=tc.decoder, prior=tc.prior), config).to(device)
+    if tc.init:
+        from lbs_pz.search.beliefs.model import load_belief
+        model, init_config, _ = load_belief(tc.init)
+        if init_config != config:
+            raise ValueError(f"--init {tc.init}: a belief for {init_config}, this run is "
+                             f"{config}")
+        model = model.train().to(device)
+        log(f"starting from {tc.init}")
+    else:
+        model = BeliefNet(BeliefNetConfig(
+            encoding_size=config.encoding_size, hand_size=config.hand_size,
+            card_types=config.num_card_types, embed=tc.embed, hidden=tc.hidden,
+            layers=tc.layers, decoder=tc.decoder, prior=tc.prior), config).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=tc.lr)
     val = generate_games(config, blueprint, tc.val_games, seed=tc.seed,
                          first_game=MAX_GAMES - tc.val_games)
