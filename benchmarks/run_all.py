@@ -403,6 +403,20 @@ SECTIONS = {
             for follow in ("blueprint", "search"))
           for size in ("--rollouts 16 --games 1 --check-worlds 16", "--games 40")),
     ),
+    "conventions-expert": (
+        "A neural blueprint that learned LBS-16's moves: self-play against its start and the "
+        "strong bot",
+        "conventions_expert_2p is conventions_maxq_2p after 600 updates of `lbs-pz distill "
+        "--search-games` on 1,475 of LBS-16's own games on training deals (learned+cf, 32 "
+        "worlds, at seat game % 2; the search's moves weighted 30 where it left the "
+        "blueprint's), chosen on run seed 1's evaluation deals (docs/finetune/"
+        "search_distill.md; lbs_pz/models/README.md). Greedy self-play of the start net, the "
+        "new net and the strong rule bot on the same evaluation deals of run seed 0, each "
+        "paired with the start net.",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/self_play_pair.py --blueprints "
+        f"lstm:conventions_maxq_2p,lstm:conventions_expert_2p,strong --games 200",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/self_play_pair.py --blueprints "
+        f"lstm:conventions_maxq_2p,lstm:conventions_expert_2p,strong --games 5000"),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
