@@ -411,12 +411,12 @@ SECTIONS = {
         "worlds, at seat game % 2; the search's moves weighted 30 where it left the "
         "blueprint's), chosen on run seed 1's evaluation deals (docs/finetune/"
         "search_distill.md; lbs_pz/models/README.md). Greedy self-play of the start net, the "
-        "new net and the strong rule bot on the same evaluation deals of run seed 0, each "
-        "paired with the start net.",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/self_play_pair.py --blueprints "
-        f"lstm:conventions_maxq_2p,lstm:conventions_expert_2p,strong --games 200",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/self_play_pair.py --blueprints "
-        f"lstm:conventions_maxq_2p,lstm:conventions_expert_2p,strong --games 5000"),
+        "new net and the strong rule bot on the same evaluation deals of run seed 0, paired "
+        "with the start net, then the new net paired with the strong bot.",
+        *(f"OMP_NUM_THREADS=1 {PY} benchmarks/self_play_pair.py --blueprints "
+          f"lstm:conventions_maxq_2p,lstm:conventions_expert_2p,strong --games {n} && "
+          f"OMP_NUM_THREADS=1 {PY} benchmarks/self_play_pair.py --blueprints "
+          f"strong,lstm:conventions_expert_2p --games {n}" for n in (200, 5000))),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
