@@ -80,7 +80,7 @@ def test_bad_blueprint_spec_is_one_clear_line(capsys):
 
 def test_help_explains_the_blueprint_spec():
     for command in ("eval", "compare", "demo", "train-belief", "train-value",
-                    "belief-quality"):
+                    "belief-quality", "search-games"):
         out = subprocess.run([sys.executable, "-m", "lbs_pz.cli", command, "--help"],
                              capture_output=True, text=True, check=True).stdout
         assert "--blueprint SPEC" in out and "py:MODULE_OR_FILE.py:CLASS" in out, command
