@@ -417,6 +417,19 @@ SECTIONS = {
           f"lstm:conventions_maxq_2p,lstm:conventions_expert_2p,strong --games {n} && "
           f"OMP_NUM_THREADS=1 {PY} benchmarks/self_play_pair.py --blueprints "
           f"strong,lstm:conventions_expert_2p --games {n}" for n in (200, 5000))),
+    "search-conventions-expert": (
+        "LBS-16 on the blueprint that learned LBS-16's moves",
+        "LBS-16 on conventions_expert_2p with its own belief (belief_conventions_expert_2p), "
+        "32 worlds, --pruning threshold --search-precision bfloat16, on the 300 evaluation "
+        "deals of the search figures: first with learned+cf (LBSAgent's default), then with "
+        "the learned belief alone (the paper's setting). Its value head was fitted to its "
+        "start net's returns, not its own.",
+        *(" && ".join(
+            f"{COMPARE} --blueprint lstm:conventions_expert_2p --belief {belief} --methods "
+            f"blueprint,lbs-16 --rollouts {worlds} --games {games} --pruning threshold "
+            f"--search-precision bfloat16" for belief in ("learned+cf", "learned"))
+          for worlds, games in ((16, 2), (32, 300))),
+    ),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
