@@ -81,7 +81,8 @@ def test_shipped_models_load_by_name_and_say_what_they_are_for():
                             "distilled_strong_2p", "belief_distilled_strong_2p",
                             "finetuned_strong_2p", "belief_finetuned_strong_2p",
                             "conventions_strong_2p", "belief_conventions_strong_2p",
-                            "conventions_maxq_2p", "belief_conventions_maxq_2p"}
+                            "conventions_maxq_2p", "belief_conventions_maxq_2p",
+                            "conventions_expert_2p", "belief_conventions_expert_2p"}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
     assert by_name["public_lstm_2p"]["kind"] == "public_lstm"
@@ -186,6 +187,34 @@ def test_the_max_centred_convention_blueprint_ships_with_the_same_moves_and_beli
     a.rollout(batch, max_moves=12)
     assert (a.act_batch(batch) == b.act_batch(batch)).all()
     assert not np.allclose(a.value(batch), b.value(batch), atol=0.05)
+
+
+def test_the_expert_blueprint_ships_with_its_own_belief_and_plays_above_its_start():
+    """models/README.md: conventions_expert_2p is conventions_maxq_2p after 600 updates of
+    distill --search-games (deviation weight 30); its belief is the start net's trained
+    further on its games. On evaluation deals of run seed 1 (the deals its settings were
+    chosen on) it scores more than the start net, with some moves changed."""
+    import numpy as np
+
+    from lbs_pz.agents import load_blueprint
+    from lbs_pz.engine import HanabiBatch
+    from lbs_pz.engine.seeds import EVAL, deal_seeds
+    net, _ = _shipped_with_its_own_belief("conventions_expert_2p", games=86400, steps=2700,
+                                          val_below=1.51)
+    config = net["info"]["train_config"]
+    assert config["init"] == "conventions_maxq_2p" and config["deviation_weight"] == 30
+    assert config["search_games"] and config["updates"] == 600 and not config["value_only"]
+    belief = load_checkpoint("belief_conventions_expert_2p", "belief")
+    assert "--init belief_conventions_maxq_2p" in belief["info"]["command"]
+    scores = {}
+    for name in ("conventions_maxq_2p", "conventions_expert_2p"):
+        batch = HanabiBatch(HanabiConfig(), 300, seeds=deal_seeds(EVAL, 1, 0, 300))
+        bp = load_blueprint(f"lstm:{name}")
+        while not batch.terminals().all():
+            batch.step(bp.act_batch(batch))
+        scores[name] = batch.scores().astype(np.float64)
+    assert scores["conventions_expert_2p"].mean() > scores["conventions_maxq_2p"].mean() + 0.1
+    assert (scores["conventions_expert_2p"] != scores["conventions_maxq_2p"]).any()
 
 
 def test_find_model_matches_blueprint_and_variant():
