@@ -61,6 +61,8 @@ def test_recording_again_plays_only_missing_games_and_refuses_another_search(rec
     other = dataclasses.replace(SPARTA, rollouts=8)
     with pytest.raises(ValueError, match="another search"):
         record_search_games(other, 6, recorded, SMALL, log=lambda s: None)
+    with pytest.raises(ValueError, match="does not search"):
+        record_search_games(MethodSpec(method="blueprint"), 1, str(tmp_path / "b.jsonl"))
     with pytest.raises(ValueError, match="does not exist"):
         record_search_games(SPARTA, 1, str(tmp_path / "no" / "g.jsonl"), SMALL)
 

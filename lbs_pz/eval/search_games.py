@@ -67,6 +67,8 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     import multiprocessing
 
     check_run_seed(seed)
+    if spec.method == "blueprint":
+        raise ValueError("the blueprint does not search: give sparta or lbs-K")
     if games < 1 or workers < 1 or first_game < 0:
         raise ValueError("games and workers must be >= 1 and first_game >= 0")
     config_kwargs = dict(config_kwargs or {})
