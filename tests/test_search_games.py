@@ -112,6 +112,13 @@ def test_deviation_weight_weighs_the_searchs_own_moves_in_the_loss(recorded):
     assert (w == 7).any()
     assert torch.allclose(loss, (ce * w).sum() / w.sum())
     assert not torch.allclose(loss, ce.mean())
+    # recorded games carry no value targets: with the value term on, a batch of them
+    # alone gives a zero value term, not NaN
+    only_recorded = collate(deviating, "cpu", seats=2)
+    loss, _, _, value = imitation_loss(net, only_recorded, value_weight=0.05)
+    assert value == 0.0 and torch.isfinite(loss)
+    loss.backward()
+    assert all(torch.isfinite(p.grad).all() for p in net.parameters() if p.grad is not None)
 
 
 def test_bad_records_are_errors_not_wrong_games(recorded, tmp_path):
@@ -150,8 +157,11 @@ def test_distill_learns_the_recorded_moves(tmp_path):
                        minutes=0, eval_every=0, lr=3e-3, search_games=str(path),
                        search_fraction=1.0, **SMALL)
     distill(dc, log=lambda s: None, progress_bar=False)
+    import torch
+
     from lbs_pz.agents import load_blueprint
     net = load_blueprint(f"lstm:{out}")._net
+    assert all(torch.isfinite(p).all() for p in net.parameters())
     held_simple = TeacherGames(simple, config, 50, seed=3, stream=EVAL).games(50)
     held_strong = TeacherGames(RuleBot("strong"), config, 50, seed=3, stream=EVAL).games(50)
     on_simple, on_strong = agreement(net, held_simple), agreement(net, held_strong)

@@ -538,7 +538,9 @@ def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
     agree = int((logits.argmax(-1) == b["action"])[valid].sum())
     if (value_weight <= 0 and not value_only) or "seat_obs" not in b:
         return ce, agree, int(valid.sum()), 0.0
-    value = 0.5 * (value_errors(net, b, out) ** 2).mean()
+    errors = value_errors(net, b, out)
+    # recorded games carry no value targets: a batch may have none (a zero term, not NaN)
+    value = 0.5 * (errors ** 2).mean() if errors.numel() else errors.sum()
     if value_only:
         return value, agree, int(valid.sum()), float(value.detach())
     return ce + value_weight * value, agree, int(valid.sum()), float(value.detach())
