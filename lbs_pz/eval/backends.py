@@ -32,22 +32,26 @@ from lbs_pz.eval.specs import MethodSpec, build_agent
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
 
 
+def cached_agents(spec: MethodSpec, config_kwargs: dict, seat=None) -> tuple:
+    """`build_agent(spec, HanabiConfig(**config_kwargs))`, built once per process and
+    `seat` (each searching seat has its own searcher: it follows the game with its own
+    belief) and reused across games."""
+    key = (spec, json.dumps(config_kwargs, sort_keys=True), seat)
+    if key not in _AGENTS:
+        with warnings.catch_warnings():    # `specs.describe` reports LBS's defaults
+            warnings.simplefilter("ignore")
+            _AGENTS[key] = build_agent(spec, HanabiConfig(**config_kwargs))
+    return _AGENTS[key]
+
+
 def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
     """Play deal `game` of the evaluation stream of run `seed` with `spec`; a JSON-ready
     summary (score, seconds, moves, decisions, rollouts, fallbacks, deviations, depth)."""
     config = HanabiConfig(**config_kwargs)
-    game_key = json.dumps(config_kwargs, sort_keys=True)
     searching = () if spec.method == "blueprint" else (
         range(config.players) if spec.search_seats == ("all",) else spec.search_seats)
-    # One searcher per searching seat: each follows the game with its own belief.
-    keys = [(spec, game_key, seat) for seat in searching] or [(spec, game_key, None)]
-    for key in keys:
-        if key not in _AGENTS:
-            with warnings.catch_warnings():    # `specs.describe` reports LBS's defaults
-                warnings.simplefilter("ignore")
-                _AGENTS[key] = build_agent(spec, config)
-    blueprint = _AGENTS[keys[0]][0]
-    searchers = {seat: _AGENTS[(spec, game_key, seat)][1] for seat in searching}
+    blueprint = cached_agents(spec, config_kwargs, next(iter(searching), None))[0]
+    searchers = {seat: cached_agents(spec, config_kwargs, seat)[1] for seat in searching}
     state = HanabiState(config, seed=int(deal_seeds(EVAL, seed, game, 1)[0]))
     before = {seat: len(s.history) for seat, s in searchers.items()}
     start = time.perf_counter()

@@ -17,27 +17,19 @@ import dataclasses
 import json
 import os
 import time
-import warnings
-from typing import Dict
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import TRAIN, check_run_seed, deal_seeds
-from lbs_pz.eval.specs import MethodSpec, build_agent
+from lbs_pz.eval.backends import cached_agents
+from lbs_pz.eval.specs import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
-
-_AGENTS: Dict[tuple, tuple] = {}     # (spec, game config) -> (blueprint, searcher), per process
 
 
 def play_search_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
     """Play training deal `game` of run `seed` with the blueprint at every seat but
     `game % players`, where `spec`'s search plays; returns the game's JSON record."""
     config = HanabiConfig(**config_kwargs)
-    key = (spec, json.dumps(config_kwargs, sort_keys=True))
-    if key not in _AGENTS:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _AGENTS[key] = build_agent(spec, config)
-    blueprint, searcher = _AGENTS[key]
+    blueprint, searcher = cached_agents(spec, config_kwargs)
     if searcher is None:
         raise ValueError(f"{spec.method!r} does not search: give sparta or lbs-K")
     deal = int(deal_seeds(TRAIN, seed, game, 1)[0])

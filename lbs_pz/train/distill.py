@@ -702,7 +702,7 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
             raise ValueError(f"--search-games {dc.search_games}: no games in it")
         log(f"{len(searched)} recorded search games ({sum(len(g['action']) for g in searched):,} "
             f"moves) make {dc.search_fraction:.0%} of every batch")
-    n_searched = min(round(dc.batch_size * dc.search_fraction), dc.batch_size) if searched else 0
+    n_searched = round(dc.batch_size * dc.search_fraction) if searched else 0   # fraction <= 1
     rng = np.random.default_rng(dc.seed + 7919 * progress["updates"])
     ring: List[Dict[str, np.ndarray]] = []
     at = 0
