@@ -54,6 +54,14 @@ def speed_section(net: str, adjective: str) -> tuple:
         f"{spec} --methods lbs-16 --rollouts 256 --games 4 {fast}")
 
 
+def deviation_checks(runs, games: int) -> tuple:
+    """(quick, full) commands of a section that chains benchmarks/deviation_check.py runs,
+    one per string of options in `runs`: one tiny game each, or `games` games each."""
+    return tuple(" && ".join(f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py {run} "
+                             f"{size}" for run in runs)
+                 for size in ("--rollouts 16 --games 1 --check-worlds 16", f"--games {games}"))
+
+
 def lbs_sections(key: str, net: str, adjective: str, what: str) -> dict:
     """The four search sections (search-KEY[-inf][-cf]) of a shipped neural blueprint
     `net` ("the ADJECTIVE neural blueprint" in the titles) with its own learned
@@ -383,11 +391,8 @@ SECTIONS = {
         "have left the blueprint's path; each deviation still measured against the "
         "blueprint's move by rollouts to the end. First conventions_strong_2p (mean-centred "
         "value), then conventions_maxq_2p (max-centred).",
-        *(" && ".join(
-            f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint lstm:{net} "
-            f"--depth 16 --follow search {size}"
-            for net in ("conventions_strong_2p", "conventions_maxq_2p"))
-          for size in ("--rollouts 16 --games 1 --check-worlds 16", "--games 8")),
+        *deviation_checks([f"--blueprint lstm:{net} --depth 16 --follow search"
+                           for net in ("conventions_strong_2p", "conventions_maxq_2p")], 8),
     ),
     "deviation-conventions-maxq-delta": (
         "What LBS-1's deviations at --delta 1.0 on the max-centred convention-feature "
@@ -397,11 +402,8 @@ SECTIONS = {
         "evaluation deals: first in the blueprint's own games, then in the search's own "
         "games (--follow search); each deviation's claimed gain against rollouts to the end "
         "with the belief's hands and with the true hand.",
-        *(" && ".join(
-            f"OMP_NUM_THREADS=1 {PY} benchmarks/deviation_check.py --blueprint "
-            f"lstm:conventions_maxq_2p --depth 1 --delta 1.0 --follow {follow} {size}"
-            for follow in ("blueprint", "search"))
-          for size in ("--rollouts 16 --games 1 --check-worlds 16", "--games 40")),
+        *deviation_checks([f"--blueprint lstm:conventions_maxq_2p --depth 1 --delta 1.0 "
+                           f"--follow {follow}" for follow in ("blueprint", "search")], 40),
     ),
     "conventions-expert": (
         "A neural blueprint that learned LBS-16's moves: self-play against its start and the "
