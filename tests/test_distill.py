@@ -226,6 +226,76 @@ def test_value_mlp_round_trips_and_never_changes_a_move(tmp_path):
         PublicLSTMNet.for_config(config, 16, value_hidden=-1)
 
 
+def test_a_value_stream_of_its_own_changes_the_value_and_never_a_move(tmp_path):
+    """value_lstm: V reads a public LSTM of its own. The recurrent state is H + Hv wide
+    (the policy's first) in every path that carries it (the history cache, batched
+    rollouts, bfloat16); the moves are those of the same policy without it, the value is
+    not; `rollout_value` equals `rollout` then `value`; a new stream as wide as the
+    policy's starts as a copy of it (`init_net`)."""
+    from lbs_pz.models.checkpoint import save_checkpoint
+    from lbs_pz.train.distill import init_net
+    config = HanabiConfig(**SMALL)
+    torch.manual_seed(3)
+    plain = PublicLSTMNet.for_config(config, 16, card_features=True, value_hidden=8,
+                                     dueling="max")
+    path = str(tmp_path / "plain.pt")
+    save_checkpoint(path, "public_lstm", config, plain.arch(), plain.state_dict(),
+                    trained_for=None, info={})
+    own = init_net(load_checkpoint(path, "public_lstm"), 8, value_lstm=12)
+    assert own.arch()["value_lstm"] == 12 and own.state_width == 28
+    assert own.zero_state(3)[0].shape == (1, 3, 28)
+    copied = init_net(load_checkpoint(path, "public_lstm"), 8, value_lstm=16)
+    assert torch.equal(copied.v_lstm.weight_ih_l0, copied.lstm.weight_ih_l0)
+    assert torch.equal(copied.v_pub_in[0].weight, copied.pub_in[0].weight)
+    path2 = str(tmp_path / "own.pt")
+    save_checkpoint(path2, "public_lstm", config, own.arch(), own.state_dict(),
+                    trained_for=None, info={})
+    a, b = PublicLSTMBlueprint(plain, config), PublicLSTMBlueprint.load(path2)
+    assert b.net.arch() == own.arch()
+    batch = HanabiBatch(config, 24, seeds=game_seeds(4, 0, 24))
+    step = 0
+    while not batch.terminals().all():
+        moves = a.act_batch(batch)
+        assert (moves == b.act_batch(batch)).all()
+        if step == 3:
+            assert not np.allclose(a.value(batch), b.value(batch))
+            state = batch.get_state(0)
+            h, c = b.public_state(state)
+            assert h.shape == c.shape == (28,)
+            b.clear_cache()                         # replayed from the deal: the same state
+            assert torch.allclose(b.public_state(state)[0], h, atol=1e-6)
+            for bp in (b, b.with_precision("bfloat16")):
+                x, y = batch.copy(), batch.copy()
+                bp.rollout(x, 2)
+                assert np.allclose(bp.rollout_value(y, 2), bp.value(x), atol=1e-4)
+        batch.step(moves)
+        step += 1
+    assert step > 3
+    with pytest.raises(ValueError, match="value_lstm"):
+        PublicLSTMNet.for_config(config, 16, value_lstm=8)          # needs value_hidden
+    with pytest.raises(ValueError, match="value_lstm"):
+        DistillConfig(value_lstm=8, init="x", value_only=True).check()
+
+
+def test_a_value_only_fit_leaves_out_the_random_moves_own_q():
+    """With the advantages frozen, the Q of an explore game's random move is V plus an
+    imitation logit gap: `value_errors(teacher_moves_only=True)` leaves exactly those
+    positions out and keeps every other value-valid one."""
+    from lbs_pz.train.distill import TeacherGames, collate, value_errors
+    config = HanabiConfig(**SMALL)
+    net = PublicLSTMNet.for_config(config, 16)
+    actors = TeacherGames(RuleBot("simple"), config, 16, 0, explore=1.0)
+    games = []
+    while len(games) < 8:
+        games += actors.step()
+    b = collate(games[:8], "cpu", seats=8)
+    off = b["value_valid"] & (b["taken"] != b["action"])
+    assert int(off.sum()) == sum(int((g["taken"] != g["action"]).any()) for g in games[:8]) > 0
+    with torch.no_grad():
+        every, kept = value_errors(net, b), value_errors(net, b, teacher_moves_only=True)
+    assert len(every) == int(b["value_valid"].sum()) and len(kept) == len(every) - int(off.sum())
+
+
 @pytest.mark.parametrize("explore", [0.0, 1.0])
 def test_teacher_labels_line_up_with_observations(explore):
     """Each stored label is the teacher's move in the stored position: replaying a game's
@@ -388,14 +458,16 @@ def test_cli_runs_and_saves(tmp_path):
                                                                 hand_size=3)
 
 
-@pytest.mark.parametrize("value_hidden,dueling", [(0, ""), (32, ""), (0, "max")])
+@pytest.mark.parametrize("value_hidden,dueling,value_lstm",
+                         [(0, "", 0), (32, "", 0), (0, "max", 0), (32, "max", 32)])
 def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path, value_hidden,
-                                                                   dueling):
+                                                                   dueling, value_lstm):
     """--value-only --init A --teacher lstm:A: policy evaluation of A on its own games. The
     moves (argmax of the advantage head) are unchanged; the value then predicts A's own
     self-play score (A's value was never trained: value_weight 0). With value_hidden the
     linear head is replaced by a new MLP and every other weight is A's; with dueling "max"
-    the same weights are re-centred and the value is score + the seats' V."""
+    the same weights are re-centred and the value is score + the seats' V; with value_lstm
+    the MLP reads a public LSTM of its own, trained with it."""
     a_path, _ = _run(tmp_path, teacher="simple", updates=300, minutes=0, hidden=32,
                      eval_every=0, value_weight=0.0, num_actors=64, act_steps=4,
                      buffer_games=512)
@@ -404,15 +476,18 @@ def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path, val
                           explore=0.5, updates=300, minutes=0, lr=3e-3, eval_every=0,
                           eval_games=50, num_actors=64, act_steps=4, buffer_games=512,
                           out=b_path, threads=1, value_hidden=value_hidden,
-                          dueling=dueling, **SMALL),
+                          dueling=dueling, value_lstm=value_lstm, **SMALL),
             log=lambda s: None, progress_bar=False)
     config = HanabiConfig(**SMALL)
     a, b = load_blueprint(f"lstm:{a_path}"), load_blueprint(f"lstm:{b_path}")
-    assert b.net.value_hidden == value_hidden
+    assert b.net.value_hidden == value_hidden and b.net.value_lstm == value_lstm
     assert b.net.dueling == (dueling or "mean") and a.net.dueling == "mean"
     for name, w in a.net.state_dict().items():
-        if not name.startswith("v_head."):
+        if not name.startswith("v_"):
             assert torch.equal(w, b.net.state_dict()[name]), name
+    if value_lstm:      # started as a copy of the policy's stream, and trained away from it
+        assert not torch.equal(b.net.state_dict()["v_lstm.weight_hh_l0"],
+                               a.net.state_dict()["lstm.weight_hh_l0"])
     deals = game_seeds(12, 0, 300)
     batch = HanabiBatch(config, 300, seeds=deals)
     while not batch.terminals().all():

@@ -9,7 +9,9 @@ Network (`PublicLSTMNet`, after Hu et al., "Learned Belief Search", section 4):
         (or, with dueling="max", Q = V + A - max over the seat's LEGAL moves of A, so that
         the greedy move's Q is V itself)
     V = v_head(fused) (linear), or with value_hidden > 0 an MLP of its own on [h, the
-    seat's MLP input] (its capacity does not come out of the policy's features)
+    seat's MLP input] (its capacity does not come out of the policy's features), or with
+    value_lstm > 0 that MLP on [h_v, the seat's MLP input], h_v (B, T, Hv) from a public
+    stream of the value's own (Linear + ReLU -> LSTM), trained for the value alone
 
 `Dpub` is the public part of HLE's canonical vector (`lbs_pz.engine.features`, taken
 from seat 0's vector): the LSTM never sees a private feature, so its state is a function
@@ -304,6 +306,12 @@ class PublicLSTMNet(nn.Module):
             imitated a teacher is a logit margin (about 12 points summed over the two
             seats, s.d. 1.6, in `conventions_strong_2p`) a linear V must cancel. Its Q
             needs the legal moves (`q(..., legal=)`); moves are the argmax of A either way.
+        value_lstm: 0 (every checkpoint without the entry loads so), or Hv: V reads a
+            public LSTM of its own of width Hv instead of the policy's h (needs
+            value_hidden > 0). The recurrent state is then (H + Hv) wide, the policy's H
+            first (`state_width`): every caller carries it whole. The policy's stream and
+            heads are untouched, so `lbs-pz distill --value-only --value-lstm Hv` fits a
+            value with features of its own without changing a move.
         hint_head: with conventions, each hint move's advantage also gets
             <W fused, its hint features> (W: Linear(H, CONVENTION_HINT_PARTS)), one weighing
             shared by every hint and set by the context: a convention player scores each
@@ -316,7 +324,8 @@ class PublicLSTMNet(nn.Module):
     def __init__(self, pub_dim: int, obs_dim: int, players: int, num_moves: int,
                  hidden: int = 256, fusion: str = "product",
                  card_features: Optional[dict] = None, value_hidden: int = 0,
-                 conventions: int = 0, hint_head: bool = False, dueling: str = "mean"):
+                 conventions: int = 0, hint_head: bool = False, dueling: str = "mean",
+                 value_lstm: int = 0):
         super().__init__()
         if dueling not in self.DUELING:
             raise ValueError(f"dueling must be one of {', '.join(self.DUELING)}, got {dueling!r}")
@@ -353,6 +362,12 @@ class PublicLSTMNet(nn.Module):
         if not isinstance(value_hidden, int) or isinstance(value_hidden, bool) or value_hidden < 0:
             raise ValueError(f"value_hidden must be an integer >= 0, got {value_hidden!r}")
         self.value_hidden = value_hidden
+        if not isinstance(value_lstm, int) or isinstance(value_lstm, bool) or value_lstm < 0 \
+                or (value_lstm and not value_hidden):
+            raise ValueError(f"value_lstm must be an integer >= 0, and needs value_hidden > 0; "
+                             f"got {value_lstm!r} with value_hidden={value_hidden}")
+        self.value_lstm = value_lstm
+        self.state_width = hidden + value_lstm
         self.pub_dim, self.obs_dim, self.players = pub_dim, obs_dim, players
         self.num_moves, self.hidden, self.fusion = num_moves, hidden, fusion
         if fusion == "concat":
@@ -362,8 +377,11 @@ class PublicLSTMNet(nn.Module):
         private_in = obs_dim + conventions + players + extra
         self.mlp = nn.Sequential(nn.Linear(private_in, hidden), nn.ReLU(),
                                  nn.Linear(hidden, hidden), nn.ReLU())
+        if value_lstm:
+            self.v_pub_in = nn.Sequential(nn.Linear(pub_dim + pub_extra, value_lstm), nn.ReLU())
+            self.v_lstm = nn.LSTM(value_lstm, value_lstm, batch_first=True)
         self.v_head = nn.Linear(hidden, 1) if not value_hidden else nn.Sequential(
-            nn.Linear(hidden + private_in, value_hidden), nn.ReLU(),
+            nn.Linear((value_lstm or hidden) + private_in, value_hidden), nn.ReLU(),
             nn.Linear(value_hidden, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1))
         self.a_head = nn.Linear(hidden, num_moves + 1)
         if hint_head:
@@ -373,7 +391,8 @@ class PublicLSTMNet(nn.Module):
     def for_config(cls, config: HanabiConfig, hidden: int = 256, fusion: str = "product",
                    card_features: bool = False, public_features: bool = False,
                    value_hidden: int = 0, conventions: bool = False,
-                   hint_head: bool = False, dueling: str = "mean") -> "PublicLSTMNet":
+                   hint_head: bool = False, dueling: str = "mean",
+                   value_lstm: int = 0) -> "PublicLSTMNet":
         e = config.encoding_size
         cards = CardFeatures.game_args(config) if card_features or public_features else None
         if public_features:
@@ -381,7 +400,7 @@ class PublicLSTMNet(nn.Module):
         return cls(e - private_size(config), e, config.players, config.num_moves, hidden,
                    fusion, cards, value_hidden,
                    convention_feature_size(config) if conventions or hint_head else 0,
-                   hint_head, dueling)
+                   hint_head, dueling, value_lstm)
 
     def arch(self) -> dict:
         """Constructor arguments (plain numbers and strings: stored in checkpoints). The
@@ -401,6 +420,8 @@ class PublicLSTMNet(nn.Module):
             out["hint_head"] = True
         if self.dueling != "mean":
             out["dueling"] = self.dueling
+        if self.value_lstm:
+            out["value_lstm"] = self.value_lstm
         return out
 
     def arch_for(self, config: HanabiConfig) -> dict:
@@ -410,7 +431,7 @@ class PublicLSTMNet(nn.Module):
         return PublicLSTMNet.for_config(config, self.hidden, self.fusion, cards,
                                         cards and self.cards.public, self.value_hidden,
                                         self.conventions > 0, self.hint_head,
-                                        self.dueling).arch()
+                                        self.dueling, self.value_lstm).arch()
 
     @property
     def input_dim(self) -> int:
@@ -435,24 +456,40 @@ class PublicLSTMNet(nn.Module):
         return self.fuse(torch.cat([h.expand_as(m), m], dim=-1))
 
     def zero_state(self, batch: int) -> Tuple[torch.Tensor, torch.Tensor]:
-        """LSTM state of an empty history: (h, c), each (1, batch, H)."""
-        z = torch.zeros(1, batch, self.hidden)
+        """LSTM state of an empty history: (h, c), each (1, batch, S), S = `state_width`."""
+        z = torch.zeros(1, batch, self.state_width)
         return z, z.clone()
 
     def public(self, pub: torch.Tensor, hc=None):
-        """Run the public stream. pub (B, T, Dpub) -> out (B, T, H), (h, c) each (1, B, H).
-        `hc` is the state before the first step (None: empty history)."""
-        return self.lstm(self.embed_public(pub), hc)
+        """Run the public stream. pub (B, T, Dpub) -> out (B, T, S), (h, c) each (1, B, S)
+        (S = `state_width`: H, or H + Hv with a value stream of its own, the policy's
+        first). `hc` is the state before the first step (None: empty history)."""
+        return self.recur(self.embed_public(pub), hc)
 
     def embed_public(self, pub: torch.Tensor) -> torch.Tensor:
-        """The LSTM's input: pub (..., Dpub) -> (..., H) (with card_features "public",
+        """The LSTMs' input: pub (..., Dpub) -> (..., S) (with card_features "public",
         the common-knowledge features of `CardFeatures.public_features` join pub)."""
         if self.cards is not None and self.cards.public:
             pub = torch.cat([pub, self.cards.public_features(pub)], dim=-1)
-        return self.pub_in(pub)
+        if not self.value_lstm:
+            return self.pub_in(pub)
+        return torch.cat([self.pub_in(pub), self.v_pub_in(pub)], dim=-1)
+
+    def recur(self, x: torch.Tensor, hc=None):
+        """The recurrent step(s) of `public` on embedded inputs x (B, T, S)."""
+        if not self.value_lstm:
+            return self.lstm(x, hc)
+        k = self.hidden
+        hp = vp = None
+        if hc is not None:
+            hp = (hc[0][..., :k].contiguous(), hc[1][..., :k].contiguous())
+            vp = (hc[0][..., k:].contiguous(), hc[1][..., k:].contiguous())
+        out, (h, c) = self.lstm(x[..., :k], hp)
+        v_out, (vh, vc) = self.v_lstm(x[..., k:], vp)
+        return torch.cat([out, v_out], -1), (torch.cat([h, vh], -1), torch.cat([c, vc], -1))
 
     def q(self, h: torch.Tensor, obs: torch.Tensor, legal=None) -> torch.Tensor:
-        """Q-values of every seat. h (..., H) from `public`, obs (..., P, E [+ F]) every seat's
+        """Q-values of every seat. h (..., S) from `public`, obs (..., P, E [+ F]) every seat's
         canonical vector -> (..., P, M + 1). legal: bool (..., P, M + 1), each seat's
         legal outputs (`seat_masks`); needed with dueling="max", ignored otherwise."""
         players = self.players
@@ -464,6 +501,8 @@ class PublicLSTMNet(nn.Module):
         """Q (value=True) or the centred advantage A - mean A (value=False: the same
         argmax, without computing V) from h (..., H) (broadcast against x) and the MLP
         input x (..., D) -> (..., M + 1). legal (..., M + 1) bool: see `q`."""
+        h_value = h[..., self.hidden:] if self.value_lstm else h
+        h = h[..., :self.hidden] if self.value_lstm else h
         fused = self._fused(h, self.mlp(x))
         # the heads are cheap: always float32, so that a bfloat16 autocast (a blueprint's
         # precision) rounds only the wide products' inputs, not the Q-values themselves
@@ -484,7 +523,8 @@ class PublicLSTMNet(nn.Module):
             if self.dueling == "max":
                 adv = adv - self._legal_max(adv, legal)
             if self.value_hidden:
-                v = self.v_head(torch.cat([h.float().expand(*x.shape[:-1], h.shape[-1]),
+                hv = h_value.float()
+                v = self.v_head(torch.cat([hv.expand(*x.shape[:-1], hv.shape[-1]),
                                            x.float()], dim=-1))
             else:
                 v = self.v_head(fused)
@@ -506,7 +546,7 @@ class PublicLSTMNet(nn.Module):
 
     def q_seat(self, h: torch.Tensor, obs: torch.Tensor, seat, value: bool = True,
                legal=None) -> torch.Tensor:
-        """Q-values of one seat per row: h (B, H), obs (B, E [+ F]) that seat's input
+        """Q-values of one seat per row: h (B, S), obs (B, E [+ F]) that seat's input
         (`seat_inputs`), seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every
         seat)[b, seat[b]], at 1/P of the cost (what acting needs). value=False: A - mean A instead (the same
         argmax, V not computed: what acting uses). legal (B, M + 1) bool: see `q`."""
@@ -682,6 +722,9 @@ class PublicLSTMBlueprint:
                 net = copy.deepcopy(self.net)
                 for layer in (net.pub_in, net.lstm, net.mlp):
                     layer.to(torch.bfloat16)
+                if net.value_lstm:
+                    net.v_pub_in.to(torch.bfloat16)
+                    net.v_lstm.to(torch.bfloat16)
             self._bf16_net = (params, net.eval())
         return self._bf16_net[1]
 
@@ -704,7 +747,7 @@ class PublicLSTMBlueprint:
 
     @_inference
     def public_state(self, state: HanabiState, key: Optional[bytes] = None):
-        """LSTM state (h, c), each (H,), after the public features of every position of
+        """LSTM state (h, c), each (S,) (`PublicLSTMNet.state_width`), after the public features of every position of
         `state`'s history up to and including the current one."""
         self._check_config(state.config)
         key = _history_key(state) if key is None else key
@@ -741,13 +784,13 @@ class PublicLSTMBlueprint:
         net = self._net
         x = net.embed_public(torch.from_numpy(np.stack(pubs)))
         for j in range(len(pubs)):
-            _, hc = net.lstm(x[j][None, None], hc)
+            _, hc = net.recur(x[j][None, None], hc)
             t = known + 1 + j
             self._remember(key[:1 + 3 * t], (hc[0][0, 0], hc[1][0, 0]))
         return self._cache[key]
 
     def _batch_hc(self, batch: HanabiBatch, rows: np.ndarray):
-        """(h, c) of the worlds `rows` of a batch, each (len(rows), H). One computation per
+        """(h, c) of the worlds `rows` of a batch, each (len(rows), S). One computation per
         distinct public history: a cached one is looked up, those one move past a cached
         one take ONE batched LSTM step together, the rest replay their history from its
         longest cached prefix (`public_state`)."""
@@ -851,15 +894,15 @@ class PublicLSTMBlueprint:
         return out
 
     def _rollout(self, batch: HanabiBatch, max_moves: int):
-        """The rollout loop: (moves made int32 (N,), h, c (N, H) float32 at each world's
+        """The rollout loop: (moves made int32 (N,), h, c (N, S) float32 at each world's
         last position, the rows still running, the `ConventionReader` that followed the
         worlds (None without conventions))."""
         self._check_config(batch.config)
         n = len(batch)
         made = np.zeros(n, dtype=np.int32)
         idx = np.flatnonzero(~batch.terminals())
-        h = torch.zeros(n, self.net.hidden)
-        c = torch.zeros(n, self.net.hidden)
+        h = torch.zeros(n, self.net.state_width)
+        c = torch.zeros(n, self.net.state_width)
         # each world's convention memory is carried along: a step folds one move per world
         reader = ConventionReader(batch) if self._conventions else None
         net = self._net
@@ -935,7 +978,7 @@ class PublicLSTMBlueprint:
     def _greedy_q_sum(self, batch: HanabiBatch, rows: np.ndarray, h: torch.Tensor,
                       reader: Optional[ConventionReader] = None) -> np.ndarray:
         """Sum over seats of the greedy legal Q of the running worlds `rows`, whose LSTM
-        states are h (len(rows), H): float32 (len(rows),). `reader`: a ConventionReader
+        states are h (len(rows), S): float32 (len(rows),). `reader`: a ConventionReader
         that followed the batch (see `seat_inputs`)."""
         obs = torch.from_numpy(encode_batch(batch, self._conventions, reader)[rows])
         mask = torch.from_numpy(seat_masks(batch.legal_masks()[rows],

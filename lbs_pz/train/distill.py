@@ -133,6 +133,7 @@ class DistillConfig:
     init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
     value_only: bool = False      # fit the value head alone (the moves stay exactly the same)
     value_hidden: int = 0         # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
+    value_lstm: int = 0           # >0 (with --value-hidden): the value MLP reads a public LSTM of its own of this width instead of the policy's (a new one with --value-only)
     dueling: str = ""             # Q = V + A - centre: mean | max (over the legal moves: the greedy Q is V, so the value is score + sum of V); "" keeps --init's (mean for a new net)
     batch_size: int = 32          # games per update
     num_actors: int = 256         # teacher games played at once
@@ -166,6 +167,9 @@ class DistillConfig:
         need(0 < self.lr_final <= 1, f"lr_final must be in (0, 1], got {self.lr_final}")
         need(self.value_weight >= 0, f"value_weight must be >= 0, got {self.value_weight}")
         need(self.value_hidden >= 0, f"value_hidden must be >= 0, got {self.value_hidden}")
+        need(self.value_lstm >= 0 and (not self.value_lstm or self.value_hidden),
+             f"value_lstm must be >= 0 and needs --value-hidden > 0, got {self.value_lstm} "
+             f"with value_hidden {self.value_hidden}")
         need(0 <= self.explore <= 1, f"explore must be in [0, 1], got {self.explore}")
         need(0 <= self.world_fraction <= 1,
              f"world_fraction must be in [0, 1], got {self.world_fraction}")
@@ -486,10 +490,15 @@ def seat_legal(b, k: int):
     return torch.from_numpy(masks).reshape(*cur.shape, *masks.shape[1:]).to(legal.device)
 
 
-def value_errors(net, b, out=None):
+def value_errors(net, b, out=None, teacher_moves_only: bool = False):
     """The VDN Q-sum (the mover's Q of the move played plus every other seat's no-op Q)
     minus the return to go, at the value-valid positions of the games b["seat_obs"]
-    covers: float (count,). `out`: the public stream's output if already computed."""
+    covers: float (count,). `out`: the public stream's output if already computed.
+    teacher_moves_only: leave out the positions where the move played is not the
+    teacher's (an explore game's random move): with the advantages frozen (`--value-only`)
+    that move's Q is V plus an imitation logit gap, which V, blind to the move, can only
+    absorb as noise; the positions after it are kept (their returns are the ones LBS-k's
+    value stands in for)."""
     import torch
     if out is None:
         out, _ = net.public(b["pub"])
@@ -498,7 +507,10 @@ def value_errors(net, b, out=None):
     seat_action = torch.full(q.shape[:3], m, dtype=torch.long, device=q.device)
     seat_action.scatter_(2, b["cur"][:k, :, None], b["taken"][:k, :, None])
     q_tot = q.gather(3, seat_action[..., None]).squeeze(-1).sum(-1)    # (k, T)
-    return (q_tot - b["rtg"][:k])[b["value_valid"][:k]]
+    keep = b["value_valid"][:k]
+    if teacher_moves_only:
+        keep = keep & (b["taken"][:k] == b["action"][:k])
+    return (q_tot - b["rtg"][:k])[keep]
 
 
 def level_value_head(net, b) -> float:
@@ -507,7 +519,7 @@ def level_value_head(net, b) -> float:
     its first thousands of updates walking there). Returns the shift of the Q-sum."""
     import torch
     with torch.no_grad():
-        shift = -float(value_errors(net, b).mean())
+        shift = -float(value_errors(net, b, teacher_moves_only=True).mean())
         last = net.v_head if not net.value_hidden else net.v_head[-1]
         last.bias += shift / net.players          # every seat's Q carries one V
     return shift
@@ -524,7 +536,8 @@ def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
     The cross-entropy is blind to a per-position shift of the mover's Q; the value term
     fixes that shift, so the net's own `value` (score + sum of greedy Q) predicts the
     final score and LBS-k can bootstrap with it. value_only: the loss is the value term
-    alone (the cross-entropy is still computed for the agreement count)."""
+    alone, over the positions where the teacher's own move was played (`value_errors`;
+    the cross-entropy is still computed for the agreement count)."""
     import torch
     valid = b["valid"]
     out, _ = net.public(b["pub"])                                     # (B, T, H)
@@ -538,7 +551,7 @@ def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
     agree = int((logits.argmax(-1) == b["action"])[valid].sum())
     if (value_weight <= 0 and not value_only) or "seat_obs" not in b:
         return ce, agree, int(valid.sum()), 0.0
-    errors = value_errors(net, b, out)
+    errors = value_errors(net, b, out, teacher_moves_only=value_only)
     # recorded games carry no value targets: a batch may have none (a zero term, not NaN)
     value = 0.5 * (errors ** 2).mean() if errors.numel() else errors.sum()
     if value_only:
@@ -588,11 +601,14 @@ def save(path: str, net, optimizer, dc: DistillConfig, progress: dict, config, t
                     info=info, resume={"optimizer": optimizer.state_dict()})
 
 
-def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = ""):
+def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "",
+             value_lstm: int = 0):
     """The net of a loaded checkpoint (its architecture, not the run's options). With
-    value_hidden not None and different from the checkpoint's: the same net with a new
-    value head of that width (0: linear), every other weight loaded, the head's output
-    bias taken from the old head (the value level it had). dueling "mean" | "max": the
+    value_hidden not None and (value_hidden, value_lstm) different from the checkpoint's:
+    the same net with a new value head of that width (0: linear), on a public LSTM of its
+    own of width value_lstm (0: none; as wide as the policy's: a copy of the policy's
+    stream to start from), every other weight loaded, the head's output bias taken from
+    the old head (the value level it had). dueling "mean" | "max": the
     same weights under that centring of Q (its value head then needs refitting:
     `--value-only`); "": the checkpoint's."""
     import torch
@@ -604,20 +620,29 @@ def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "")
         if dueling != "mean":
             arch["dueling"] = dueling
     weights = {k: v.float() for k, v in start["weights"].items()}
-    if value_hidden is None or arch.get("value_hidden", 0) == value_hidden:
+    if value_hidden is None or (arch.get("value_hidden", 0), arch.get("value_lstm", 0)) \
+            == (value_hidden, value_lstm):
         net = PublicLSTMNet(**arch)
         net.load_state_dict(weights)
         return net
     arch.pop("value_hidden", None)
-    net = PublicLSTMNet(**arch, **({"value_hidden": value_hidden} if value_hidden else {}))
+    arch.pop("value_lstm", None)
+    net = PublicLSTMNet(**arch, **({"value_hidden": value_hidden} if value_hidden else {}),
+                        **({"value_lstm": value_lstm} if value_lstm else {}))
     old_bias = [v for k, v in weights.items() if k.startswith("v_head.") and k.endswith("bias")]
+    # the value's own parts (v_head, v_pub_in, v_lstm) are new; the policy's are loaded
     missing, unexpected = net.load_state_dict(
-        {k: v for k, v in weights.items() if not k.startswith("v_head.")}, strict=False)
-    if unexpected or any(not k.startswith("v_head.") for k in missing):
+        {k: v for k, v in weights.items() if not k.startswith("v_")}, strict=False)
+    if unexpected or any(not k.startswith("v_") for k in missing):
         raise ValueError(f"weights do not fit the net: missing {missing}, unexpected {unexpected}")
     last = net.v_head if value_hidden == 0 else net.v_head[-1]
     with torch.no_grad():
         last.bias.copy_(old_bias[-1].reshape(last.bias.shape))
+        if value_lstm == net.hidden and not any(k.startswith("v_lstm.") for k in weights):
+            # a value stream as wide as the policy's starts as a copy of it: from the
+            # features the policy learned, which the value then reshapes for itself
+            net.v_pub_in.load_state_dict(net.pub_in.state_dict())
+            net.v_lstm.load_state_dict(net.lstm.state_dict())
     return net
 
 
@@ -643,26 +668,31 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     new_head = False
     net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, dc.card_features,
                                    dc.public_features, dc.value_hidden, dc.conventions,
-                                   dc.conventions and dc.hint_head, dc.dueling or "mean")
+                                   dc.conventions and dc.hint_head, dc.dueling or "mean",
+                                   dc.value_lstm)
     if dc.init:
         start = load_checkpoint(dc.init, KIND)
         if start["game"] != game_to_dict(config):
             raise ValueError(f"--init {dc.init}: made for {start['game']}, this run is "
                              f"{game_to_dict(config)}")
-        net = init_net(start, dc.value_hidden if dc.value_only else None, dc.dueling)
+        net = init_net(start, dc.value_hidden if dc.value_only else None, dc.dueling,
+                       dc.value_lstm)
         new_head = net.arch() != start["architecture"]   # a new value MLP or a new centring
         log(f"starting from {dc.init}"
             + (f" with a new value MLP of width {dc.value_hidden}"
                if net.value_hidden != start["architecture"].get("value_hidden", 0) else "")
+            + (f" on a public LSTM of its own of width {dc.value_lstm}"
+               if net.value_lstm != start["architecture"].get("value_lstm", 0) else "")
             + (f" with Q centred on the {net.dueling} of A"
                if net.dueling != start["architecture"].get("dueling", "mean") else ""))
     net = net.to(device)
     if dc.value_only:
         # Q = V + A - mean(A) (or max): the moves are the argmax of A, so fitting V alone (a linear
         # layer on the frozen features, or with --value-hidden an MLP of its own)
-        # recalibrates the net's value without changing a move.
+        # recalibrates the net's value without changing a move; with --value-lstm the value's
+        # own public stream (v_pub_in, v_lstm) trains too.
         for name, param in net.named_parameters():
-            param.requires_grad_(name.startswith("v_head."))
+            param.requires_grad_(name.startswith("v_"))
     optimizer = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=dc.lr)
     progress = {"updates": 0, "games": 0, "moves": 0, "seconds": 0.0, "evals": []}
     if dc.resume:
