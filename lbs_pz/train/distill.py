@@ -515,7 +515,8 @@ def value_errors(net, b, out=None, teacher_moves_only: bool = False):
 
 def level_value_head(net, b) -> float:
     """Shift the value head's output bias so that the Q-sum's mean error on the collated
-    batch b is 0 (a new or re-centred head starts at the right level instead of spending
+    batch b (at the positions a value-only fit uses: `value_errors(teacher_moves_only=True)`)
+    is 0 (a new or re-centred head starts at the right level instead of spending
     its first thousands of updates walking there). Returns the shift of the Q-sum."""
     import torch
     with torch.no_grad():
