@@ -9,7 +9,7 @@ anywhere as `--blueprint lstm:PATH`.
     lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
         --value-hidden 256 --minutes 15 --out distilled_v.pt
     # ... reading a public LSTM of its own (features trained for the value alone):
-    lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \
+    lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
         --value-hidden 256 --value-lstm 128 --explore 1.0 --minutes 25 --out distilled_vl.pt
     # the same moves with Q centred on the best legal move (the value is then score + the
     # seats' V, without the advantage's margin), its value head refitted:
