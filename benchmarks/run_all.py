@@ -432,6 +432,25 @@ SECTIONS = {
             f"--search-precision bfloat16" for belief in ("learned+cf", "learned"))
           for worlds, games in ((16, 2), (32, 300))),
     ),
+    "search-conventions-expert-value": (
+        "LBS-1 and LBS-16 on the expert blueprint with a value of its own",
+        "conventions_expert_value_2p is conventions_expert_2p with every move unchanged and "
+        "a value that reads a public LSTM of its own (PublicLSTMNet value_lstm), fitted on "
+        "its own games (docs/finetune/value_stream.md; lbs_pz/models/README.md), with the "
+        "expert's belief carried over. On the 300 evaluation deals of the search figures: "
+        "LBS-1 with the learned belief alone at --delta 0.75 (chosen on run seed 1's deals), "
+        "then with learned+cf; then LBS-16 with the learned belief alone in "
+        "search-conventions-expert's settings (32 worlds, --pruning threshold "
+        "--search-precision bfloat16).",
+        *(" && ".join([
+            f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief {belief} "
+            f"--methods blueprint,lbs-1 --rollouts {worlds} --games {games} --delta 0.75"
+            for belief in ("learned", "learned+cf")] + [
+            f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
+            f"--methods blueprint,lbs-16 --rollouts {worlds} --games {games} "
+            f"--pruning threshold --search-precision bfloat16"])
+          for worlds, games in ((16, 2), (32, 300))),
+    ),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
