@@ -451,6 +451,16 @@ SECTIONS = {
             f"--pruning threshold --search-precision bfloat16"])
           for worlds, games in ((16, 2), (32, 300))),
     ),
+    "search-conventions-expert-value-900": (
+        "LBS-1 on the expert blueprint with a value of its own, over 900 deals",
+        "search-conventions-expert-value's first run (LBS-1, the learned belief alone, "
+        "--delta 0.75, 32 worlds) on evaluation deals 0-899 of run seed 0, the first 300 "
+        "being that section's: its +0.26 +- 0.15 there was positive at 1.75 s.e., and this "
+        "run, made after it, has three times the deals.",
+        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
+        f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 0.75",
+        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
+        f"--methods blueprint,lbs-1 --rollouts 32 --games 900 --delta 0.75"),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
