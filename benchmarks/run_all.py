@@ -461,6 +461,18 @@ SECTIONS = {
         f"--methods blueprint,lbs-1 --rollouts 16 --games 2 --delta 0.75",
         f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
         f"--methods blueprint,lbs-1 --rollouts 32 --games 900 --delta 0.75"),
+    "search-conventions-expert-value-lbs16-600": (
+        "LBS-16 on the expert blueprint with a value of its own, over 600 deals",
+        "search-conventions-expert-value's LBS-16 (the learned belief alone, 32 worlds, "
+        "--pruning threshold --search-precision bfloat16) on evaluation deals 0-599 of run "
+        "seed 0, the first 300 being that section's (+0.30 +- 0.15 there, 2.0 s.e.); run "
+        "after it, with twice the deals.",
+        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned --methods "
+        f"blueprint,lbs-16 --rollouts 16 --games 2 --pruning threshold "
+        f"--search-precision bfloat16",
+        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned --methods "
+        f"blueprint,lbs-16 --rollouts 32 --games 600 --pruning threshold "
+        f"--search-precision bfloat16"),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
