@@ -720,11 +720,9 @@ class PublicLSTMBlueprint:
         if self._bf16_net is None or self._bf16_net[0] != params:
             with torch.inference_mode(False), torch.no_grad():
                 net = copy.deepcopy(self.net)
-                for layer in (net.pub_in, net.lstm, net.mlp):
+                own = (net.v_pub_in, net.v_lstm) if net.value_lstm else ()
+                for layer in (net.pub_in, net.lstm, net.mlp) + own:
                     layer.to(torch.bfloat16)
-                if net.value_lstm:
-                    net.v_pub_in.to(torch.bfloat16)
-                    net.v_lstm.to(torch.bfloat16)
             self._bf16_net = (params, net.eval())
         return self._bf16_net[1]
 
@@ -747,7 +745,8 @@ class PublicLSTMBlueprint:
 
     @_inference
     def public_state(self, state: HanabiState, key: Optional[bytes] = None):
-        """LSTM state (h, c), each (S,) (`PublicLSTMNet.state_width`), after the public features of every position of
+        """LSTM state (h, c), each (S,) (`PublicLSTMNet.state_width`), after the public
+        features of every position of
         `state`'s history up to and including the current one."""
         self._check_config(state.config)
         key = _history_key(state) if key is None else key

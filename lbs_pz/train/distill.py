@@ -639,7 +639,7 @@ def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "",
     last = net.v_head if value_hidden == 0 else net.v_head[-1]
     with torch.no_grad():
         last.bias.copy_(old_bias[-1].reshape(last.bias.shape))
-        if value_lstm == net.hidden and not any(k.startswith("v_lstm.") for k in weights):
+        if value_lstm == net.hidden:
             # a value stream as wide as the policy's starts as a copy of it: from the
             # features the policy learned, which the value then reshapes for itself
             net.v_pub_in.load_state_dict(net.pub_in.state_dict())
