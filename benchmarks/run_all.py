@@ -451,6 +451,8 @@ SECTIONS = {
             f"--pruning threshold --search-precision bfloat16"])
           for worlds, games in ((16, 2), (32, 300))),
     ),
+    "search-conventions-expert-value-speed": speed_section(
+        "conventions_expert_value_2p", "value-stream expert"),
     "search-conventions-expert-value-900": (
         "LBS-1 on the expert blueprint with a value of its own, over 900 deals",
         "search-conventions-expert-value's first run (LBS-1, the learned belief alone, "
