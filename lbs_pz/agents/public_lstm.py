@@ -467,13 +467,31 @@ class PublicLSTMNet(nn.Module):
         return self.recur(self.embed_public(pub), hc)
 
     def embed_public(self, pub: torch.Tensor) -> torch.Tensor:
-        """The LSTMs' input: pub (..., Dpub) -> (..., S) (with card_features "public",
-        the common-knowledge features of `CardFeatures.public_features` join pub)."""
-        if self.cards is not None and self.cards.public:
-            pub = torch.cat([pub, self.cards.public_features(pub)], dim=-1)
+        """The LSTMs' input: pub (..., Dpub) -> (..., S)."""
+        pub = self._public_input(pub)
         if not self.value_lstm:
             return self.pub_in(pub)
         return torch.cat([self.pub_in(pub), self.v_pub_in(pub)], dim=-1)
+
+    def _public_input(self, pub: torch.Tensor) -> torch.Tensor:
+        """pub (..., Dpub), joined (with card_features "public") by the common-knowledge
+        features of `CardFeatures.public_features`."""
+        if self.cards is not None and self.cards.public:
+            pub = torch.cat([pub, self.cards.public_features(pub)], dim=-1)
+        return pub
+
+    def public_policy(self, pub: torch.Tensor, hc=None):
+        """The policy's stream alone: pub (B, T, Dpub) -> out (B, T, H), (h, c) each
+        (1, B, H), from the state hc of that stream (None: empty history). The first H of
+        `public`'s outputs, without the value's stream."""
+        return self.lstm(self.pub_in(self._public_input(pub)), hc)
+
+    def public_value(self, pub: torch.Tensor, hc=None):
+        """The value's own stream alone (value_lstm > 0): pub (B, T, Dpub) -> out
+        (B, T, Hv), (h, c) each (1, B, Hv): the last Hv of `public`'s outputs."""
+        if not self.value_lstm:
+            raise ValueError("this net's value has no public stream of its own")
+        return self.v_lstm(self.v_pub_in(self._public_input(pub)), hc)
 
     def recur(self, x: torch.Tensor, hc=None):
         """The recurrent step(s) of `public` on embedded inputs x (B, T, S)."""
@@ -869,8 +887,9 @@ class PublicLSTMBlueprint:
         """Self-play every world of the batch in place with this blueprint in every seat,
         at most `max_moves` moves (to the end if negative). Every world starts from its
         history's cached LSTM state and carries it along: per move, one batched encode,
-        one forward of the mover's Q and one LSTM step over all running worlds. Returns
-        moves made per world, int32 (N,)."""
+        one forward of the mover's Q and one LSTM step over all running worlds (a value
+        stream of its own, `value_lstm`, runs once at the end over the worlds still
+        running). Returns moves made per world, int32 (N,)."""
         batch = require_batch(batch, f"{self.name}: rollout")
         made, h, c, idx, _ = self._rollout(batch, check_max_moves(max_moves))
         # Remember where every unfinished world stopped: a `value` call on the same worlds
@@ -908,6 +927,11 @@ class PublicLSTMBlueprint:
         if not idx.size:
             return made, h, c, idx, reader
         h[idx], c[idx] = self._batch_hc(batch, idx)     # also for max_moves == 0: the value
+        # The value's own stream (value_lstm) matters only in the worlds still running at
+        # the end: their public inputs are kept and it runs once over them as a sequence
+        # (one product per layer, not one per move); to the end, every world finishes.
+        k = net.hidden
+        kept: Optional[list] = [] if net.value_lstm and max_moves >= 0 else None
         seat0 = np.zeros(n, dtype=np.int64)
         actions = np.full(n, -1, dtype=np.int64)
         enc = np.empty((n, self.config.encoding_size), dtype=np.float32)
@@ -941,12 +965,22 @@ class PublicLSTMBlueprint:
                 batch.encode(out=enc, players=seat0)
                 seat0_view = True
                 pub = torch.from_numpy(enc[:, self._k:] if every else enc[idx, self._k:])
+                if kept is not None:
+                    kept.append((idx, pub.clone() if every else pub))   # enc is reused
+                hp = (h[None, :, :k] if every else h[idx, :k][None]).contiguous()
+                cp = (c[None, :, :k] if every else c[idx, :k][None]).contiguous()
+                _, (h2, c2) = net.public_policy(pub[:, None], (hp, cp))
+                # float32 whatever the precision
                 if every:
-                    _, (h2, c2) = net.public(pub[:, None], (h[None], c[None]))
-                    h, c = h2[0].float(), c2[0].float()     # float32 whatever the precision
+                    h[:, :k], c[:, :k] = h2[0].float(), c2[0].float()
                 else:
-                    _, (h2, c2) = net.public(pub[:, None], (h[idx][None], c[idx][None]))
-                    h[idx], c[idx] = h2[0].float(), c2[0].float()
+                    h[idx, :k], c[idx, :k] = h2[0].float(), c2[0].float()
+        if kept and idx.size:
+            # the running worlds ran every step, so each step's rows include them
+            seq = torch.stack([pub[np.searchsorted(rows, idx)] for rows, pub in kept], dim=1)
+            _, (h2, c2) = net.public_value(seq, (h[idx, k:][None].contiguous(),
+                                                 c[idx, k:][None].contiguous()))
+            h[idx, k:], c[idx, k:] = h2[0].float(), c2[0].float()
         return made, h, c, idx, reader
 
     @_inference
