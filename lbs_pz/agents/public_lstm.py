@@ -566,8 +566,9 @@ class PublicLSTMNet(nn.Module):
                legal=None) -> torch.Tensor:
         """Q-values of one seat per row: h (B, S), obs (B, E [+ F]) that seat's input
         (`seat_inputs`), seat int (B,) -> (B, M + 1). Row b equals q(h, obs of every
-        seat)[b, seat[b]], at 1/P of the cost (what acting needs). value=False: A - mean A instead (the same
-        argmax, V not computed: what acting uses). legal (B, M + 1) bool: see `q`."""
+        seat)[b, seat[b]], at 1/P of the cost (what acting needs). value=False: A - mean A
+        instead (the same argmax, V not computed: what acting uses). legal (B, M + 1)
+        bool: see `q`."""
         seat = torch.as_tensor(np.asarray(seat), dtype=torch.long)
         onehot = torch.nn.functional.one_hot(seat, self.players).to(obs.device, obs.dtype)
         return self._heads(h, self._private_in(obs, onehot), value, legal)
@@ -667,7 +668,8 @@ class PublicLSTMBlueprint:
             raise ValueError(f"the net {net.arch()} does not fit the game {config} "
                              f"(expected {ref})")
         if next(net.parameters()).device.type != "cpu":
-            raise ValueError("PublicLSTMBlueprint needs a net on the CPU (use net.cpu(), or a copy)")
+            raise ValueError("PublicLSTMBlueprint needs a net on the CPU "
+                             "(use net.cpu(), or a copy)")
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         if cache_size < 1:
