@@ -475,6 +475,28 @@ SECTIONS = {
         f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned --methods "
         f"blueprint,lbs-16 --rollouts 32 --games 600 --pruning threshold "
         f"--search-precision bfloat16"),
+    "search-conventions-maxq-value": (
+        "LBS-1 and LBS-16 on the max-centred convention-feature blueprint with a value of "
+        "its own",
+        "conventions_maxq_value_2p is conventions_maxq_2p with every move unchanged and a "
+        "value that reads a public LSTM of its own, fitted on its own games as for "
+        "conventions_expert_value_2p (lbs_pz/models/README.md), with conventions_maxq_2p's "
+        "belief carried over. On the 300 evaluation deals of the search figures: LBS-1 with "
+        "the learned belief alone at --delta 0.75 (chosen on run seed 1's deals), then with "
+        "learned+cf; then LBS-16 with the learned belief alone in "
+        "search-conventions-expert-value's settings (32 worlds, --pruning threshold "
+        "--search-precision bfloat16).",
+        *(" && ".join([
+            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief {belief} "
+            f"--methods blueprint,lbs-1 --rollouts {worlds} --games {games} --delta 0.75"
+            for belief in ("learned", "learned+cf")] + [
+            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned "
+            f"--methods blueprint,lbs-16 --rollouts {worlds} --games {games} "
+            f"--pruning threshold --search-precision bfloat16"])
+          for worlds, games in ((16, 2), (32, 300))),
+    ),
+    "search-conventions-maxq-value-speed": speed_section(
+        "conventions_maxq_value_2p", "value-stream max-centred convention-feature"),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "

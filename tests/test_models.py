@@ -84,7 +84,8 @@ def test_shipped_models_load_by_name_and_say_what_they_are_for():
                             "conventions_maxq_2p", "belief_conventions_maxq_2p",
                             "conventions_expert_2p", "belief_conventions_expert_2p",
                             "conventions_expert_value_2p",
-                            "belief_conventions_expert_value_2p"}
+                            "belief_conventions_expert_value_2p",
+                            "conventions_maxq_value_2p", "belief_conventions_maxq_value_2p"}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
     assert by_name["public_lstm_2p"]["kind"] == "public_lstm"
@@ -219,30 +220,33 @@ def test_the_expert_blueprint_ships_with_its_own_belief_and_plays_above_its_star
     assert (scores["conventions_expert_2p"] != scores["conventions_maxq_2p"]).any()
 
 
-def test_the_expert_blueprint_with_a_value_of_its_own_keeps_every_move_and_its_belief():
-    """models/README.md: conventions_expert_value_2p is conventions_expert_2p with every
-    weight of its moves unchanged and a value that reads a public LSTM of its own
-    (value_lstm), fitted with --value-only; the expert's belief carried over after the
-    same-moves check. The same moves, a different value."""
+@pytest.mark.parametrize("start, games, steps, val_below", [
+    ("conventions_expert_2p", 86400, 2700, 1.51), ("conventions_maxq_2p", 295264, 9227, 1.56)])
+def test_a_blueprint_with_a_value_of_its_own_keeps_every_move_and_its_belief(
+        start, games, steps, val_below):
+    """models/README.md: conventions_expert_value_2p (conventions_maxq_value_2p) is
+    conventions_expert_2p (conventions_maxq_2p) with every weight of its moves unchanged
+    and a value that reads a public LSTM of its own (value_lstm), fitted with
+    --value-only; the start's belief carried over after the same-moves check. The same
+    moves, a different value."""
     import numpy as np
 
     from lbs_pz.agents import load_blueprint
     from lbs_pz.engine import HanabiBatch, game_seeds
-    net, _ = _shipped_with_its_own_belief("conventions_expert_value_2p", games=86400,
-                                          steps=2700, val_below=1.51)
-    old = load_checkpoint("conventions_expert_2p", "public_lstm")
+    name = start.replace("_2p", "_value_2p")
+    net, _ = _shipped_with_its_own_belief(name, games=games, steps=steps, val_below=val_below)
+    old = load_checkpoint(start, "public_lstm")
     assert net["architecture"] == dict(old["architecture"], value_hidden=256, value_lstm=256)
     for name, w in old["weights"].items():
         if not name.startswith("v_"):
             assert torch.equal(w, net["weights"][name]), name
     config = net["info"]["train_config"]
     assert config["value_only"] is True and config["value_lstm"] == 256
-    assert config["init"] == "conventions_expert_2p"
-    belief = load_checkpoint("belief_conventions_expert_value_2p", "belief")
-    assert belief["info"]["carried_over"]["from"]["spec"] == "lstm:conventions_expert_2p"
+    assert config["init"] == start
+    belief = load_checkpoint(f"belief_{name}", "belief")
+    assert belief["info"]["carried_over"]["from"]["spec"] == f"lstm:{start}"
     assert belief["info"]["carried_over"]["same_moves_in_positions"] > 13000
-    a = load_blueprint("lstm:conventions_expert_2p")
-    b = load_blueprint("lstm:conventions_expert_value_2p")
+    a, b = load_blueprint(f"lstm:{start}"), load_blueprint(f"lstm:{name}")
     batch = HanabiBatch(HanabiConfig(), 16, seeds=game_seeds(9, 0, 16))
     a.rollout(batch, max_moves=12)
     assert (a.act_batch(batch) == b.act_batch(batch)).all()
