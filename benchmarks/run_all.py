@@ -321,10 +321,12 @@ SECTIONS = {
         "a neural blueprint it must run the net on every hand still possible (about 9M at "
         "the deal) at each of the partner's moves, and one game did not finish in 3 minutes "
         "on one core.",
-        f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:distilled_strong_2p "
-        f"--beliefs grounded,learned --games 20 --no-progress --plot results/belief_distilled.png",
-        f"OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:distilled_strong_2p "
-        f"--beliefs grounded,learned --games 500 --no-progress --plot results/belief_distilled.png"),
+        "OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:distilled_strong_2p "
+        "--beliefs grounded,learned --games 20 --no-progress "
+        "--plot results/belief_distilled.png",
+        "OMP_NUM_THREADS=1 lbs-pz belief-quality --blueprint lstm:distilled_strong_2p "
+        "--beliefs grounded,learned --games 500 --no-progress "
+        "--plot results/belief_distilled.png"),
     **neural_net_sections(
         "finetuned", "finetuned_strong_2p", "fine-tuned",
         "finetuned_strong_2p is the finetune section's 60-minute run (Q-learning from the "
