@@ -497,6 +497,19 @@ SECTIONS = {
             f"--pruning threshold --search-precision bfloat16"])
           for worlds, games in ((16, 2), (32, 300))),
     ),
+    "search-conventions-maxq-value-lbs16-900": (
+        "LBS-16 on the max-centred convention-feature blueprint with a value of its own, "
+        "over 900 deals",
+        "search-conventions-maxq-value's LBS-16 (the learned belief alone, 32 worlds, "
+        "--pruning threshold --search-precision bfloat16) on evaluation deals 0-899 of run "
+        "seed 0, the first 300 being that section's (+0.31 +- 0.11 there, 2.8 s.e.); run "
+        "after it, with three times the deals.",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
+        f"blueprint,lbs-16 --rollouts 16 --games 2 --pruning threshold "
+        f"--search-precision bfloat16",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
+        f"blueprint,lbs-16 --rollouts 32 --games 900 --pruning threshold "
+        f"--search-precision bfloat16"),
     "search-conventions-maxq-value-speed": speed_section(
         "conventions_maxq_value_2p", "value-stream max-centred convention-feature"),
     "search-conventions-256": (
