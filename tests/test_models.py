@@ -237,9 +237,9 @@ def test_a_blueprint_with_a_value_of_its_own_keeps_every_move_and_its_belief(
     net, _ = _shipped_with_its_own_belief(name, games=games, steps=steps, val_below=val_below)
     old = load_checkpoint(start, "public_lstm")
     assert net["architecture"] == dict(old["architecture"], value_hidden=256, value_lstm=256)
-    for name, w in old["weights"].items():
-        if not name.startswith("v_"):
-            assert torch.equal(w, net["weights"][name]), name
+    for key, w in old["weights"].items():
+        if not key.startswith("v_"):
+            assert torch.equal(w, net["weights"][key]), key
     config = net["info"]["train_config"]
     assert config["value_only"] is True and config["value_lstm"] == 256
     assert config["init"] == start
