@@ -54,6 +54,19 @@ def speed_section(net: str, adjective: str) -> tuple:
         f"{spec} --methods lbs-16 --rollouts 256 --games 4 {fast}")
 
 
+def value_stream_searches(net: str) -> tuple:
+    """(quick, full) commands of a value-stream net's search figures: LBS-1 with the
+    learned belief alone and with learned+cf at --delta 0.75, then LBS-16 with the learned
+    belief alone in the fast settings; 2 deals at 16 worlds, or 300 at 32."""
+    return tuple(" && ".join([
+        f"{COMPARE} --blueprint lstm:{net} --belief {belief} --methods blueprint,lbs-1 "
+        f"--rollouts {worlds} --games {games} --delta 0.75"
+        for belief in ("learned", "learned+cf")] + [
+        f"{COMPARE} --blueprint lstm:{net} --belief learned --methods blueprint,lbs-16 "
+        f"--rollouts {worlds} --games {games} --pruning threshold --search-precision bfloat16"])
+        for worlds, games in ((16, 2), (32, 300)))
+
+
 def deviation_checks(runs, games: int) -> tuple:
     """(quick, full) commands of a section that chains benchmarks/deviation_check.py runs,
     one per string of options in `runs`: one tiny game each, or `games` games each."""
@@ -444,14 +457,7 @@ SECTIONS = {
         "then with learned+cf; then LBS-16 with the learned belief alone in "
         "search-conventions-expert's settings (32 worlds, --pruning threshold "
         "--search-precision bfloat16).",
-        *(" && ".join([
-            f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief {belief} "
-            f"--methods blueprint,lbs-1 --rollouts {worlds} --games {games} --delta 0.75"
-            for belief in ("learned", "learned+cf")] + [
-            f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
-            f"--methods blueprint,lbs-16 --rollouts {worlds} --games {games} "
-            f"--pruning threshold --search-precision bfloat16"])
-          for worlds, games in ((16, 2), (32, 300))),
+        *value_stream_searches("conventions_expert_value_2p"),
     ),
     "search-conventions-expert-value-speed": speed_section(
         "conventions_expert_value_2p", "value-stream expert"),
@@ -488,14 +494,7 @@ SECTIONS = {
         "learned+cf; then LBS-16 with the learned belief alone in "
         "search-conventions-expert-value's settings (32 worlds, --pruning threshold "
         "--search-precision bfloat16).",
-        *(" && ".join([
-            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief {belief} "
-            f"--methods blueprint,lbs-1 --rollouts {worlds} --games {games} --delta 0.75"
-            for belief in ("learned", "learned+cf")] + [
-            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned "
-            f"--methods blueprint,lbs-16 --rollouts {worlds} --games {games} "
-            f"--pruning threshold --search-precision bfloat16"])
-          for worlds, games in ((16, 2), (32, 300))),
+        *value_stream_searches("conventions_maxq_value_2p"),
     ),
     "search-conventions-maxq-value-lbs16-900": (
         "LBS-16 on the max-centred convention-feature blueprint with a value of its own, "
