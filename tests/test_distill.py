@@ -269,10 +269,10 @@ def test_a_value_stream_of_its_own_changes_the_value_and_never_a_move(tmp_path):
                 for moves_on in (2, 12):
                     x, y = batch.copy(), batch.copy()
                     bp.rollout(x, moves_on)
-                    assert np.allclose(bp.rollout_value(y, moves_on), bp.value(x), atol=1e-4)
+                    v = bp.value(x)
+                    assert np.allclose(bp.rollout_value(y, moves_on), v, atol=1e-4)
                     # the value stream run once at the end over the kept inputs equals
                     # its replay from the deal, also where some worlds ended on the way
-                    v = bp.value(x)
                     bp.clear_cache()
                     assert np.allclose(bp.value(x), v, atol=2e-2 if bp is not b else 1e-5)
                     mixed |= 0 < x.terminals().sum() < len(x)
