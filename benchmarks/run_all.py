@@ -509,6 +509,20 @@ SECTIONS = {
         f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
         f"blueprint,lbs-16 --rollouts 32 --games 900 --pruning threshold "
         f"--search-precision bfloat16"),
+    "search-conventions-maxq-value-lbs16-delta": (
+        "LBS-16 on the max-centred convention-feature blueprint with a value of its own, at "
+        "the deviation threshold chosen on run seed 1",
+        "search-conventions-maxq-value's LBS-16 (the learned belief alone, 32 worlds, "
+        "--pruning threshold --search-precision bfloat16) with --delta 0.5 instead of 0.05, "
+        "on the same 300 evaluation deals. 0.5 had the largest gain of 0.05, 0.25, 0.5 and "
+        "1.0 on run seed 1's first 150 deals (docs/finetune/value_stream.md), chosen by "
+        "that rule before this run.",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
+        f"blueprint,lbs-16 --rollouts 16 --games 2 --pruning threshold "
+        f"--search-precision bfloat16 --delta 0.5",
+        f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
+        f"blueprint,lbs-16 --rollouts 32 --games 300 --pruning threshold "
+        f"--search-precision bfloat16 --delta 0.5"),
     "search-conventions-maxq-value-speed": speed_section(
         "conventions_maxq_value_2p", "value-stream max-centred convention-feature"),
     "search-conventions-256": (
