@@ -525,6 +525,21 @@ SECTIONS = {
         f"--search-precision bfloat16 --delta 0.5"),
     "search-conventions-maxq-value-speed": speed_section(
         "conventions_maxq_value_2p", "value-stream max-centred convention-feature"),
+    "search-conventions-maxq-value-speed-delta": (
+        "LBS-16 at 256 worlds on the max-centred convention-feature blueprint with a value "
+        "of its own, at --delta 0.5: seconds per game",
+        "search-conventions-maxq-value-speed's fast run (256 worlds, --pruning threshold "
+        "--search-precision bfloat16, the same 4 deals), with the default --delta 0.05 and "
+        "then with search-conventions-maxq-value-lbs16-delta's --delta 0.5: the threshold "
+        "rule drops a move once its gain over the blueprint's move is 2 s.e. below delta, "
+        "so a larger delta ends more decisions after the first batch of worlds. One "
+        "process, one core.",
+        *(" && ".join(
+            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
+            f"lbs-16 --rollouts 256 --games {games} --pruning threshold "
+            f"--search-precision bfloat16{delta}" for delta in ("", " --delta 0.5"))
+          for games in (1, 4)),
+    ),
     "search-conventions-256": (
         "LBS-16 at 256 worlds on the convention-feature blueprint",
         "What search-conventions-speed times, played on 100 evaluation deals against the "
