@@ -523,6 +523,24 @@ SECTIONS = {
         f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
         f"blueprint,lbs-16 --rollouts 32 --games 300 --pruning threshold "
         f"--search-precision bfloat16 --delta 0.5"),
+    "search-conventions-maxq-value-depths": (
+        "LBS-4, and LBS-16 with learned+cf, on the max-centred convention-feature blueprint "
+        "with a value of its own",
+        "What completes search-conventions-maxq-value and -lbs16-delta on the same 300 "
+        "evaluation deals and 32 worlds: LBS-4 with the learned belief alone at --delta 0.5 "
+        "(the largest gain of 0.25, 0.5, 0.75 and 1.0 on run seed 1's first 150 deals, "
+        "docs/finetune/value_stream.md, chosen before this run), then LBS-4 and LBS-16 "
+        "(--pruning threshold --search-precision bfloat16) with learned+cf at the same "
+        "--delta 0.5.",
+        *(" && ".join([
+            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief {belief} "
+            f"--methods blueprint,lbs-4 --rollouts {worlds} --games {games} --delta 0.5"
+            for belief in ("learned", "learned+cf")] + [
+            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned+cf "
+            f"--methods blueprint,lbs-16 --rollouts {worlds} --games {games} --pruning "
+            f"threshold --search-precision bfloat16 --delta 0.5"])
+          for worlds, games in ((16, 2), (32, 300))),
+    ),
     "search-conventions-maxq-value-speed": speed_section(
         "conventions_maxq_value_2p", "value-stream max-centred convention-feature"),
     "search-conventions-maxq-value-speed-delta": (
