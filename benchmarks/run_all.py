@@ -550,8 +550,7 @@ SECTIONS = {
         "--search-precision bfloat16, the same 4 deals), with the default --delta 0.05 and "
         "then with search-conventions-maxq-value-lbs16-delta's --delta 0.5: the threshold "
         "rule drops a move once its gain over the blueprint's move is 2 s.e. below delta, "
-        "so a larger delta ends more decisions after the first batch of worlds. One "
-        "process, one core.",
+        "so a larger delta stops rolling out more moves sooner. One process, one core.",
         *(" && ".join(
             f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
             f"lbs-16 --rollouts 256 --games {games} --pruning threshold "
