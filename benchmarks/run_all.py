@@ -31,13 +31,13 @@ PY = "python"
 # name -> (title, what it shows, quick command, full command)
 COMPARE = "OMP_NUM_THREADS=1 lbs-pz compare --backend inline --no-progress"   # one core
 WALKTHROUGH_BP = "py:examples/my_blueprint.py:HintPlayDiscard"
+FAST = "--pruning threshold --search-precision bfloat16"    # the fast search settings
 
 
 def speed_section(net: str, adjective: str) -> tuple:
     """LBS-16 at 256 worlds per decision on a shipped neural blueprint: seconds per game
     with the search's defaults, then with threshold pruning and bfloat16 rollouts."""
     spec = f"{COMPARE} --blueprint lstm:{net} --belief learned"
-    fast = "--pruning threshold --search-precision bfloat16"
     return (
         f"LBS-16 at 256 worlds on the {adjective} blueprint: seconds per game",
         f"{net} with 256 sampled worlds per decision and its learned belief alone, on the "
@@ -49,21 +49,30 @@ def speed_section(net: str, adjective: str) -> tuple:
         "--search-precision bfloat16 (the net's rollouts in bf16; the blueprint's own moves, "
         "the reference of every gain, stay float32). One process, one core.",
         f"{spec} --methods blueprint,lbs-16 --rollouts 256 --games 1 && "
-        f"{spec} --methods lbs-16 --rollouts 256 --games 1 {fast}",
+        f"{spec} --methods lbs-16 --rollouts 256 --games 1 {FAST}",
         f"{spec} --methods blueprint,lbs-16 --rollouts 256 --games 4 && "
-        f"{spec} --methods lbs-16 --rollouts 256 --games 4 {fast}")
+        f"{spec} --methods lbs-16 --rollouts 256 --games 4 {FAST}")
 
 
-def value_stream_searches(net: str) -> tuple:
-    """(quick, full) commands of a value-stream net's search figures: LBS-1 with the
-    learned belief alone and with learned+cf at --delta 0.75, then LBS-16 with the learned
-    belief alone in the fast settings; 2 deals at 16 worlds, or 300 at 32."""
+def fast_lbs16(net: str, belief: str, worlds: int, games: int, extra: str = "",
+               methods: str = "blueprint,lbs-16") -> str:
+    """One compare command: LBS-16 (with `methods`) on lstm:NET in the FAST settings, then
+    the `extra` options (e.g. " --delta 0.5")."""
+    return (f"{COMPARE} --blueprint lstm:{net} --belief {belief} --methods {methods} "
+            f"--rollouts {worlds} --games {games} {FAST}{extra}")
+
+
+def value_stream_searches(net: str, method: str = "lbs-1", delta: str = "0.75",
+                          deep_belief: str = "learned", deep_extra: str = "") -> tuple:
+    """(quick, full) commands of a value-stream net's search figures: METHOD at --delta
+    DELTA with the learned belief alone and with learned+cf, then LBS-16 with
+    `deep_belief` in the fast settings (and `deep_extra`); 2 deals at 16 worlds, or 300
+    at 32."""
     return tuple(" && ".join([
-        f"{COMPARE} --blueprint lstm:{net} --belief {belief} --methods blueprint,lbs-1 "
-        f"--rollouts {worlds} --games {games} --delta 0.75"
+        f"{COMPARE} --blueprint lstm:{net} --belief {belief} --methods blueprint,{method} "
+        f"--rollouts {worlds} --games {games} --delta {delta}"
         for belief in ("learned", "learned+cf")] + [
-        f"{COMPARE} --blueprint lstm:{net} --belief learned --methods blueprint,lbs-16 "
-        f"--rollouts {worlds} --games {games} --pruning threshold --search-precision bfloat16"])
+        fast_lbs16(net, deep_belief, worlds, games, deep_extra)])
         for worlds, games in ((16, 2), (32, 300)))
 
 
@@ -441,10 +450,8 @@ SECTIONS = {
         "deals of the search figures: first with learned+cf (LBSAgent's default), then with "
         "the learned belief alone (the paper's setting). Its value head was fitted to its "
         "start net's returns, not its own.",
-        *(" && ".join(
-            f"{COMPARE} --blueprint lstm:conventions_expert_2p --belief {belief} --methods "
-            f"blueprint,lbs-16 --rollouts {worlds} --games {games} --pruning threshold "
-            f"--search-precision bfloat16" for belief in ("learned+cf", "learned"))
+        *(" && ".join(fast_lbs16("conventions_expert_2p", belief, worlds, games)
+                      for belief in ("learned+cf", "learned"))
           for worlds, games in ((16, 2), (32, 300))),
     ),
     "search-conventions-expert-value": (
@@ -477,12 +484,8 @@ SECTIONS = {
         "--pruning threshold --search-precision bfloat16) on evaluation deals 0-599 of run "
         "seed 0, the first 300 being that section's (+0.30 +- 0.15 there, 2.0 s.e.); run "
         "after it, with twice the deals.",
-        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned --methods "
-        f"blueprint,lbs-16 --rollouts 16 --games 2 --pruning threshold "
-        f"--search-precision bfloat16",
-        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned --methods "
-        f"blueprint,lbs-16 --rollouts 32 --games 600 --pruning threshold "
-        f"--search-precision bfloat16"),
+        fast_lbs16("conventions_expert_value_2p", "learned", 16, 2),
+        fast_lbs16("conventions_expert_value_2p", "learned", 32, 600)),
     "search-conventions-maxq-value": (
         "LBS-1 and LBS-16 on the max-centred convention-feature blueprint with a value of "
         "its own",
@@ -503,12 +506,8 @@ SECTIONS = {
         "--pruning threshold --search-precision bfloat16) on evaluation deals 0-899 of run "
         "seed 0, the first 300 being that section's (+0.31 +- 0.11 there, 2.8 s.e.); run "
         "after it, with three times the deals.",
-        f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
-        f"blueprint,lbs-16 --rollouts 16 --games 2 --pruning threshold "
-        f"--search-precision bfloat16",
-        f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
-        f"blueprint,lbs-16 --rollouts 32 --games 900 --pruning threshold "
-        f"--search-precision bfloat16"),
+        fast_lbs16("conventions_maxq_value_2p", "learned", 16, 2),
+        fast_lbs16("conventions_maxq_value_2p", "learned", 32, 900)),
     "search-conventions-maxq-value-lbs16-delta": (
         "LBS-16 on the max-centred convention-feature blueprint with a value of its own, at "
         "the deviation threshold chosen on run seed 1",
@@ -517,12 +516,8 @@ SECTIONS = {
         "on the same 300 evaluation deals. 0.5 had the largest gain of 0.05, 0.25, 0.5 and "
         "1.0 on run seed 1's first 150 deals (docs/finetune/value_stream.md), chosen by "
         "that rule before this run.",
-        f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
-        f"blueprint,lbs-16 --rollouts 16 --games 2 --pruning threshold "
-        f"--search-precision bfloat16 --delta 0.5",
-        f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
-        f"blueprint,lbs-16 --rollouts 32 --games 300 --pruning threshold "
-        f"--search-precision bfloat16 --delta 0.5"),
+        fast_lbs16("conventions_maxq_value_2p", "learned", 16, 2, " --delta 0.5"),
+        fast_lbs16("conventions_maxq_value_2p", "learned", 32, 300, " --delta 0.5")),
     "search-conventions-maxq-value-depths": (
         "LBS-4, and LBS-16 with learned+cf, on the max-centred convention-feature blueprint "
         "with a value of its own",
@@ -532,14 +527,8 @@ SECTIONS = {
         "docs/finetune/value_stream.md, chosen before this run), then LBS-4 and LBS-16 "
         "(--pruning threshold --search-precision bfloat16) with learned+cf at the same "
         "--delta 0.5.",
-        *(" && ".join([
-            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief {belief} "
-            f"--methods blueprint,lbs-4 --rollouts {worlds} --games {games} --delta 0.5"
-            for belief in ("learned", "learned+cf")] + [
-            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned+cf "
-            f"--methods blueprint,lbs-16 --rollouts {worlds} --games {games} --pruning "
-            f"threshold --search-precision bfloat16 --delta 0.5"])
-          for worlds, games in ((16, 2), (32, 300))),
+        *value_stream_searches("conventions_maxq_value_2p", "lbs-4", "0.5", "learned+cf",
+                               " --delta 0.5"),
     ),
     "search-conventions-maxq-value-speed": speed_section(
         "conventions_maxq_value_2p", "value-stream max-centred convention-feature"),
@@ -551,10 +540,8 @@ SECTIONS = {
         "then with search-conventions-maxq-value-lbs16-delta's --delta 0.5: the threshold "
         "rule drops a move once its gain over the blueprint's move is 2 s.e. below delta, "
         "so a larger delta stops rolling out more moves sooner. One process, one core.",
-        *(" && ".join(
-            f"{COMPARE} --blueprint lstm:conventions_maxq_value_2p --belief learned --methods "
-            f"lbs-16 --rollouts 256 --games {games} --pruning threshold "
-            f"--search-precision bfloat16{delta}" for delta in ("", " --delta 0.5"))
+        *(" && ".join(fast_lbs16("conventions_maxq_value_2p", "learned", 256, games, delta,
+                                 methods="lbs-16") for delta in ("", " --delta 0.5"))
           for games in (1, 4)),
     ),
     "search-conventions-256": (
