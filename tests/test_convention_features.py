@@ -13,11 +13,11 @@ import torch
 from engine_helpers import positions, sample_consistent_hand, saved_and_loaded
 
 from lbs_pz.agents import RuleBot, load_blueprint
-from lbs_pz.agents.public_lstm import PublicLSTMNet, encode_batch, seat_inputs
-from lbs_pz.agents.rule_bots._bots import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,
-                                           ConventionReader, _set_params,
-                                           convention_feature_size, convention_features,
-                                           get_params)
+from lbs_pz.agents.features import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,
+                                    ConventionReader, convention_feature_size,
+                                    convention_features, encode_batch, seat_inputs)
+from lbs_pz.agents.public_lstm import PublicLSTMNet
+from lbs_pz.agents.rule_bots._bots import _set_params, get_params
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.seeds import EVAL
 from lbs_pz.models.checkpoint import load_checkpoint

@@ -14,9 +14,14 @@
     EnvPolicy, play_env_episode, seat_policy   adapters (PettingZoo env, fixed seat)
     PublicLSTMBlueprint  the paper's public-LSTM Q-network as a blueprint (imports torch
                          on first use; `PublicLSTMBlueprint.load(path)` reads a checkpoint)
+    PublicLSTMNet, ARCHITECTURES  that network and its named architecture presets
+                         (`PublicLSTMNet.from_preset(name, config)`; torch on first use)
     SB3Blueprint       a saved Stable-Baselines3 / sb3-contrib policy as a blueprint
 
 Every Blueprint's `act_batch`, `rollout` and `value` take one `HanabiBatch`.
+`lbs_pz.agents.features` builds what the nets read (numpy, no torch): the public/private
+split of the canonical observation, every seat's input, the exact card features and the
+convention bots' reading of a position.
 """
 
 from lbs_pz.agents.base import Agent, Blueprint, BlueprintBase, BlueprintError, ViewAgent
@@ -30,15 +35,15 @@ __all__ = [
     "Agent", "Blueprint", "BlueprintBase", "BlueprintError", "ViewAgent", "RandomAgent",
     "RuleBot", "BOT_NAMES", "STRONGEST", "EnvPolicy", "play_env_episode", "seat_policy",
     "PythonBlueprint", "as_blueprint", "load_blueprint", "blueprint_identity", "SPEC_HELP",
-    "PublicLSTMBlueprint", "SB3Blueprint",
+    "PublicLSTMBlueprint", "PublicLSTMNet", "ARCHITECTURES", "SB3Blueprint",
 ]
 
 
 def __getattr__(name):
     # Torch-backed agents load on first use, so that `import lbs_pz.agents` stays light.
-    if name == "PublicLSTMBlueprint":
-        from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
-        return PublicLSTMBlueprint
+    if name in ("PublicLSTMBlueprint", "PublicLSTMNet", "ARCHITECTURES"):
+        from lbs_pz.agents import public_lstm
+        return getattr(public_lstm, name)
     if name == "SB3Blueprint":
         from lbs_pz.agents.sb3_policy import SB3Blueprint
         return SB3Blueprint

@@ -26,6 +26,12 @@ training objective is VDN's sum over players (`lbs_pz.train.blueprint`), so
 
 estimates the expected final score (the paper bootstraps LBS-k rollouts the same way).
 
+The architecture's options (width, fusion, card and convention features, dueling, value
+head) come in named presets, `ARCHITECTURES` ("paper", "card_features", "conventions",
+"conventions_maxq", "conventions_value"): `PublicLSTMNet.from_preset(name, config,
+**overrides)`. The inputs (`public_part`, `seat_inputs`, `encode_batch`, the card and
+convention features) are built by `lbs_pz.agents.features`.
+
 `PublicLSTMBlueprint` wraps a trained net as a `Blueprint` (`lbs_pz.agents.base`):
 greedy, deterministic, no private memory (its recurrent state is rebuilt from the public
 history, and cached per history), batched `act_batch` / `rollout` / `value` on a
@@ -53,11 +59,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from lbs_pz.agents._card_features import card_features
-from lbs_pz.agents.rule_bots._bots import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,
-                                           ConventionReader, convention_feature_size,
-                                           convention_features)
 from lbs_pz.agents.base import check_max_moves, file_sha256, require_batch
+# the features live in lbs_pz.agents.features; public_part, seat_inputs, encode_batch and
+# the convention names stay importable from here too
+from lbs_pz.agents.features import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,  # noqa: F401
+                                    CardLayout, ConventionReader, card_features,
+                                    convention_feature_size, convention_features,
+                                    encode_batch, public_part, seat_inputs)
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.engine.features import private_size
 from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint
@@ -65,43 +73,7 @@ from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint
 NEG = -1e9          # Q given to masked (illegal) moves before the argmax
 
 # --- features ---------------------------------------------------------------------------
-
-
-def public_part(enc: np.ndarray, config: HanabiConfig) -> np.ndarray:
-    """Per-seat canonical vectors (..., P, E) (or seat inputs (..., P, E + F), see
-    `seat_inputs`) -> the public features (..., Dpub), taken from seat 0's vector
-    (Dpub = E - Dpriv; `lbs_pz.engine.features`)."""
-    return enc[..., 0, private_size(config):config.encoding_size]
-
-
-def seat_inputs(batch: HanabiBatch, players: Optional[np.ndarray] = None,
-                conventions: bool = False,
-                reader: Optional[ConventionReader] = None) -> np.ndarray:
-    """What a net's private stream reads per game: float32 (N, E), the canonical vector
-    of each game seen by players[i] (default: its player to move), followed with
-    `conventions` by that seat's `convention_features` (N, E + F). `reader`: a
-    `ConventionReader` following this batch (the same features, folding only the moves
-    made since its last call)."""
-    enc = batch.encode(players=players)
-    if not conventions:
-        return enc
-    seats = batch.current_players() if players is None else np.asarray(players, np.int64)
-    seats = np.ascontiguousarray(seats, dtype=np.int64)
-    conv = np.empty((len(batch), convention_feature_size(batch.config)), dtype=np.float32)
-    if reader is None:
-        convention_features(batch, seats, conv)
-    else:
-        reader.features(batch, seats, conv)
-    return np.concatenate([enc, conv], axis=1)
-
-
-def encode_batch(batch: HanabiBatch, conventions: bool = False,
-                 reader: Optional[ConventionReader] = None) -> np.ndarray:
-    """Every seat's input of every game of a batch (`seat_inputs`): float32 (N, P, E),
-    or (N, P, E + F) with `conventions`."""
-    n, players = len(batch), batch.config.players
-    return np.stack([seat_inputs(batch, np.full(n, p, dtype=np.int64), conventions, reader)
-                     for p in range(players)], axis=1)
+# public_part, seat_inputs, encode_batch: see lbs_pz.agents.features
 
 
 def seat_masks(legal: np.ndarray, current: np.ndarray, players: int) -> np.ndarray:
@@ -141,30 +113,17 @@ class CardFeatures(nn.Module):
         if not isinstance(public, bool):
             raise ValueError(f"card_features public must be a bool, got {public!r}")
         self.public = public
-        for name, v in (("colors", colors), ("ranks", ranks), ("hand_size", hand_size),
-                        ("deck_size", deck_size)):
-            if not isinstance(v, int) or v < 1:
-                raise ValueError(f"card_features {name} must be a positive integer, got {v!r}")
+        # where each section lies and the sizes (`lbs_pz.agents.features.CardLayout`)
+        self.layout = layout = CardLayout(players, obs_dim, colors, ranks, hand_size, deck_size)
         self.players, self.colors, self.ranks = players, colors, ranks
         self.hand_size, self.deck_size, self.obs_dim = hand_size, deck_size, obs_dim
-        bits = colors * ranks
-        self.hands_len = (players - 1) * hand_size * bits
-        self.fw_off = self.hands_len + players + deck_size - players * hand_size
-        knowledge = players * hand_size * (bits + colors + ranks)
-        self.kn_off = obs_dim - knowledge
-        # the minimal observation ends with the last action: no knowledge section
-        self.has_knowledge = self.kn_off > self.fw_off + colors * ranks
-        if self.fw_off + bits > obs_dim:
-            raise ValueError(f"card_features {self.args()} do not fit a vector of {obs_dim}")
-        self.size = 2 * bits + 2 * (players - 1) * hand_size \
-            + (6 * players * hand_size + 8 * (players - 1) * (colors + ranks)
-               if self.has_knowledge else 0)
-        self.public_size = 2 * bits + (6 * players * hand_size if self.has_knowledge else 0)
+        self.hands_len, self.fw_off, self.kn_off = layout.hands_len, layout.fw_off, layout.kn_off
+        self.has_knowledge = layout.has_knowledge
+        self.size, self.public_size = layout.size, layout.public_size
 
     @staticmethod
     def game_args(config: HanabiConfig) -> dict:
-        return dict(colors=config.colors, ranks=config.ranks, hand_size=config.hand_size,
-                    deck_size=config.deck_size)
+        return CardLayout.game_args_of(config)
 
     def args(self) -> dict:
         out = dict(colors=self.colors, ranks=self.ranks, hand_size=self.hand_size,
@@ -217,12 +176,12 @@ class CardFeatures(nn.Module):
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         if obs.device.type == "cpu" and obs.dtype == torch.float32 and not obs.requires_grad \
                 and obs.shape[-1] == self.obs_dim:
-            # the same numbers from one C loop (`_card_features`): search's rollouts call
-            # this at every step, where ~100 small tensor operations cost more than the net
+            # the same numbers from one C loop (`lbs_pz.agents.features.card_features`):
+            # search's rollouts call this at every step, where ~100 small tensor
+            # operations cost more than the net
             flat = obs.reshape(-1, self.obs_dim).contiguous()
             out = torch.empty(flat.shape[0], self.size)
-            card_features(flat.numpy(), out.numpy(), self.players, self.colors, self.ranks,
-                          self.hand_size, self.fw_off, self.kn_off, self.has_knowledge)
+            card_features(flat.numpy(), self.layout, out.numpy())
             return out.reshape(*obs.shape[:-1], self.size)
         return self.forward_torch(obs)
 
@@ -262,6 +221,76 @@ class CardFeatures(nn.Module):
                            .reshape(*lead, -1))
         return torch.cat(out, dim=-1)
 
+
+# --- architecture presets -----------------------------------------------------------------
+
+_PAPER = dict(hidden=256, fusion="product", card_features=False, public_features=False,
+              value_hidden=0, conventions=False, hint_head=False, dueling="mean",
+              value_lstm=0)
+
+ARCHITECTURES: Dict[str, dict] = {
+    "paper": dict(_PAPER),
+    "card_features": dict(_PAPER, card_features=True),
+    "conventions": dict(_PAPER, card_features=True, conventions=True, hint_head=True),
+    "conventions_maxq": dict(_PAPER, card_features=True, conventions=True, hint_head=True,
+                             dueling="max"),
+    "conventions_value": dict(_PAPER, card_features=True, conventions=True, hint_head=True,
+                              dueling="max", value_hidden=256, value_lstm=256),
+}
+"""Named architectures of `PublicLSTMNet`: each is a complete set of the game-independent
+keyword arguments of `PublicLSTMNet.for_config` (hidden, fusion, card_features,
+public_features, value_hidden, conventions, hint_head, dueling, value_lstm; the game
+fixes the rest), so `PublicLSTMNet.from_preset(name, config, **overrides)` (or
+`for_config(config, **ARCHITECTURES[name])`) builds one. A checkpoint stores the net's
+full constructor arguments (`PublicLSTMNet.arch()`), never a preset's name: presets can
+gain members without changing how any file loads. `net.preset()` (`preset_of(options)`)
+names the preset a net is built from, with the options it overrides. Every public-LSTM
+model this package has shipped is one preset exactly, except "public_lstm_2p" ("paper"
+with hidden=128).
+
+    paper              the LBS paper's public-LSTM: the raw canonical vector, the public
+                       stream and the private MLP fused by an element-wise product, a
+                       linear dueling head centred on the mean advantage; what Q-learning
+                       (`lbs-pz train-blueprint`) trains ("public_lstm_2p", with
+                       hidden=128).
+    card_features      "paper" whose MLP also reads each card's exact playability and
+                       uselessness (`CardFeatures`); what imitation of a rule bot starts
+                       from (`lbs-pz distill`): "distilled_strong_2p" and its Q-learning
+                       fine-tune "finetuned_strong_2p".
+    conventions        "card_features" whose MLP also reads the strong bot's conventions
+                       (`lbs_pz.agents.features.convention_features`), with the hint head
+                       weighing every hint's convention terms: a net imitating a convention
+                       player ("conventions_strong_2p").
+    conventions_maxq   "conventions" with the advantage centred on the best legal move
+                       (dueling="max"), so the net's value is score + sum of V: the
+                       teacher-imitating nets whose value bootstraps search
+                       ("conventions_maxq_2p", "conventions_expert_2p").
+    conventions_value  "conventions_maxq" whose V is an MLP (256 wide) on a public LSTM of
+                       its own (256 wide) and the seat's input, fitted after the policy
+                       without changing a move (`lbs-pz distill --value-only`):
+                       "conventions_maxq_value_2p", "conventions_expert_value_2p".
+
+Overrides change any option (e.g. hidden=128, fusion="concat", public_features=True);
+the key names and the preset names are stable.
+"""
+
+
+def preset_of(options: dict) -> Tuple[str, dict]:
+    """(name, overrides): the preset of ARCHITECTURES that the `PublicLSTMNet.for_config`
+    options `options` (keys missing: as in "paper") differ from in the fewest options (the
+    first listed on a tie), and the options that differ, with their values here.
+    `PublicLSTMNet.from_preset(name, config, **overrides)` builds that architecture."""
+    unknown = set(options) - set(_PAPER)
+    if unknown:
+        raise ValueError(f"unknown architecture options {sorted(unknown)}; known: "
+                         f"{', '.join(_PAPER)}")
+    full = dict(_PAPER, **options)
+    best: Optional[Tuple[str, dict]] = None
+    for name, preset in ARCHITECTURES.items():
+        diff = {k: v for k, v in full.items() if preset[k] != v}
+        if best is None or len(diff) < len(best[1]):
+            best = (name, diff)
+    return best
 
 
 class PublicLSTMNet(nn.Module):
@@ -388,6 +417,21 @@ class PublicLSTMNet(nn.Module):
             self.hint_w = nn.Linear(hidden, CONVENTION_HINT_PARTS)
 
     @classmethod
+    def from_preset(cls, name: str, config: HanabiConfig, **overrides) -> "PublicLSTMNet":
+        """The net of architecture `name` (a key of ARCHITECTURES: "paper",
+        "card_features", "conventions", "conventions_maxq", "conventions_value") for the
+        game `config`, with `overrides` replacing any of the preset's options (e.g.
+        hidden=128). ValueError for an unknown name or option."""
+        if name not in ARCHITECTURES:
+            raise ValueError(f"unknown architecture {name!r}; one of "
+                             f"{', '.join(ARCHITECTURES)}")
+        unknown = set(overrides) - set(ARCHITECTURES[name])
+        if unknown:
+            raise ValueError(f"unknown architecture options {sorted(unknown)}; known: "
+                             f"{', '.join(ARCHITECTURES[name])}")
+        return cls.for_config(config, **dict(ARCHITECTURES[name], **overrides))
+
+    @classmethod
     def for_config(cls, config: HanabiConfig, hidden: int = 256, fusion: str = "product",
                    card_features: bool = False, public_features: bool = False,
                    value_hidden: int = 0, conventions: bool = False,
@@ -424,14 +468,27 @@ class PublicLSTMNet(nn.Module):
             out["value_lstm"] = self.value_lstm
         return out
 
+    def options(self) -> dict:
+        """This net's game-independent options: the `for_config` keyword arguments (the
+        keys of an ARCHITECTURES preset) that build it in its game; `preset_of` names
+        the preset they come from."""
+        cards = self.cards is not None
+        return dict(hidden=self.hidden, fusion=self.fusion, card_features=cards,
+                    public_features=cards and self.cards.public,
+                    value_hidden=self.value_hidden, conventions=self.conventions > 0,
+                    hint_head=self.hint_head, dueling=self.dueling,
+                    value_lstm=self.value_lstm)
+
+    def preset(self) -> Tuple[str, dict]:
+        """(name, overrides): the ARCHITECTURES preset this net is built from and the
+        options it overrides (`preset_of`); `from_preset(name, config, **overrides)`
+        builds a net of the same architecture."""
+        return preset_of(self.options())
+
     def arch_for(self, config: HanabiConfig) -> dict:
         """The architecture a net with this one's options (width, fusion, features, value
         head) has in the game `config`: equal to `arch()` iff the net fits that game."""
-        cards = self.cards is not None
-        return PublicLSTMNet.for_config(config, self.hidden, self.fusion, cards,
-                                        cards and self.cards.public, self.value_hidden,
-                                        self.conventions > 0, self.hint_head,
-                                        self.dueling, self.value_lstm).arch()
+        return PublicLSTMNet.for_config(config, **self.options()).arch()
 
     @property
     def input_dim(self) -> int:

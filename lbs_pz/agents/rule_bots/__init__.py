@@ -15,11 +15,15 @@ True
 >>> bool(worlds.terminals().all())
 True
 
-`_bots.convention_features(batch, seats, out)` writes the convention bots' reading of
-each position as a seat sees it (promised and queued cards, chops, each hint's effect):
-the inputs a net imitating them needs (`PublicLSTMNet(conventions=...)`).
-`_bots.ConventionReader(batch)` gives the same rows for a batch followed move by move
-(a rollout): it keeps each game's memory between calls and folds only the new moves.
+`convention_features(batch, seats, out)` writes the convention bots' reading of each
+position as a seat sees it (promised and queued cards, chops, each hint's effect): the
+inputs a net imitating them needs (`PublicLSTMNet(conventions=...)`). A row has
+`convention_feature_size(config)` floats: CONVENTION_SLOT_PARTS per card of every hand,
+one per other player, CONVENTION_HINT_PARTS per hint move. `ConventionReader(batch)`
+gives the same rows for a batch followed move by move (a rollout): it keeps each game's
+memory between calls and folds only the new moves. These are the public names of the
+convention features (`lbs_pz.agents.features` gathers them with the nets' other inputs);
+`_bots` is this package's private extension module.
 """
 
 from __future__ import annotations
@@ -34,6 +38,12 @@ from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.agents.rule_bots import _bots
 
 BOT_NAMES = _bots.BOT_NAMES
+# the convention features (see the module docstring), in C
+CONVENTION_SLOT_PARTS: int = _bots.CONVENTION_SLOT_PARTS
+CONVENTION_HINT_PARTS: int = _bots.CONVENTION_HINT_PARTS
+convention_feature_size = _bots.convention_feature_size
+convention_features = _bots.convention_features
+ConventionReader = _bots.ConventionReader
 STRONGEST = "strong"
 # The bots' behaviour version. Bump it whenever any bot's moves change (tests/test_bots.py
 # pins every bot's moves on fixed deals and fails until the pin and this are updated):
