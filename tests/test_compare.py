@@ -14,7 +14,7 @@ from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, Move, encode_m
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.eval.backends import collect
 from lbs_pz.eval.report import summarize
-from lbs_pz.eval.specs import MethodSpec, parse_method
+from lbs_pz.search.methods import MethodSpec, parse_method
 from lbs_pz.models import path as model_path
 from lbs_pz.search.agents import LBSAgent
 
@@ -265,7 +265,7 @@ def test_lbs_defaults_are_picked_again_for_another_variant():
 def test_pruning_and_search_precision_options(capsys, rule):
     """--pruning and --search-precision reach the search and name themselves in the row;
     bfloat16 on a blueprint without a precision is one clear line, exit status 2."""
-    code = main(["compare", "--blueprint", "lstm:distilled_strong_2p", "--methods", "lbs-1",
+    code = main(["compare", "--blueprint", "lstm:public_lstm_2p", "--methods", "lbs-1",
                  "--belief", "grounded", "--rollouts", "4", "--games", "1", "--pruning",
                  rule, "--search-precision", "bfloat16", "--backend", "inline",
                  "--no-progress"])
@@ -282,7 +282,7 @@ def test_pruning_and_search_precision_options(capsys, rule):
 def test_delta_reaches_the_search_and_names_the_row():
     """--delta: the paired gain a deviation must exceed (the paper's 0.05 by default); a
     larger one makes the search deviate less, on the same deals."""
-    from lbs_pz.eval.specs import build_agent
+    from lbs_pz.search.methods import build_agent
 
     spec = MethodSpec("lbs-1", belief="grounded", rollouts=8, delta=0.5)
     assert build_agent(spec)[1].delta == 0.5

@@ -14,7 +14,7 @@ import pytest
 from isolated import run_child
 
 from lbs_pz.eval.backends import collect
-from lbs_pz.eval.specs import MethodSpec
+from lbs_pz.search.methods import MethodSpec
 
 CLI = [sys.executable, "-m", "lbs_pz.cli"]
 # Searches slow enough that a run is still going when it is interrupted (~0.2 s a game).

@@ -16,7 +16,7 @@ from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
 from lbs_pz.eval.search_games import record_search_games
-from lbs_pz.eval.specs import MethodSpec
+from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement, distill,
                                   replayed_games)

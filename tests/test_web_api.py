@@ -327,7 +327,7 @@ def test_watch_game_export_round_trip(client):
 
 def test_jsonl_replay_reruns_the_method(client, tmp_path):
     from lbs_pz.eval.backends import collect
-    from lbs_pz.eval.specs import MethodSpec
+    from lbs_pz.search.methods import MethodSpec
 
     log = tmp_path / "games.jsonl"
     specs = [MethodSpec("blueprint", blueprint="weak"),

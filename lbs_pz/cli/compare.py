@@ -37,7 +37,8 @@ from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add
                                 one_interrupt, search_spec)
 from lbs_pz.eval.backends import BACKENDS, check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
-from lbs_pz.eval.specs import METHOD_HELP, MethodSpec, describe, parse_method
+from lbs_pz.search.config import METHOD_HELP, parse_method
+from lbs_pz.search.methods import MethodSpec, describe
 
 
 INTERRUPT_HELP = """\

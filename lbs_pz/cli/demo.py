@@ -13,13 +13,14 @@ import time
 
 from lbs_pz.agents import BOT_NAMES, RuleBot, load_blueprint
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_seed_option, game_from)
+                                add_seed_option, game_from, int_at_least)
 from lbs_pz.engine import HanabiState, move_name
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.eval.backends import collect
 from lbs_pz.eval.evaluate import evaluate
 from lbs_pz.eval.report import format_markdown, summarize
-from lbs_pz.eval.specs import MethodSpec, describe
+from lbs_pz.search.config import SearchConfig
+from lbs_pz.search.methods import MethodSpec, describe
 
 
 def run(args) -> int:
@@ -77,7 +78,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--show-moves", type=int, default=12, help="moves of the game to print")
     parser.add_argument("--search-games", type=int, default=5,
                         help="games played with LBS on top of the blueprint (0: skip)")
-    parser.add_argument("--rollouts", type=int, default=256,
-                        help="LBS worlds per move (default 256)")
+    parser.add_argument("--rollouts", type=int_at_least(1), default=SearchConfig.rollouts,
+                        help=f"LBS worlds per move (default {SearchConfig.rollouts})")
     parser.set_defaults(func=run)
     return parser

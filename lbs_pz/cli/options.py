@@ -16,8 +16,10 @@ import threading
 
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.engine.seeds import MAX_SEED, check_run_seed
-from lbs_pz.eval.specs import PAPER_DELTA, MethodSpec
 from lbs_pz.search.beliefs import BELIEF_KINDS
+from lbs_pz.search.config import ADVANCED, PRECISIONS, SearchConfig
+from lbs_pz.search.config import DEFAULTS as SEARCH_DEFAULTS
+from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.rollout_search import PRUNING_RULES
 
 BLUEPRINT_HELP = """\
@@ -259,54 +261,60 @@ def add_net_trainer_command(subparsers, name: str, help: str, description: str,
     return parser
 
 
+# How each SearchConfig field becomes an option: its flag (default --field-name) and type.
+_SEARCH_FLAGS = {"precision": "--search-precision"}
+_SEARCH_TYPES = {"rollouts": int_at_least(1), "batch_size": int_at_least(1),
+                 "verify": int_at_least(0), "margin_worlds": int_at_least(0), "delta": finite_float_at_least(0),
+                 "confidence": finite_float_at_least(0),
+                 "min_legal_fraction": finite_float_at_least(0),
+                 "time_budget": finite_float_at_least(0)}
+_SEARCH_CHOICES = {"belief": BELIEF_KINDS, "pruning": PRUNING_RULES, "precision": PRECISIONS}
+
+
 def add_search_options(parser: argparse.ArgumentParser) -> None:
-    """The options of a search (SPARTA or LBS-k) besides the method and the blueprint:
-    belief, value, worlds, deviation rule, pruning and precision (`search_spec` reads them)."""
-    parser.add_argument("--belief", default=None, choices=BELIEF_KINDS,
-                        help="belief used by LBS (default: learned+cf with a learned belief "
-                             "trained for this blueprint if one ships or is given, else "
-                             "grounded+cf)")
-    parser.add_argument("--belief-checkpoint", metavar="PATH", default=None,
-                        help="a learned belief trained for this blueprint (lbs-pz "
-                             "train-belief); implies --belief learned+cf unless given")
-    parser.add_argument("--value-checkpoint", metavar="PATH", default=None,
-                        help="a value trained for this blueprint (lbs-pz train-value), "
-                             "bootstrapping lbs-K rollouts")
-    parser.add_argument("--allow-mismatch", action="store_true",
-                        help="use a belief/value checkpoint trained for another blueprint "
-                             "or game anyway")
-    parser.add_argument("--rollouts", type=int_at_least(1), default=256,
-                        help="sampled worlds per decision")
-    parser.add_argument("--verify", type=int_at_least(0), default=0,
-                        help="extra worlds on which a proposed deviation is re-measured "
-                             "against the blueprint's move (default 0: off)")
-    parser.add_argument("--confidence", type=finite_float_at_least(0), default=2.0,
-                        help="standard errors of the paired gain a deviation must exceed, "
-                             "besides --delta (default 2; 0 is the paper's rule)")
-    parser.add_argument("--delta", type=finite_float_at_least(0), default=PAPER_DELTA,
-                        help="points the paired gain of a deviation must exceed (default "
-                             "0.05, the paper's threshold)")
-    parser.add_argument("--pruning", default="means", choices=PRUNING_RULES,
-                        help="when search stops rolling out a clearly worse move: means "
-                             "(default; its mean + 2 s.e. below the best's mean - 2 s.e.), "
-                             "paired (its world-by-world difference with the best move 2 "
-                             "s.e. below 0: far fewer rollouts at 64+ worlds), threshold "
-                             "(as paired, and also once its world-by-world gain over the "
-                             "blueprint's move is 2 s.e. below --delta, so that it can no "
-                             "longer be played: fewer still), off")
-    parser.add_argument("--search-precision", default="float32", choices=("float32", "bfloat16"),
-                        help="precision of a neural blueprint's rollouts inside the search "
-                             "(bfloat16: about twice as fast on CPUs with bf16 instructions; "
-                             "the blueprint's own moves stay float32; default float32)")
+    """One option per `SearchConfig` field but the seed (the run's --seed seeds the
+    search): explained by the field's comment, defaulted by the field; the knobs of
+    speed and of the deviation rule grouped under their own heading. `search_spec`
+    reads them back."""
+    comments = field_comments(SearchConfig)
+    main = parser.add_argument_group("search")
+    advanced = parser.add_argument_group(
+        "search, advanced (unset: the blueprint's recommended setting from `lbs-pz models`, "
+        "else the general default)")
+    for field in dataclasses.fields(SearchConfig):
+        if field.name == "seed":
+            continue
+        group = advanced if field.name in ADVANCED else main
+        flag = _SEARCH_FLAGS.get(field.name, f"--{field.name.replace('_', '-')}")
+        about = comments.get(field.name, "")
+        if field.name in SEARCH_DEFAULTS:
+            default_text = f"default: recommended, else {SEARCH_DEFAULTS[field.name]!r}"
+        elif field.default is None:
+            default_text = "default: none" if field.name not in ("belief", "refill") else ""
+        else:
+            default_text = f"default {field.default!r}"
+        about = f"{about} ({default_text})" if default_text else about
+        kwargs = {"dest": field.name, "default": field.default, "help": about}
+        if field.name == "allow_mismatch":
+            group.add_argument(flag, action="store_true", **kwargs)
+        elif field.name == "refill":
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, **kwargs)
+        elif field.name in _SEARCH_CHOICES:
+            group.add_argument(flag, choices=_SEARCH_CHOICES[field.name], **kwargs)
+        elif field.name.endswith("_checkpoint"):
+            group.add_argument(flag, metavar="PATH", **kwargs)
+        else:
+            group.add_argument(flag, type=_SEARCH_TYPES[field.name], **kwargs)
+
+
+def search_config(args: argparse.Namespace) -> SearchConfig:
+    """The `SearchConfig` of the options of `add_search_options` (and --seed)."""
+    return SearchConfig(seed=args.seed, **{f.name: getattr(args, f.name)
+                                           for f in dataclasses.fields(SearchConfig)
+                                           if f.name != "seed"})
 
 
 def search_spec(args: argparse.Namespace, method: str, **fields):
     """The `MethodSpec` of `method` with the options of `add_search_options` (and
     --blueprint, --seed) from args; `fields` sets the others."""
-    return MethodSpec(method, blueprint=args.blueprint, belief=args.belief,
-                      rollouts=args.rollouts, seed=args.seed, verify=args.verify,
-                      confidence=args.confidence, delta=args.delta, pruning=args.pruning,
-                      precision=args.search_precision,
-                      belief_checkpoint=args.belief_checkpoint,
-                      value_checkpoint=args.value_checkpoint,
-                      allow_mismatch=args.allow_mismatch, **fields)
+    return MethodSpec(method, blueprint=args.blueprint, search=search_config(args), **fields)

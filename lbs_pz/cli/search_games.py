@@ -23,7 +23,8 @@ from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add
                                 add_search_options, add_seed_option, game_from, int_at_least,
                                 search_spec)
 from lbs_pz.eval.search_games import record_search_games
-from lbs_pz.eval.specs import describe, parse_method
+from lbs_pz.search.config import parse_method
+from lbs_pz.search.methods import describe
 
 
 def run(args) -> int:

@@ -23,6 +23,7 @@ import argparse
 import sys
 
 from lbs_pz.cli.options import add_blueprint_command, add_blueprint_option, int_at_least
+from lbs_pz.search.config import SearchConfig
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 LOCAL_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")   # Host headers answered when local
@@ -67,8 +68,9 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     add_blueprint_option(parser, what="the page's default blueprint for new seats")
     parser.add_argument("--search", default="lbs-16", metavar="none|lbs-K|lbs-inf|sparta",
                         help="the page's default search for a searching seat (default lbs-16)")
-    parser.add_argument("--rollouts", type=int_at_least(1), default=256,
-                        help="default sampled worlds per search decision (default 256)")
+    parser.add_argument("--rollouts", type=int_at_least(1), default=SearchConfig.rollouts,
+                        help=f"default sampled worlds per search decision (default "
+                             f"{SearchConfig.rollouts})")
     parser.add_argument("--allow-code", action="store_true",
                         help="let the page name any py:FILE.py:CLASS blueprint (Python code run "
                              "on this machine); by default only --blueprint's own")

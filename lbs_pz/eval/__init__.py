@@ -15,6 +15,6 @@ benchmarks/.
 from lbs_pz.eval.backends import collect
 from lbs_pz.eval.evaluate import EvalResult, evaluate
 from lbs_pz.eval.report import format_markdown, summarize
-from lbs_pz.eval.specs import MethodSpec
+from lbs_pz.search.methods import MethodSpec
 
 __all__ = ["EvalResult", "MethodSpec", "collect", "evaluate", "format_markdown", "summarize"]

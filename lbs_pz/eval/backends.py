@@ -27,7 +27,7 @@ import numpy as np
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
-from lbs_pz.eval.specs import MethodSpec, build_agent
+from lbs_pz.search.methods import MethodSpec, build_agent
 
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
 
@@ -176,7 +176,7 @@ BACKENDS = {"inline": _inline, "process": _process_pool, "ray": _ray}
 
 
 def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int) -> str:
-    return json.dumps([dataclasses.asdict(spec), config_kwargs, seed], sort_keys=True)
+    return json.dumps([spec.to_dict(), config_kwargs, seed], sort_keys=True)
 
 
 _RESULT_FIELDS = ("game", "score", "seconds", "moves", "decisions", "rollouts", "fallbacks",
@@ -252,7 +252,7 @@ def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dic
     for entry in read_log(path):
         groups.setdefault(entry["key"], []).append(entry["game"])
         methods[entry["key"]] = entry.get("method", "?")
-    asked = {spec.method: dataclasses.asdict(spec) for spec in specs}
+    asked = {spec.method: spec.to_dict() for spec in specs}
     lines = []
     for key, games in groups.items():
         try:

@@ -26,7 +26,7 @@ import numpy as np
 
 from lbs_pz.engine import HanabiState
 from lbs_pz.engine.seeds import EVAL, check_run_seed, deal_seeds
-from lbs_pz.eval.specs import make_search_belief
+from lbs_pz.search.config import learned_belief
 from lbs_pz.search.beliefs import make_belief
 
 PHASES = ((0, 10), (10, 20), (20, 30), (30, 40), (40, 50), (50, 60), (60, 10_000))
@@ -61,8 +61,8 @@ def run_quality(config, blueprint, num_games: int, seed: int = 0,
                 kwargs["memory_cap"] = memory_cap
             if b == "learned":
                 if learned_model is None:
-                    learned_model = make_search_belief("learned", blueprint, config,
-                                                       checkpoint, allow_mismatch)
+                    learned_model = learned_belief(blueprint, config, checkpoint,
+                                                   allow_mismatch, filtered=False)
                     belief = learned_model
                 else:
                     from lbs_pz.search.beliefs.learned import LearnedBelief

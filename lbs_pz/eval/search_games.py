@@ -21,7 +21,7 @@ import time
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import TRAIN, check_run_seed, deal_seeds
 from lbs_pz.eval.backends import cached_agents
-from lbs_pz.eval.specs import MethodSpec
+from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
 
 
@@ -67,7 +67,7 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder):
         raise ValueError(f"{out}: the folder {folder} does not exist")
-    run = json.dumps([dataclasses.asdict(spec), config_kwargs, seed], sort_keys=True)
+    run = json.dumps([spec.to_dict(), config_kwargs, seed], sort_keys=True)
     held = read_search_games(out) if os.path.exists(out) else []
     other = [g for g in held if g.get("run") != run]
     if other:

@@ -10,15 +10,11 @@ more than `delta`. They differ in the belief and the rollout depth, as in the pa
     LBSAgent      any belief, rollouts of `depth` blueprint moves bootstrapped with a
                   value, or to the end
 
-LBS's defaults never make a blueprint worse silently (`LBSAgent.defaults` says what was
-chosen and why):
-    belief  a learned belief trained for THIS blueprint and game when one ships
-            (`lbs_pz.models.find_model`), filtered counterfactually ("learned+cf");
-            else the grounded belief, filtered ("grounded+cf")
-    value   with a finite depth: the `value` given, else the blueprint's own value, else
-            a shipped value trained for this blueprint and game; else a warning, and the
-            rollouts go to the end of the game (`depth` becomes -1, `depth_reason` says
-            why): a cut-off rollout scored without a value would ignore lost lives.
+Every knob is one `SearchConfig` (`lbs_pz.search.config`), given whole (`config=`) or
+field by field (`LBSAgent(bp, rollouts=64, delta=0.5)`); `resolve` chooses the belief,
+the value and every knob left unset for the blueprint and the game, and `agent.defaults`
+says what it chose and why. Defaults never make a blueprint worse silently: a finite
+depth without any value rolls out to the end of the game instead, with a warning.
 
 Neither reads hidden information: the belief sees only the seat's view, and each world's
 deck is re-dealt from the agent's own seeds, so the same view and seed give the same
@@ -32,27 +28,10 @@ from typing import List, Optional
 
 import numpy as np
 
-from lbs_pz.agents import as_blueprint, blueprint_identity
+from lbs_pz.agents import as_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
-from lbs_pz.models import find_model, path as model_path
-from lbs_pz.models.checkpoint import torch_available
-
-NO_TORCH = "torch is not installed; learned beliefs and values need the [torch] extra"
-from lbs_pz.search.beliefs import make_belief
-from lbs_pz.search.rollout_search import SearchResult, ValueFn, pruning_rule, search_move
-
-
-def _int_arg(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    return int(value)
-
-
-def _real_arg(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
+from lbs_pz.search.config import RESOLVED, SearchConfig, method_of, resolve
+from lbs_pz.search.rollout_search import SearchResult, ValueFn, search_move
 
 
 def _check_state(agent, state) -> None:
@@ -74,6 +53,12 @@ def in_precision(blueprint, precision: str):
     return blueprint.with_precision(precision)
 
 
+def _config(config: Optional[SearchConfig], knobs: dict) -> SearchConfig:
+    if config is not None and not isinstance(config, SearchConfig):
+        raise TypeError(f"config must be a SearchConfig, got {type(config).__name__}")
+    return (SearchConfig() if config is None else config).replace(**knobs)
+
+
 class SearchAgent:
     """Shared machinery: keeps the belief in step with the game, samples hands, searches.
 
@@ -82,81 +67,58 @@ class SearchAgent:
             accepts (a class with `name` and `act(state, seat=None)`); its contract is
             checked here.
         belief: a `lbs_pz.search.beliefs.Belief` for the searching seat.
-        rollouts: sampled worlds per decision (each is rolled out once per candidate move).
+        config: a `SearchConfig` with every knob set (`resolve` fills the unset ones).
         depth: blueprint moves after the candidate move; -1 rolls out to the end.
-        value: bootstrap value at depth (default: the blueprint's, when it has one).
-        delta: minimum gain over the blueprint's move to deviate (the paper's 0.05).
-        confidence: the gain must also exceed this many standard errors (see
-            `search_move`; 0 is the paper's rule, meant for ~10K rollouts).
-        verify: extra sampled worlds on which a proposed deviation is re-measured
-            against the blueprint's move before it is played (0: off, the paper's
-            single estimate). Only two moves are rolled out there, so it is cheap, and
-            the re-measured gain is free of the winner's curse.
-        pruning: stop rolling out clearly worse moves: "means" (True), "paired" (compared
-            with the best move world by world; far fewer rollouts), "threshold" (as
-            paired, and also the moves that clearly cannot gain delta over the
-            blueprint's), or "off" (False); see `search_move`.
-        min_legal_fraction: if fewer sampled hands than this fraction of `rollouts` are
-            consistent, play the blueprint's move (counted in `fallbacks`).
-        time_budget: seconds per decision (the search stops after the batch exceeding it).
-        batch_size, refill: worlds per batch of rollouts, and whether later batches take
-            more worlds once moves are pruned (None: where the blueprint's rollouts are
-            batched neural forwards; see `search_move`).
-        precision: "float32" (exact) or "bfloat16": the blueprint's rollouts and bootstrap
-            value inside the search computed in bf16 (about twice as fast on CPUs with bf16
-            instructions), for a blueprint with `with_precision` (a public-LSTM net). The
-            blueprint's own move, the reference every gain is measured from, stays exact;
-            rollout moves can differ from float32's where two moves' Q nearly tie.
-        seed: seeds the samples and the worlds' decks; same view + seed = same move.
+        value: bootstrap value at depth (default: the blueprint's, when it has one),
+            computed in the rollouts' precision.
+
+    `config.precision` "bfloat16" runs the blueprint's rollouts and its value inside the
+    search in bf16 (a blueprint with `with_precision`: a public-LSTM net); the
+    blueprint's own move, the reference every gain is measured from, stays exact.
     """
 
     name = "search"
 
-    def __init__(self, blueprint, belief, rollouts: int = 512, depth: int = -1,
-                 value: Optional[ValueFn] = None, delta: float = 0.05,
-                 confidence: float = 2.0, verify: int = 0, pruning="means",
-                 min_legal_fraction: float = 0.1, time_budget: Optional[float] = None,
-                 batch_size: int = 32, refill: Optional[bool] = None, seed: int = 0,
-                 precision: str = "float32"):
+    def __init__(self, blueprint, belief, config: SearchConfig, depth: int = -1,
+                 value: Optional[ValueFn] = None):
         blueprint = as_blueprint(blueprint)
-        pruning = pruning_rule(pruning)
-        rollouts, depth = _int_arg("rollouts", rollouts), _int_arg("depth", depth)
-        verify, batch_size = _int_arg("verify", verify), _int_arg("batch_size", batch_size)
-        seed = _int_arg("seed", seed)
-        if rollouts < 1:
-            raise ValueError(f"rollouts must be >= 1, got {rollouts}")
-        if depth == 0 or depth < -1:
-            raise ValueError(f"depth must be a positive number of moves or -1 (to the end), got {depth}")
-        delta, confidence = _real_arg("delta", delta), _real_arg("confidence", confidence)
-        if delta < 0:
-            raise ValueError(f"delta must be >= 0, got {delta}")
-        if confidence < 0:
-            raise ValueError(f"confidence must be >= 0 standard errors, got {confidence}")
-        if verify < 0 or verify == 1:
-            raise ValueError(f"verify must be 0 (off) or >= 2 worlds, got {verify}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1 worlds, got {batch_size}")
-        min_legal_fraction = _real_arg("min_legal_fraction", min_legal_fraction)
-        if min_legal_fraction < 0:
-            raise ValueError(f"min_legal_fraction must be >= 0 (above 1: always the "
-                             f"blueprint's move), got {min_legal_fraction}")
-        if time_budget is not None and not _real_arg("time_budget", time_budget) > 0:
-            raise ValueError(f"time_budget must be None or > 0 seconds, got {time_budget}")
-        self.blueprint, self.belief = blueprint, belief
-        self.precision = precision
-        self.rollout_blueprint = in_precision(blueprint, precision)
-        self.rollouts, self.depth, self.delta = rollouts, depth, delta
-        self.pruning = pruning
-        self.confidence, self.verify = confidence, verify
-        if value is None and depth > 0 and getattr(blueprint, "has_value", False):
+        if not isinstance(config, SearchConfig):
+            raise TypeError(f"config must be a SearchConfig, got {type(config).__name__}")
+        unset = [k for k in RESOLVED if getattr(config, k) is None]
+        if unset:
+            raise ValueError(f"SearchAgent needs every setting chosen (unset: "
+                             f"{', '.join(unset)}); `lbs_pz.search.config.resolve` chooses them")
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) \
+                or depth == 0 or depth < -1:
+            raise ValueError(f"depth must be a positive number of moves or -1 (to the end), "
+                             f"got {depth!r}")
+        self.blueprint = blueprint
+        self.history: List[SearchResult] = []
+        self._use(belief, config, int(depth), value)
+
+    def _use(self, belief, config: SearchConfig, depth: int, value) -> None:
+        """Search with these from now on (the belief starts over at the next search)."""
+        self.belief, self.config, self.depth = belief, config, depth
+        self.rollout_blueprint = in_precision(self.blueprint, config.precision)
+        if value is None and depth > 0 and getattr(self.blueprint, "has_value", False):
             value = self.rollout_blueprint.value
         self.value = value
-        self.min_legal_fraction = min_legal_fraction
-        self.time_budget, self.batch_size, self.seed = time_budget, batch_size, seed
-        self.refill = None if refill is None else bool(refill)
-        self.history: List[SearchResult] = []
         self._tracked_seat: Optional[int] = None
         self._tracked_view: Optional[tuple] = None
+
+    # The knobs, read from the configuration.
+    rollouts = property(lambda self: self.config.rollouts)
+    delta = property(lambda self: self.config.delta)
+    confidence = property(lambda self: self.config.confidence)
+    verify = property(lambda self: self.config.verify)
+    margin_worlds = property(lambda self: self.config.margin_worlds)
+    pruning = property(lambda self: self.config.pruning)
+    precision = property(lambda self: self.config.precision)
+    min_legal_fraction = property(lambda self: self.config.min_legal_fraction)
+    time_budget = property(lambda self: self.config.time_budget)
+    batch_size = property(lambda self: self.config.batch_size)
+    refill = property(lambda self: self.config.refill)
+    seed = property(lambda self: self.config.seed)
 
     # Statistics over the decisions made so far.
     @property
@@ -236,6 +198,7 @@ class SearchAgent:
             batch_size=self.batch_size, refill=self.refill,
             rollout_blueprint=self.rollout_blueprint,
             min_worlds=min_worlds, time_budget=self.time_budget,
+            margin_worlds=self.config.margin_worlds,
             seed=int(rng.integers(2**62)))
         self.history.append(result)
         return result
@@ -249,10 +212,11 @@ class SearchAgent:
 
 
 class LBSAgent(SearchAgent):
-    """Learned Belief Search with the safe defaults of the module docstring. A learned
-    belief is used with its samples counterfactually filtered through the blueprint
-    ("learned+cf"): the unfiltered model puts much of its mass on hands the partner's
-    moves rule out, and its deviations then gain little.
+    """Learned Belief Search: `depth` blueprint moves after each candidate move, then a
+    value (or to the end: depth -1), over hands sampled from a belief. By default the
+    belief is a learned one trained for this blueprint and game, its samples
+    counterfactually filtered through the blueprint ("learned+cf": the unfiltered model
+    puts much of its mass on hands the partner's moves rule out), else grounded+cf.
 
     >>> import warnings
     >>> from lbs_pz.agents import RuleBot
@@ -264,76 +228,47 @@ class LBSAgent(SearchAgent):
     """
 
     def __init__(self, blueprint, belief=None, value: Optional[ValueFn] = None,
-                 rollouts: int = 512, depth: int = 16, game: Optional[HanabiConfig] = None,
-                 **kwargs):
-        """belief, value: None picks the defaults of the module docstring for `game`
-        (default: `HanabiConfig()`; picked again for another variant when the agent
-        first searches a game of it). Other arguments: see `SearchAgent`."""
+                 config: Optional[SearchConfig] = None, depth: int = 16,
+                 game: Optional[HanabiConfig] = None, **knobs):
+        """belief, value: objects to use; None: chosen by `resolve` for `game` (default
+        `HanabiConfig()`; chosen again for another variant when the agent first searches
+        a game of it). config and knobs (SearchConfig field names): the settings."""
         blueprint = as_blueprint(blueprint)
-        self._precision = kwargs.get("precision", "float32")
-        self._wanted = (belief, value, depth)
-        self.defaults: List[str] = []
-        self.depth_reason: Optional[str] = None
+        self.wanted = _config(config, knobs)
+        self._given = (belief, value, depth)
         self._game = HanabiConfig() if game is None else game
-        belief, value, depth = self._pick(blueprint, self._game, warn=False)
-        super().__init__(blueprint, belief, rollouts=rollouts, depth=depth, value=value, **kwargs)
+        chosen = self._resolve(blueprint, self._game)
+        super().__init__(blueprint, chosen.belief, chosen.config, depth=chosen.depth,
+                         value=chosen.value)
         if self.depth_reason:
             warnings.warn(self.depth_reason, stacklevel=2)
+
+    def _resolve(self, blueprint, game: HanabiConfig):
+        belief, value, depth = self._given
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) \
+                or depth == 0 or depth < -1:
+            raise ValueError(f"depth must be a positive number of moves or -1 (to the end), "
+                             f"got {depth!r}")
+        chosen = resolve(blueprint, game, self.wanted, method_of(int(depth)), belief=belief,
+                         value=value)
+        self.defaults: List[str] = chosen.notes
+        self.depth_reason: Optional[str] = chosen.depth_reason
+        return chosen
 
     @property
     def name(self) -> str:
         return f"lbs-{'inf' if self.depth < 0 else self.depth}"
 
-    def _pick(self, blueprint, game: HanabiConfig, warn: bool):
-        """(belief, value, depth) for `game`: the ones given, defaults for the others."""
-        belief, value, depth = self._wanted
-        self.defaults, self.depth_reason = [], None
-        identity = blueprint_identity(blueprint)
-        if belief is None:
-            found = find_model("belief", identity, game)
-            if found is not None:
-                belief = make_belief("learned+cf", blueprint=blueprint,
-                                     checkpoint=model_path(found))
-                self.defaults.append(f"belief: learned+cf (shipped {found!r}, trained for "
-                                     f"{blueprint.name!r})")
-            else:
-                belief = make_belief("grounded+cf", blueprint=blueprint)
-                why = (f"no learned belief ships for {blueprint.name!r} in this game"
-                       if torch_available() else NO_TORCH)
-                self.defaults.append(f"belief: grounded+cf ({why})")
-        if depth > 0 and value is None:
-            if getattr(blueprint, "has_value", False):
-                value = in_precision(blueprint, self._precision).value
-                self.defaults.append(f"value: {blueprint.name!r}'s own")
-            else:
-                found = find_model("value", identity, game)
-                if found is not None:
-                    from lbs_pz.search.value import CentralValue   # torch, on use
-
-                    value = CentralValue(model_path(found))
-                    self.defaults.append(f"value: shipped {found!r}")
-                else:
-                    self.depth_reason = (
-                        f"LBS-{depth}: {blueprint.name!r} has no value and none ships for it "
-                        f"in this game{'' if torch_available() else ' (' + NO_TORCH + ')'}, "
-                        f"so rollouts go to the end of the game (depth -1); "
-                        f"train one with `lbs-pz train-value --blueprint SPEC` and pass "
-                        f"value=CentralValue(PATH) (CLI: --value-checkpoint PATH)")
-                    depth = -1
-                    self.defaults.append("depth: -1 (no value)")
-                    if warn:
-                        warnings.warn(self.depth_reason, stacklevel=3)
-        return belief, value, depth
-
     def search(self, state: HanabiState, seat: Optional[int] = None) -> SearchResult:
         _check_state(self, state)
-        if state.config != self._game and (self._wanted[0] is None or
-                                           (self._wanted[1] is None and self._wanted[2] > 0)):
-            # Defaults were picked for another variant: pick them again for this one.
+        belief, value, depth = self._given
+        if state.config != self._game and (belief is None or (value is None and depth > 0)):
+            # Chosen for another variant: choose again for this one.
             self._game = state.config
-            self.belief, self.value, self.depth = self._pick(self.blueprint, self._game,
-                                                             warn=True)
-            self._tracked_seat = self._tracked_view = None
+            chosen = self._resolve(self.blueprint, self._game)
+            if self.depth_reason:
+                warnings.warn(self.depth_reason, stacklevel=2)
+            self._use(chosen.belief, chosen.config, chosen.depth, chosen.value)
         return super().search(state, seat)
 
 
@@ -342,9 +277,9 @@ class SpartaAgent(SearchAgent):
 
     name = "sparta"
 
-    def __init__(self, blueprint, belief=None, rollouts: int = 512, **kwargs):
+    def __init__(self, blueprint, belief=None, config: Optional[SearchConfig] = None,
+                 game: Optional[HanabiConfig] = None, **knobs):
         blueprint = as_blueprint(blueprint)
-        if belief is None:
-            belief = make_belief("exact", blueprint=blueprint)
-        kwargs.setdefault("depth", -1)
-        super().__init__(blueprint, belief, rollouts=rollouts, **kwargs)
+        chosen = resolve(blueprint, game, _config(config, knobs), "sparta", belief=belief)
+        self.defaults: List[str] = chosen.notes
+        super().__init__(blueprint, chosen.belief, chosen.config, depth=-1)

@@ -121,7 +121,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
                 confidence: float = 0.0, verify_hands: Optional[np.ndarray] = None,
                 pruning="means", min_samples: int = 32, batch_size: int = 32,
                 refill: Optional[bool] = None, min_worlds: int = 1,
-                time_budget: Optional[float] = None,
+                time_budget: Optional[float] = None, margin_worlds: int = 0,
                 rollout_blueprint=None, seed: int = 0) -> SearchResult:
     """Evaluate every legal move of `seat` (the player to move) in the worlds given by
     `hands` (int array (m, hand_len) of own hands, each consistent with what the seat
@@ -134,6 +134,12 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         paper's rule is confidence 0 (with 10K rollouts); with a few hundred rollouts
         the best of ~15 noisy estimates beats the blueprint by chance (the winner's
         curse), which confidence ~2 guards against.
+    margin_worlds: if > 0, the standard error in the `confidence` test is that of at most
+        this many worlds (the measured one times sqrt(worlds / margin_worlds)): more
+        worlds still sharpen the estimate of every gain but never loosen the margin a
+        deviation must clear. The belief's and the value's bias does not shrink with more
+        worlds while the standard error does, so without this cap more worlds let
+        deviations through on biased estimates.
     verify_hands: optional second sample of own hands (v, hand_len). The best move is
         then chosen on `hands` and its gain over the blueprint's move is measured again
         on these fresh worlds, where it is unbiased; delta and confidence apply to that
@@ -252,6 +258,11 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         diff = pair[0] - pair[1]
         gain, gain_sem = mean_sem(diff)
         verified[:] = [gain, gain_sem, pair.size]
+        n = len(diff)
+    else:
+        n = int(counts[best])
+    if margin_worlds > 0 and n > margin_worlds:
+        gain_sem = gain_sem * np.sqrt(n / margin_worlds)
     deviate = gain > delta and gain > confidence * gain_sem
     return result(legal[best] if deviate else blueprint_move, fallback=False, worlds_used=used)
 

@@ -38,6 +38,7 @@ from starlette.staticfiles import StaticFiles
 
 from lbs_pz.agents import load_blueprint
 from lbs_pz.engine import HanabiConfig
+from lbs_pz.search.config import SearchConfig
 from lbs_pz.web.games import (BLUEPRINT_EXAMPLES, SEARCHES, ApiError, GameStore, parse_search,
                               variant_dict)
 
@@ -83,7 +84,8 @@ async def _while_holding(game, change):
     return await run_in_threadpool(run)
 
 
-def create_app(blueprint: str = "strong", search: str = "lbs-16", rollouts: int = 256,
+def create_app(blueprint: str = "strong", search: str = "lbs-16",
+               rollouts: int = SearchConfig.rollouts,
                cap: int = 64, allowed_hosts: Optional[Sequence[str]] = None,
                allow_code: bool = False) -> Starlette:
     """The app. `blueprint`, `search`, `rollouts`: the page's defaults for new seats

@@ -37,7 +37,8 @@ from lbs_pz.engine import HanabiConfig, HanabiState, decode_move, move_name
 from lbs_pz.engine.config import COLOR_CHARS
 from lbs_pz.engine.records import from_hanablive, to_hanablive
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, deal_seeds
-from lbs_pz.eval.specs import MethodSpec, build_agent, parse_method
+from lbs_pz.search.config import SearchConfig, parse_method
+from lbs_pz.search.methods import MethodSpec, build_agent
 
 SEARCHES = ("none", "lbs-1", "lbs-16", "lbs-inf", "sparta")
 BLUEPRINT_EXAMPLES = ("strong", "medium", "weak", "simple", "random", "lstm:public_lstm_2p")
@@ -447,7 +448,7 @@ class GameStore:
     """The games of one server, in memory: at most `cap` (the oldest evicted), ids from
     `secrets.token_urlsafe`."""
 
-    def __init__(self, default_rollouts: int = 256, cap: int = MAX_GAMES_KEPT,
+    def __init__(self, default_rollouts: int = SearchConfig.rollouts, cap: int = MAX_GAMES_KEPT,
                  allowed_code: tuple = (), allow_code: bool = False):
         self.games: "collections.OrderedDict[str, Game]" = collections.OrderedDict()
         self.default_rollouts, self.cap = default_rollouts, cap
@@ -549,7 +550,7 @@ class GameStore:
             spec_fields, config_kwargs, run_seed = json.loads(line["key"])
             spec_fields = dict(spec_fields)
             spec_fields["search_seats"] = tuple(spec_fields.get("search_seats", (0,)))
-            spec = MethodSpec(**spec_fields)
+            spec = MethodSpec.from_dict(spec_fields)
             config = HanabiConfig(**config_kwargs)
         except (ValueError, TypeError) as err:
             raise _bad(f"jsonl_line: a key that is not a compare spec ({err})") from None

@@ -1,0 +1,340 @@
+"""The one search configuration, and the one place that resolves it for a blueprint.
+
+    SearchConfig(rollouts=256, delta=None, ...)     every knob of SPARTA and LBS, frozen,
+                                                     validated once, at construction
+    resolve(blueprint, game, config, method)         -> Resolved: the belief, the value, the
+                                                     depth and every setting, each with why
+
+A knob left at None is chosen by `resolve`, in this order:
+    1. the setting recommended for this blueprint (and method) in the models manifest,
+       chosen on deals disjoint from the evaluation stream by a rule recorded beside it
+       (`lbs_pz.models.recommended_settings`);
+    2. for a blueprint whose rollouts are batched neural forwards, the fast settings
+       (`speed_defaults`);
+    3. else the general default, `DEFAULTS`.
+`Resolved.notes` says which applied, knob by knob (what `LBSAgent.defaults` shows), so
+the same blueprint gets the same search from Python, the CLI and the page.
+
+The belief and the value follow the same rule: the ones given (`belief`,
+`belief_checkpoint`, `value_checkpoint`), else a learned belief / a value trained for
+THIS blueprint and game when one ships, else the grounded belief, filtered through the
+blueprint; a finite depth without any value rolls out to the end of the game instead
+(`Resolved.depth_reason` says why): a cut-off rollout scored without a value would
+ignore lost lives.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import List, Optional
+
+import numpy as np
+
+from lbs_pz.agents import blueprint_identity
+from lbs_pz.engine import HanabiConfig
+from lbs_pz.models import find_model, path as model_path, recommended_settings
+from lbs_pz.models.checkpoint import torch_available
+from lbs_pz.search.beliefs import BELIEF_KINDS, FilteredBelief, make_belief
+from lbs_pz.search.rollout_search import pruning_rule
+from lbs_pz.search.value import CentralValue
+
+NO_TORCH = "torch is not installed; learned beliefs and values need the [torch] extra"
+PRECISIONS = ("float32", "bfloat16")
+PAPER_DELTA = 0.05          # the paper's deviation threshold
+
+# The general default of each knob that `resolve` chooses (a None in SearchConfig).
+DEFAULTS = {"delta": PAPER_DELTA, "confidence": 2.0, "verify": 0, "margin_worlds": 0,
+            "pruning": "means", "precision": "float32"}
+RESOLVED = tuple(DEFAULTS)
+# Knobs for speed and the deviation rule: `--help` lists them under their own heading.
+ADVANCED = ("delta", "confidence", "verify", "margin_worlds", "pruning", "precision",
+            "min_legal_fraction", "time_budget", "batch_size", "refill")
+
+
+def _int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def _real(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchConfig:
+    """Every knob of a search (SPARTA or LBS-k; the depth is the method's). Frozen and
+    validated at construction: a bad value is a TypeError / ValueError here, never later.
+    None: chosen by `resolve` for the blueprint (module docstring)."""
+
+    rollouts: int = 256                      # sampled worlds per decision (each rolled out once per candidate move)
+    belief: Optional[str] = None             # exact | grounded | learned | grounded+cf | learned+cf (default: learned+cf when a belief is trained for the blueprint, else grounded+cf)
+    belief_checkpoint: Optional[str] = None  # a learned belief trained for this blueprint (lbs-pz train-belief); implies learned+cf
+    value_checkpoint: Optional[str] = None   # a value trained for this blueprint (lbs-pz train-value), bootstrapping lbs-K rollouts
+    allow_mismatch: bool = False             # use a belief / value checkpoint trained for another blueprint or game anyway
+    seed: int = 0                            # seeds the sampled hands and the worlds' decks: the same view and seed give the same move
+    delta: Optional[float] = None            # points the paired gain of a deviation must exceed (the paper's: 0.05)
+    confidence: Optional[float] = None       # standard errors of the paired gain a deviation must also exceed (0: the paper's rule)
+    verify: Optional[int] = None             # extra worlds on which a proposed deviation is re-measured against the blueprint's move (0: off)
+    margin_worlds: Optional[int] = None      # the confidence test uses the standard error of at most this many worlds, so more worlds never loosen the margin (0: off)
+    pruning: Optional[str] = None            # when a clearly worse move stops being rolled out: means | paired | threshold | off
+    precision: Optional[str] = None          # a neural blueprint's rollouts inside the search: float32 | bfloat16 (its own moves stay float32)
+    min_legal_fraction: float = 0.1          # play the blueprint's move when fewer sampled hands than this fraction of rollouts are consistent
+    time_budget: Optional[float] = None      # seconds per decision (the search stops after the batch that exceeds it)
+    batch_size: int = 32                     # worlds per batch of rollouts
+    refill: Optional[bool] = None            # later batches take more worlds once moves are pruned (default: for batched neural blueprints)
+
+    def __post_init__(self):
+        put = lambda name, value: object.__setattr__(self, name, value)   # noqa: E731
+        for name in ("rollouts", "seed", "batch_size"):
+            put(name, _int(name, getattr(self, name)))
+        if self.rollouts < 1:
+            raise ValueError(f"rollouts must be >= 1, got {self.rollouts}")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1 worlds, got {self.batch_size}")
+        if self.belief is not None and self.belief not in BELIEF_KINDS:
+            raise ValueError(f"unknown belief {self.belief!r}; choose one of "
+                             f"{', '.join(BELIEF_KINDS)}")
+        if self.belief_checkpoint is not None and self.belief is not None \
+                and not self.belief.startswith("learned"):
+            raise ValueError(f"--belief-checkpoint loads a learned belief, but the belief is "
+                             f"{self.belief!r}: use learned or learned+cf")
+        for name in ("belief_checkpoint", "value_checkpoint"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{name} must be a path string or None, got {value!r}")
+        put("allow_mismatch", bool(self.allow_mismatch))
+        if self.delta is not None:
+            put("delta", _real("delta", self.delta))
+            if self.delta < 0:
+                raise ValueError(f"delta must be >= 0, got {self.delta}")
+        if self.confidence is not None:
+            put("confidence", _real("confidence", self.confidence))
+            if self.confidence < 0:
+                raise ValueError(f"confidence must be >= 0 standard errors, got "
+                                 f"{self.confidence}")
+        if self.verify is not None:
+            put("verify", _int("verify", self.verify))
+            if self.verify < 0 or self.verify == 1:
+                raise ValueError(f"verify must be 0 (off) or >= 2 worlds, got {self.verify}")
+        if self.margin_worlds is not None:
+            put("margin_worlds", _int("margin_worlds", self.margin_worlds))
+            if self.margin_worlds < 0:
+                raise ValueError(f"margin_worlds must be >= 0 (0: off), got {self.margin_worlds}")
+        if self.pruning is not None:
+            put("pruning", pruning_rule(self.pruning))
+        if self.precision is not None and self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be float32 or bfloat16, got {self.precision!r}")
+        put("min_legal_fraction", _real("min_legal_fraction", self.min_legal_fraction))
+        if self.min_legal_fraction < 0:
+            raise ValueError(f"min_legal_fraction must be >= 0 (above 1: always the "
+                             f"blueprint's move), got {self.min_legal_fraction}")
+        if self.time_budget is not None and not _real("time_budget", self.time_budget) > 0:
+            raise ValueError(f"time_budget must be None or > 0 seconds, got {self.time_budget}")
+        if self.refill is not None:
+            put("refill", bool(self.refill))
+
+    def replace(self, **changes) -> "SearchConfig":
+        """A copy with `changes` (field names; TypeError for an unknown one), validated."""
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            raise TypeError(f"unknown search setting(s) {', '.join(unknown)}; the settings "
+                            f"are the fields of SearchConfig")
+        return dataclasses.replace(self, **changes) if changes else self
+
+    def explicit(self) -> dict:
+        """The settings that differ from a default SearchConfig (what a label shows)."""
+        default = SearchConfig()
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if getattr(self, f.name) != getattr(default, f.name)}
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, fields: dict) -> "SearchConfig":
+        """The SearchConfig of `to_dict`'s output; TypeError / ValueError otherwise."""
+        if not isinstance(fields, dict):
+            raise TypeError(f"a search configuration is a dict of settings, got "
+                            f"{type(fields).__name__}")
+        return cls().replace(**fields)
+
+
+# --- methods --------------------------------------------------------------------------------
+
+METHOD_HELP = ("blueprint | sparta | lbs-K (K blueprint moves, then a value: the "
+               "blueprint's own, --value-checkpoint, or one trained for it; e.g. lbs-1, "
+               "lbs-16) | lbs-inf (rollouts to the end)")
+
+
+def parse_method(method: str) -> str:
+    """A method name in its one spelling (lower-cased, "lbs-016" -> "lbs-16");
+    ValueError naming the choices otherwise."""
+    m = method.strip().lower() if isinstance(method, str) else ""
+    if m in ("blueprint", "sparta", "lbs-inf"):
+        return m
+    if m.startswith("lbs-") and m[4:].isascii() and m[4:].isdigit() and int(m[4:]) > 0:
+        return f"lbs-{int(m[4:])}"
+    raise ValueError(f"unknown method {method!r}; expected {METHOD_HELP}")
+
+
+def method_depth(method: str) -> int:
+    """Rollout depth of a search method (-1: to the end; SPARTA rolls out to the end)."""
+    return -1 if method in ("lbs-inf", "sparta") else int(method[4:])
+
+
+def method_of(depth: int) -> str:
+    return "lbs-inf" if depth < 0 else f"lbs-{depth}"
+
+
+# --- resolving a configuration for a blueprint ----------------------------------------------
+
+@dataclasses.dataclass
+class Resolved:
+    """What a search runs with, every choice made: `config` has no None left among the
+    `RESOLVED` knobs; `notes` say what was chosen and why, one line each."""
+
+    belief: object
+    value: object
+    depth: int
+    config: SearchConfig
+    notes: List[str]
+    depth_reason: Optional[str] = None
+
+
+def _who(blueprint) -> str:
+    """A blueprint's spec where it has one ("lstm:NAME"), else its name."""
+    return repr(getattr(blueprint, "spec", None) or blueprint.name)
+
+
+def learned_belief(blueprint, game: HanabiConfig, checkpoint: Optional[str] = None,
+                   allow_mismatch: bool = False, filtered: bool = True):
+    """A learned belief for `blueprint` in `game` (from `checkpoint`, else the one shipped
+    for it: a clear ValueError if none ships), counterfactually filtered through the
+    blueprint unless `filtered` is False."""
+    if checkpoint is None:
+        found = find_model("belief", blueprint_identity(blueprint), game)
+        if found is None:
+            raise ValueError(f"no learned belief ships for blueprint {_who(blueprint)} in "
+                             f"this game: train one with `lbs-pz train-belief --blueprint "
+                             f"SPEC` and pass --belief-checkpoint PATH, or use --belief "
+                             f"grounded+cf")
+        checkpoint = model_path(found)
+    base = make_belief("learned", blueprint=blueprint, checkpoint=checkpoint,
+                       allow_mismatch=allow_mismatch)
+    return FilteredBelief(base, blueprint) if filtered else base
+
+
+def _belief(blueprint, game, config: SearchConfig, method: str, notes: List[str]):
+    if method == "sparta":
+        if config.belief not in (None, "exact"):
+            raise ValueError(f"SPARTA searches with the exact belief, not {config.belief!r}")
+        return make_belief("exact", blueprint=blueprint)
+    kind = config.belief or ("learned+cf" if config.belief_checkpoint else None)
+    if kind is not None:
+        if kind.startswith("learned"):
+            return learned_belief(blueprint, game, config.belief_checkpoint,
+                                  config.allow_mismatch, filtered=kind.endswith("+cf"))
+        return make_belief(kind, blueprint=blueprint)
+    found = find_model("belief", blueprint_identity(blueprint), game)
+    if found is not None and torch_available():
+        notes.append(f"belief: learned+cf (shipped {found!r}, trained for {_who(blueprint)})")
+        return learned_belief(blueprint, game, model_path(found))
+    why = (f"no learned belief ships for {_who(blueprint)} in this game"
+           if torch_available() else NO_TORCH)
+    notes.append(f"belief: grounded+cf ({why})")
+    return make_belief("grounded+cf", blueprint=blueprint)
+
+
+def _value(blueprint, game, config: SearchConfig, depth: int, notes: List[str]):
+    """(value or None, depth, depth_reason) for a finite `depth`."""
+    if depth < 0:
+        return None, depth, None
+    if config.value_checkpoint:
+        return CentralValue(config.value_checkpoint, blueprint=blueprint,
+                            allow_mismatch=config.allow_mismatch), depth, None
+    if getattr(blueprint, "has_value", False):     # the agent takes it in its precision
+        notes.append(f"value: the blueprint's own ({_who(blueprint)})")
+        return None, depth, None
+    found = find_model("value", blueprint_identity(blueprint), game)
+    if found is not None and torch_available():
+        notes.append(f"value: shipped {found!r}")
+        return CentralValue(model_path(found)), depth, None
+    reason = (f"LBS-{depth}: {_who(blueprint)} has no value and none ships for it in this "
+              f"game{'' if torch_available() else ' (' + NO_TORCH + ')'}, so rollouts go to "
+              f"the end of the game (depth -1); train one with `lbs-pz train-value "
+              f"--blueprint SPEC` and pass value=CentralValue(PATH) (CLI: "
+              f"--value-checkpoint PATH)")
+    notes.append("depth: -1 (no value)")
+    return None, -1, reason
+
+
+def speed_defaults(blueprint) -> dict:
+    """The speed settings for a blueprint whose rollouts are batched neural forwards
+    (`wide_batches`: a public-LSTM net), where rollouts dominate the time: "threshold"
+    pruning (a move stops being rolled out once it clearly cannot clear delta over the
+    blueprint's move) and, where the net has a settable precision, bfloat16 rollouts (the
+    blueprint's own move, the reference of every gain, stays float32). A rule bot's or a
+    Python blueprint's rollouts keep the general defaults."""
+    if not getattr(blueprint, "wide_batches", False):
+        return {}
+    speed = {"pruning": "threshold"}
+    if hasattr(blueprint, "with_precision"):
+        speed["precision"] = "bfloat16"
+    return speed
+
+
+def settings_for(blueprint, game: HanabiConfig, config: SearchConfig, method: str,
+                 notes: Optional[List[str]] = None) -> SearchConfig:
+    """`config` with each None knob chosen (module docstring): the blueprint's recommended
+    setting for `method` from the manifest, else its speed default (`speed_defaults`),
+    else `DEFAULTS`. Appends to `notes` each choice that is not a general default."""
+    recommended = recommended_settings(blueprint_identity(blueprint), game)
+    chosen = dict(recommended.get("lbs", {}) if method.startswith("lbs-") else {})
+    chosen.update(recommended.get(method, {}))
+    speed = speed_defaults(blueprint)
+    filled = {}
+    for name in RESOLVED:
+        if getattr(config, name) is not None:
+            continue
+        if name in chosen:
+            filled[name] = chosen[name]
+            why = f"recommended for {_who(blueprint)} with {method}: `lbs-pz models`"
+        elif name in speed:
+            filled[name] = speed[name]
+            why = "its rollouts are batched neural forwards"
+        else:
+            filled[name] = DEFAULTS[name]
+            continue
+        if notes is not None:
+            notes.append(f"{name}: {filled[name]!r} ({why})")
+    return config.replace(**filled)
+
+
+def resolve(blueprint, game: Optional[HanabiConfig], config: Optional[SearchConfig] = None,
+            method: str = "lbs-16", belief=None, value=None) -> Resolved:
+    """Everything a search of `method` ("sparta", "lbs-K", "lbs-inf") over `blueprint` in
+    `game` runs with: `belief` / `value` objects when given, else chosen from `config`
+    (module docstring); every None knob of `config` chosen. ValueError for a method,
+    belief or checkpoint that cannot be used (a checkpoint trained for another blueprint
+    or game is a CheckpointMismatchError unless allow_mismatch)."""
+    game = HanabiConfig() if game is None else game
+    config = SearchConfig() if config is None else config
+    if not isinstance(config, SearchConfig):
+        raise TypeError(f"config must be a SearchConfig, got {type(config).__name__}")
+    method = parse_method(method)
+    if method == "blueprint":
+        raise ValueError("the blueprint method has no search to resolve")
+    notes: List[str] = []
+    if belief is None:
+        belief = _belief(blueprint, game, config, method, notes)
+    depth, reason = method_depth(method), None
+    if value is None:
+        value, depth, reason = _value(blueprint, game, config, depth, notes)
+    settings = settings_for(blueprint, game, config, method, notes)
+    return Resolved(belief=belief, value=value, depth=depth, config=settings, notes=notes,
+                    depth_reason=reason)

@@ -1,0 +1,173 @@
+"""One search configuration: validated once, one default per knob from Python, the CLI and
+the page; `resolve` chooses the belief, the value and every unset knob for a blueprint,
+and says why."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+from lbs_pz.agents import RuleBot, load_blueprint
+from lbs_pz.cli import build_parser
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.search.agents import LBSAgent, SpartaAgent
+from lbs_pz.search.beliefs import GroundedBelief
+from lbs_pz.search.config import DEFAULTS, SearchConfig, resolve
+from lbs_pz.search.methods import MethodSpec, build_agent
+from lbs_pz.web.games import GameStore
+
+BEST_NET = "lstm:conventions_expert_value_2p"
+
+
+@pytest.mark.parametrize("bad", [
+    dict(rollouts=0), dict(rollouts=2.5), dict(rollouts=True), dict(delta=-0.1),
+    dict(delta=math.nan), dict(confidence=math.inf), dict(verify=1), dict(verify=-2),
+    dict(margin_worlds=-1), dict(pruning="fast"), dict(precision="float16"),
+    dict(belief="psychic"), dict(belief="grounded", belief_checkpoint="b.pt"),
+    dict(batch_size=0), dict(time_budget=0), dict(min_legal_fraction=-1),
+    dict(belief_checkpoint=3)])
+def test_a_bad_setting_fails_at_construction(bad):
+    with pytest.raises((TypeError, ValueError)):
+        SearchConfig(**bad)
+    # the same through every door that takes a configuration
+    with pytest.raises((TypeError, ValueError)):
+        MethodSpec("lbs-16", **bad)
+    with pytest.raises((TypeError, ValueError)):
+        LBSAgent(RuleBot("simple"), GroundedBelief(), depth=-1, **bad)
+
+
+def test_frozen_and_replace_checks_names():
+    config = SearchConfig()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.rollouts = 3
+    with pytest.raises(TypeError, match="unknown search setting"):
+        config.replace(rolouts=3)
+    assert config.replace(delta=0.5).delta == 0.5 and config.delta is None
+    assert SearchConfig(pruning=True).pruning == "means"     # one spelling
+
+
+def test_one_default_per_knob_from_python_the_cli_and_the_page():
+    default = SearchConfig().rollouts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent = LBSAgent(RuleBot("simple"), GroundedBelief(), depth=-1)
+    assert agent.rollouts == default
+    parser = build_parser()
+    for command in (["compare"], ["search-games", "--out", "x.jsonl"]):
+        args = parser.parse_args(command)
+        assert args.rollouts == default
+        for knob in DEFAULTS:            # unset: the blueprint's recommendation, else DEFAULTS
+            assert getattr(args, knob) is None
+    assert parser.parse_args(["demo"]).rollouts == default
+    assert parser.parse_args(["serve"]).rollouts == default
+    assert GameStore().default_rollouts == default
+
+
+def test_every_knob_is_an_option_and_the_advanced_ones_have_their_heading(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["compare", "--help"])
+    text = capsys.readouterr().out
+    for field in dataclasses.fields(SearchConfig):
+        if field.name == "seed":          # the run's --seed seeds the search
+            continue
+        flag = "--search-precision" if field.name == "precision" else \
+            f"--{field.name.replace('_', '-')}"
+        assert flag in text, flag
+    assert "search, advanced" in text
+    args = build_parser().parse_args(["compare", "--delta", "0.5", "--margin-worlds", "32",
+                                      "--no-refill", "--seed", "7"])
+    from lbs_pz.cli.options import search_config
+    config = search_config(args)
+    assert (config.delta, config.margin_worlds, config.refill, config.seed) == (0.5, 32, False, 7)
+
+
+def test_resolve_says_what_it_chose_for_a_rule_bot():
+    chosen = resolve(RuleBot("strong"), HanabiConfig(), SearchConfig(), "lbs-16")
+    assert chosen.depth == 16 and chosen.depth_reason is None
+    assert chosen.notes[0].startswith("belief: learned+cf (shipped 'belief_strong_2p'")
+    assert chosen.notes[1] == "value: shipped 'value_strong_2p'"
+    assert {k: getattr(chosen.config, k) for k in DEFAULTS} == DEFAULTS
+    # no value for this bot: to the end of the game, and it says why
+    chosen = resolve(RuleBot("simple"), HanabiConfig(), SearchConfig(), "lbs-4")
+    assert chosen.depth == -1 and "train-value" in chosen.depth_reason
+    assert chosen.notes[0].startswith("belief: grounded+cf")
+
+
+def test_a_neural_blueprints_recommendation_and_speed_settings_travel_with_it():
+    net = load_blueprint(BEST_NET)
+    lbs1 = resolve(net, None, SearchConfig(), "lbs-1")
+    assert lbs1.config.delta == 0.75            # recorded in the manifest for LBS-1
+    assert any(n.startswith("delta: 0.75 (recommended for") for n in lbs1.notes)
+    lbs16 = resolve(net, None, SearchConfig(), "lbs-16")
+    assert (lbs16.config.pruning, lbs16.config.precision) == ("threshold", "bfloat16")
+    # what the user sets wins over every default
+    mine = resolve(net, None, SearchConfig(delta=0.2, pruning="means", precision="float32"),
+                   "lbs-1")
+    assert (mine.config.delta, mine.config.pruning, mine.config.precision) == \
+        (0.2, "means", "float32")
+    assert not any(n.startswith(("delta", "pruning", "precision")) for n in mine.notes)
+    # the same choice from Python and from a MethodSpec (the CLI and the page)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent = LBSAgent(net, depth=1, rollouts=8)
+        _, built = build_agent(MethodSpec("lbs-1", blueprint=BEST_NET, rollouts=8))
+    assert agent.config == built.config and agent.defaults == built.defaults
+
+
+def test_sparta_resolves_too():
+    agent = SpartaAgent(RuleBot("strong"), rollouts=8)
+    assert agent.depth == -1 and agent.belief.name.startswith("exact")
+    assert {k: getattr(agent.config, k) for k in DEFAULTS} == DEFAULTS
+    with pytest.raises(ValueError, match="exact belief"):
+        SpartaAgent(RuleBot("strong"), belief=None, config=SearchConfig(belief="grounded"))
+
+
+def test_method_spec_round_trips_and_pickles():
+    spec = MethodSpec("LBS-016", blueprint="medium", search_seats=(0, 1), rollouts=64,
+                      delta=0.5, pruning="threshold")
+    assert spec.method == "lbs-16" and spec.rollouts == 64 and spec.delta == 0.5
+    assert MethodSpec.from_dict(spec.to_dict()) == spec
+    assert pickle.loads(pickle.dumps(spec)) == spec and hash(spec) == hash(
+        MethodSpec.from_dict(spec.to_dict()))
+    assert spec.label() == "lbs-16 (default belief, seats 0,1, pruning threshold, delta 0.5)"
+    with pytest.raises(TypeError):
+        MethodSpec.from_dict({"method": "lbs-1", "bogus": 1})
+
+
+def test_a_variant_change_resolves_again_and_keeps_the_history():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent = LBSAgent(RuleBot("strong"), rollouts=8, seed=0)
+        state = HanabiState(HanabiConfig(), seed=1)
+        agent.act(state)
+        assert agent.depth == 16
+        small = HanabiState(HanabiConfig(colors=3, ranks=3, hand_size=3), seed=1)
+        agent.act(small)                  # nothing ships for it: grounded, to the end
+    assert agent.decisions == 2 and agent.depth == -1
+    assert agent.defaults[0].startswith("belief: grounded+cf")
+
+
+def test_a_margin_of_fewer_worlds_never_deviates_where_the_full_margin_would_not():
+    """margin_worlds only widens the confidence test: on the same worlds, every deviation
+    it allows is one the uncapped rule makes too, with the same move."""
+    bot = RuleBot("medium")
+    kwargs = dict(depth=-1, rollouts=96, seed=5, delta=0.0)
+    capped = LBSAgent(bot, GroundedBelief(), margin_worlds=16, **kwargs)
+    full = LBSAgent(bot, GroundedBelief(), margin_worlds=0, **kwargs)
+    rng = np.random.default_rng(0)
+    state = HanabiState(HanabiConfig(), seed=3)
+    while not state.is_terminal and state.num_moves_played < 24:
+        if state.current_player == 0:
+            a, b = capped.search(state), full.search(state)
+            assert np.array_equal(a.gains, b.gains)        # the same worlds, the same gains
+            if a.deviated:
+                assert b.deviated and a.move == b.move
+        legal = state.legal_moves()
+        state.apply(int(legal[rng.integers(len(legal))]) if rng.random() < 0.3
+                    else bot.act(state))
+    assert full.deviations > 0 and full.deviations >= capped.deviations
