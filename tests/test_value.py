@@ -115,7 +115,7 @@ def test_value_ranking_pairs_the_claim_and_the_rollouts_in_the_same_worlds():
     import torch
     import value_ranking
 
-    spec = "lstm:conventions_strong_2p"
+    spec = "lstm:conventions_expert_value_2p"
     quiet = dict(log=lambda *_: None, per_game=6)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)            # small batches: one thread, even beside a busy core

@@ -1,16 +1,22 @@
 """Model checkpoints: one layout for every model, one loader by name or path, and the
-pretrained weights shipped with lbs_pz (package data; see README.md in this folder).
+weights shipped with lbs_pz, listed in manifest.json (package data; see README.md here).
 
     save_checkpoint(path, kind, game, architecture, weights, trained_for, info)
-    load_checkpoint(path_or_name, kind)      -> the checked dict (CheckpointError if not one)
+    load_checkpoint(path_or_name, kind)      -> the checked dict (CheckpointError if not one,
+                                                or a shipped file whose sha256 is not listed)
     check_trained_for(ckpt, blueprint_identity, game, allow_mismatch)
                                              -> CheckpointMismatchError on a mismatch
+    shipped_models() / shipped_names()       -> the manifest's entries / their names
     find_model(kind, trained_for, game)      -> the shipped model's name, or None
-    shipped_models()                         -> name, kind, game, trained_for of each
+    recommended_settings(trained_for, game)  -> {method: {setting: value}} recorded for a
+                                                blueprint, or {}
+    path(name)                               -> the file of a shipped model
 
-This layer sits just above the engine: it imports lbs_pz.engine and torch (on use) only.
-The networks themselves live with their users (`lbs_pz.search.beliefs.model.BeliefNet`,
-`lbs_pz.search.value`, `lbs_pz.agents.public_lstm.PublicLSTMNet`).
+The look-ups read manifest.json only (`lbs_pz.models.manifest`), so they need no torch;
+loading a model does. This layer sits just above the engine: it imports lbs_pz.engine
+and torch (on use) only. The networks themselves live with their users
+(`lbs_pz.search.beliefs.model.BeliefNet`, `lbs_pz.search.value`,
+`lbs_pz.agents.public_lstm.PublicLSTMNet`).
 """
 
 import os
@@ -18,13 +24,15 @@ import os
 from lbs_pz.models.checkpoint import (
     FORMAT, KINDS, MODELS_DIR, VERSION, CheckpointError, CheckpointMismatchError,
     check_trained_for, find_model, game_from_dict, game_of, game_to_dict, load_checkpoint,
-    save_checkpoint, shipped_models, shipped_names,
+    recommended_settings, retired_models, save_checkpoint, shipped_models, shipped_names,
 )
+from lbs_pz.models.manifest import ManifestError
 
 __all__ = [
     "FORMAT", "VERSION", "KINDS", "MODELS_DIR", "CheckpointError", "CheckpointMismatchError",
     "check_trained_for", "find_model", "game_from_dict", "game_of", "game_to_dict",
     "load_checkpoint", "save_checkpoint", "shipped_models", "shipped_names", "path",
+    "recommended_settings", "retired_models", "ManifestError",
 ]
 
 

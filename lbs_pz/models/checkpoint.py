@@ -22,23 +22,36 @@ atomically and read with `torch.load(weights_only=True)`, so a file can never ru
 
 `load_checkpoint(path_or_name, kind)` reads a file path or the name of a model shipped in
 this folder ("belief_strong_2p" or "belief_strong_2p.pt"), and raises `CheckpointError` (a
-ValueError) for a missing, corrupt, foreign, code-carrying or old-layout file. A belief or
-value checkpoint used for a blueprint or game variant other than the one it was trained
-for raises `CheckpointMismatchError` (`check_trained_for`); `find_model(kind, trained_for,
-game)` names the shipped model made for a blueprint and variant, if there is one.
+ValueError) for a missing, corrupt, foreign, code-carrying or old-layout file, and for a
+shipped file whose sha256 is not the one its manifest entry records. A belief or value
+checkpoint used for a blueprint or game variant other than the one it was trained for
+raises `CheckpointMismatchError` (`check_trained_for`).
+
+What ships is what `manifest.json` in this folder lists (`lbs_pz.models.manifest`); the
+look-ups read it, never the weights, so they need no torch:
+
+    shipped_models()                      one dict per listed model (its manifest entry)
+    find_model(kind, trained_for, game)   the listed model made for a blueprint and variant
+    recommended_settings(trained_for, game)
+                                          the search settings recorded for a blueprint
+
+A .pt file in this folder that the manifest does not list is never picked by a default,
+nor loaded by its name.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import hashlib
 import os
 from typing import Any, Dict, List, Optional
 
 from lbs_pz.engine import HanabiConfig
+from lbs_pz.models.manifest import KINDS, ManifestError, read_manifest
 
 FORMAT = "lbs_pz"
 VERSION = 1
-KINDS = ("belief", "value", "public_lstm")
 MODELS_DIR = os.path.dirname(os.path.abspath(__file__))
 # Formats of the three layouts this one replaces (read only to say so).
 LEGACY_FORMATS = {"lbs_pz.belief": "belief", "lbs_pz.value": "value",
@@ -148,27 +161,31 @@ def check_trained_for(ckpt: dict, blueprint=None, game=None, allow_mismatch: boo
 
 # --- files ----------------------------------------------------------------------------------
 
-def resolve(path_or_name: str) -> str:
-    """A file path, or the path of the shipped model `name` / `name.pt` in this folder.
-    CheckpointError naming the shipped models if it is neither."""
+def resolve(path_or_name: str, models_dir: Optional[str] = None) -> str:
+    """A file path, or the path of the shipped model `name` / `name.pt` (one the manifest
+    of `models_dir`, default this folder, lists). CheckpointError naming the shipped models
+    if it is neither."""
     if not isinstance(path_or_name, (str, os.PathLike)):
         raise TypeError(f"a checkpoint is a path or a shipped model's name, got "
                         f"{type(path_or_name).__name__}")
     path = os.fspath(path_or_name)
     if os.path.isfile(path):
         return path
+    names = shipped_names(models_dir)
     if os.sep not in path and "/" not in path:
-        shipped = os.path.join(MODELS_DIR, path if path.endswith(".pt") else path + ".pt")
-        if os.path.isfile(shipped):
+        name = path[:-3] if path.endswith(".pt") else path
+        shipped = os.path.join(models_dir or MODELS_DIR, name + ".pt")
+        if name in names and os.path.isfile(shipped):
             return shipped
-    names = ", ".join(shipped_names()) or "none"
+    names = ", ".join(names) or "none"
     raise CheckpointError(f"checkpoint {path!r} does not exist (neither a file nor a "
                           f"shipped model: {names})")
 
 
-def shipped_names() -> List[str]:
-    """Names of the models shipped in this folder (file names without .pt)."""
-    return sorted(f[:-3] for f in os.listdir(MODELS_DIR) if f.endswith(".pt"))
+def shipped_names(models_dir: Optional[str] = None) -> List[str]:
+    """Names of the models the manifest of `models_dir` (default: this folder) lists
+    (file names without .pt)."""
+    return sorted(m["name"] for m in shipped_models(models_dir))
 
 
 def make_checkpoint(kind: str, game, architecture: dict, weights: dict,
@@ -234,14 +251,18 @@ def read(path: str, what: str = "lbs_pz", map_location="cpu"):
                               f"weights_only=True, which never runs code from a file)") from None
 
 
-def load_checkpoint(path_or_name: str, kind: Optional[str] = None, map_location="cpu") -> dict:
+def load_checkpoint(path_or_name: str, kind: Optional[str] = None, map_location="cpu",
+                    models_dir: Optional[str] = None) -> dict:
     """Read and check a checkpoint (a path or a shipped model's name) of `kind` (None:
     any). Returns the dict, with "path" added (where it was read from). Raises
-    CheckpointError for a missing, corrupt, foreign, old-layout or wrong-kind file."""
+    CheckpointError for a missing, corrupt, foreign, old-layout or wrong-kind file, and for
+    a file of the models folder `models_dir` (default: this folder) that its manifest lists
+    with another sha256 or size (`verify_shipped`)."""
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS} or None, got {kind!r}")
     what = f"lbs_pz {kind}" if kind else "lbs_pz"
-    path = resolve(path_or_name)
+    path = resolve(path_or_name, models_dir)
+    verify_shipped(path, models_dir)
     ckpt = read(path, what, map_location)
     if isinstance(ckpt, dict) and ckpt.get("format") in LEGACY_FORMATS:
         raise CheckpointError(
@@ -273,7 +294,7 @@ def game_of(ckpt: dict) -> HanabiConfig:
 
 # --- shipped models -------------------------------------------------------------------------
 
-_HEADERS: Dict[str, tuple] = {}
+_VERIFIED: Dict[str, tuple] = {}
 
 
 def torch_available() -> bool:
@@ -285,42 +306,112 @@ def torch_available() -> bool:
     return True
 
 
-def shipped_models() -> List[dict]:
-    """One dict per shipped model: name, kind, game, trained_for (read once, cached);
-    none without torch, which every model needs."""
-    if not torch_available():
-        return []
-    out = []
-    for name in shipped_names():
-        path = os.path.join(MODELS_DIR, name + ".pt")
-        stamp = os.stat(path).st_mtime_ns
-        cached = _HEADERS.get(path)
-        if cached is None or cached[0] != stamp:
-            try:
-                ckpt = load_checkpoint(path)
-                header = {"name": name, "kind": ckpt["kind"], "game": ckpt["game"],
-                          "trained_for": ckpt["trained_for"]}
-            except CheckpointError:
-                header = None
-            _HEADERS[path] = cached = (stamp, header)
-        if cached[1] is not None:
-            out.append(dict(cached[1]))
-    return out
+def _manifest(models_dir: Optional[str], copy_it: bool = True) -> dict:
+    try:
+        return read_manifest(models_dir or MODELS_DIR, copy_it)
+    except ManifestError as err:
+        raise CheckpointError(f"the shipped models' manifest is broken: {err}") from None
 
 
-def find_model(kind: str, trained_for: Optional[dict], game=None) -> Optional[str]:
+def shipped_models(models_dir: Optional[str] = None) -> List[dict]:
+    """The manifest entry of each model that ships in `models_dir` (default: this folder):
+    name, kind, trained_for, game, sha256, size, recommended, chosen_by, purpose, command,
+    remake, needs (`lbs_pz.models.manifest`). Reads manifest.json only (no weights, no
+    torch); CheckpointError if it is missing or malformed."""
+    return _manifest(models_dir)["models"]
+
+
+def retired_models(models_dir: Optional[str] = None) -> List[dict]:
+    """The manifest entries of the models that no longer ship, each with the commands that
+    make it again (`remake`) and the models those commands read (`needs`)."""
+    return _manifest(models_dir)["retired"]
+
+
+def verify_shipped(path: str, models_dir: Optional[str] = None) -> None:
+    """CheckpointError if `path` is a file of the models folder `models_dir` (default: this
+    folder) that its manifest lists with another size or sha256 (a changed or damaged
+    file). Files elsewhere, or not listed, are not checked. Hashed once per file version."""
+    folder = os.path.realpath(models_dir or MODELS_DIR)
+    real = os.path.realpath(path)
+    if os.path.dirname(real) != folder or not real.endswith(".pt"):
+        return
+    entry = next((m for m in _manifest(models_dir, copy_it=False)["models"]
+                  if m["name"] == os.path.basename(real)[:-3]), None)
+    if entry is None:
+        return
+    st = os.stat(real)
+    stamp = (st.st_mtime_ns, st.st_size, entry["sha256"])
+    if _VERIFIED.get(real) == stamp:
+        return
+    digest = hashlib.sha256()
+    if st.st_size == entry["size"]:
+        with open(real, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    if st.st_size != entry["size"] or digest.hexdigest() != entry["sha256"]:
+        raise CheckpointError(
+            f"{path!r} is not the file its manifest lists as {entry['name']!r} (size "
+            f"{st.st_size} bytes, expected {entry['size']}; sha256 expected "
+            f"{entry['sha256'][:12]}...): the file was changed or damaged; reinstall "
+            f"lbs_pz, or remake it with: {entry['remake'][0]}")
+    _VERIFIED[real] = stamp
+
+
+def find_model(kind: str, trained_for: Optional[dict], game=None,
+               models_dir: Optional[str] = None) -> Optional[str]:
     """Name of the shipped `kind` model trained for the blueprint `trained_for`
     ({"spec", "fingerprint"}, e.g. `lbs_pz.agents.blueprint_identity(bp)`) and the game
-    (HanabiConfig or dict; None: any variant), or None if none ships."""
+    (HanabiConfig or dict; None: any variant), or None if the manifest of `models_dir`
+    (default: this folder) lists none. Reads the manifest only (no torch)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if trained_for is None:
         return None
-    for model in shipped_models():
+    for model in _manifest(models_dir, copy_it=False)["models"]:
         if model["kind"] == kind and same_blueprint(model["trained_for"], trained_for) \
                 and (game is None or same_game(model["game"], game)):
             return model["name"]
     return None
+
+
+def recommended_settings(trained_for: Optional[dict], game=None,
+                         models_dir: Optional[str] = None) -> Dict[str, Dict[str, Any]]:
+    """The search settings the manifest recommends for the blueprint `trained_for`
+    ({"spec", "fingerprint"}, as `lbs_pz.agents.blueprint_identity` gives it) in `game`
+    (HanabiConfig or dict; None: any variant): {method: {setting: value}}, methods "lbs"
+    (every depth), "lbs-K", "lbs-inf", "sparta", settings by their SearchConfig names;
+    {} when none is recorded. A shipped `lstm:` net matches by its file's sha256 (its
+    fingerprint), a rule bot by a "blueprints" entry. Reads the manifest only (no torch)."""
+    if trained_for is None:
+        return {}
+    data = _manifest(models_dir, copy_it=False)
+    entries = [({"spec": f"lstm:{m['name']}", "fingerprint": m["sha256"]}, m)
+               for m in data["models"] if m["kind"] == "public_lstm"]
+    entries += [({"spec": b["spec"], "fingerprint": b["fingerprint"]}, b)
+                for b in data["blueprints"]]
+    for identity, entry in entries:
+        if same_blueprint(identity, trained_for) \
+                and (game is None or same_game(entry["game"], game)):
+            return copy.deepcopy(entry["recommended"])
+    return {}
+
+
+def manifest_entry(path: str, purpose: str, remake: List[str], needs: List[str] = (),
+                   recommended: Optional[dict] = None, chosen_by: Optional[str] = None) -> dict:
+    """The "models" entry of manifest.json for the checkpoint file `path` (its header read
+    with torch; sha256 and size of its bytes): what to add when a model ships."""
+    ckpt = load_checkpoint(path)
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    name = os.path.basename(path)
+    return {"name": name[:-3] if name.endswith(".pt") else name, "kind": ckpt["kind"],
+            "trained_for": ckpt["trained_for"], "game": ckpt["game"],
+            "sha256": digest.hexdigest(), "size": os.path.getsize(path),
+            "recommended": dict(recommended or {}), "chosen_by": chosen_by,
+            "purpose": purpose, "command": ckpt["info"].get("command", remake[0]),
+            "remake": list(remake), "needs": list(needs)}
 
 
 def model_for(kind: str, checkpoint: Optional[str], trained_for: Optional[dict],
