@@ -10,6 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from lbs_pz.agents.public_lstm import PublicLSTMBlueprint  # noqa: E402
 from lbs_pz.engine import HanabiBatch, HanabiConfig  # noqa: E402
 from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402
 from lbs_pz.models.checkpoint import CheckpointError, save_checkpoint  # noqa: E402
@@ -54,9 +55,8 @@ def test_init_starts_from_exactly_the_given_weights(tmp_path, start):
     config = HanabiConfig(**SMALL)
     tc = tb.BlueprintTrainConfig(init=start, out=str(tmp_path / "x.pt"), **FAST).resolved()
     got = tb.init_checkpoint(tc, config, log=lambda *_: None)
-    ref = tb.load_blueprint(start)
+    ref = PublicLSTMBlueprint.load(start)
     states = _states(config)
-    from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
     assert np.allclose(PublicLSTMBlueprint(got["net"], config).q_values(states),
                        ref.q_values(states), atol=0, rtol=0)
     assert got["init"]["spec"] == start and len(got["init"]["sha256"]) == 64
@@ -69,7 +69,7 @@ def test_init_starts_from_exactly_the_given_weights(tmp_path, start):
         assert torch.equal(ckpt["resume"]["anchor"][name], w.float())
         assert torch.equal(ckpt["resume"]["target"][name], w.float())
     assert any(not torch.equal(ckpt["weights"][k], start_w[k].float()) for k in start_w)
-    first = tb.evaluate_net(PublicLSTMBlueprint.load(start).net, config, FAST["eval_games"])
+    first = tb.self_play(PublicLSTMBlueprint.load(start).net, config, FAST["eval_games"])
     assert progress["curve"][0][1] == 0 and progress["curve"][0][4] == pytest.approx(first[0])
     assert progress["init"]["spec"] == f"lstm:{start}"
     assert progress["init"]["selfplay"][0] == pytest.approx(first[0])
@@ -141,7 +141,7 @@ def test_resume_continues_the_curve_and_keeps_the_anchor(tmp_path, start):
     assert after["info"]["progress"]["init"] == before["info"]["progress"]["init"]
     assert after["info"]["train_config"]["lr"] == tb.FINETUNE["lr"]
     # the result loads as a blueprint
-    bp = tb.load_blueprint(out)
+    bp = PublicLSTMBlueprint.load(out)
     assert bp.config == HanabiConfig(**SMALL)
 
 
@@ -177,7 +177,7 @@ def test_anchor_term_is_zero_at_the_start_and_positive_after_drift(start):
     margin, and it grows when the net is perturbed away from the start."""
     import copy
     config = HanabiConfig(**SMALL)
-    net = tb.load_blueprint(start).net.train()
+    net = PublicLSTMBlueprint.load(start).net.train()
     actors = tb.Actors(config, 8, seed=0, bot="strong")
     replay = tb.GameReplay(16, actors.max_len, config.encoding_size, 2, config.num_moves)
     while len(replay) < 8:

@@ -23,12 +23,25 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import add_net_trainer_command
-from lbs_pz.train.distill import DistillConfig, distill
+from lbs_pz.cli.options import add_dataclass_options, dataclass_from, interrupted
+from lbs_pz.train.configs import DistillConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    return add_net_trainer_command(
-        subparsers, "distill", "imitate a blueprint with the public-LSTM net (supervised, "
-        "streamed teacher games)",
-        __doc__, DistillConfig, distill)
+    parser = subparsers.add_parser(
+        "distill", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="imitate a blueprint with the public-LSTM net (supervised, streamed teacher games)")
+    add_dataclass_options(parser, DistillConfig)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args) -> int:
+    from lbs_pz.train.distill import distill         # torch: only when the command runs
+
+    try:
+        distill(dataclass_from(DistillConfig, args), progress_bar=not args.no_progress)
+    except KeyboardInterrupt as stop:
+        return interrupted("distill", getattr(stop, "note", "nothing saved"))
+    return 0

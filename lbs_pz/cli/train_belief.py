@@ -12,12 +12,27 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import add_trainer_command
-from lbs_pz.train.belief import BeliefTrainConfig, train_belief
+from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_dataclass_options,
+                               add_seed_option, dataclass_from, interrupted)
+from lbs_pz.train.configs import BeliefTrainConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    return add_trainer_command(
-        subparsers, "train-belief",
-        help="train a learned belief for a blueprint on its self-play", description=__doc__,
-        config_class=BeliefTrainConfig, trainer=train_belief, trained="belief")
+    parser = add_blueprint_command(subparsers, "train-belief", __doc__,
+                                   help="train a learned belief for a blueprint on its self-play")
+    add_blueprint_option(parser, what="the blueprint the belief is trained for")
+    add_seed_option(parser, "run seed of the training deals")
+    add_dataclass_options(parser, BeliefTrainConfig, skip=("blueprint", "seed"))
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args) -> int:
+    from lbs_pz.train.belief import train_belief    # torch: only when the command runs
+
+    config = dataclass_from(BeliefTrainConfig, args)
+    try:
+        train_belief(config)
+    except KeyboardInterrupt as stop:
+        return interrupted("train-belief", getattr(stop, "note", "nothing saved"))
+    return 0

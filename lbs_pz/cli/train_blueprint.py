@@ -21,12 +21,26 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import add_net_trainer_command
-from lbs_pz.train.blueprint import BlueprintTrainConfig, train_blueprint
+from lbs_pz.cli.options import add_dataclass_options, dataclass_from, interrupted
+from lbs_pz.train.configs import BlueprintTrainConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    return add_net_trainer_command(
-        subparsers, "train-blueprint", "train the public-LSTM blueprint (recurrent Q-learning, "
-        "R2D2-style)",
-        __doc__, BlueprintTrainConfig, train_blueprint)
+    parser = subparsers.add_parser(
+        "train-blueprint", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="train the public-LSTM blueprint (recurrent Q-learning, R2D2-style)")
+    add_dataclass_options(parser, BlueprintTrainConfig)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args) -> int:
+    from lbs_pz.train.blueprint import train_blueprint    # torch: only when the command runs
+
+    try:
+        train_blueprint(dataclass_from(BlueprintTrainConfig, args),
+                        progress_bar=not args.no_progress)
+    except KeyboardInterrupt as stop:
+        return interrupted("train-blueprint", getattr(stop, "note", "nothing saved"))
+    return 0

@@ -12,13 +12,27 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import add_trainer_command
-from lbs_pz.train.value import ValueTrainConfig, train_value
+from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_dataclass_options,
+                               add_seed_option, dataclass_from, interrupted)
+from lbs_pz.train.configs import ValueTrainConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    return add_trainer_command(
-        subparsers, "train-value",
-        help="train the centralized value (bootstraps LBS-k rollouts) for a blueprint",
-        description=__doc__, config_class=ValueTrainConfig, trainer=train_value,
-        trained="value")
+    parser = add_blueprint_command(
+        subparsers, "train-value", __doc__,
+        help="train the centralized value (bootstraps LBS-k rollouts) for a blueprint")
+    add_blueprint_option(parser, what="the blueprint the value is trained for")
+    add_seed_option(parser, "run seed of the training deals")
+    add_dataclass_options(parser, ValueTrainConfig, skip=("blueprint", "seed"))
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args) -> int:
+    from lbs_pz.train.value import train_value      # torch: only when the command runs
+
+    try:
+        train_value(dataclass_from(ValueTrainConfig, args))
+    except KeyboardInterrupt as stop:
+        return interrupted("train-value", getattr(stop, "note", "nothing saved"))
+    return 0

@@ -1,42 +1,50 @@
 """Train the learned belief (`lbs_pz.search.beliefs.model.BeliefNet`) by maximum likelihood
-on the self-play of ANY blueprint.
+on the self-play of ANY blueprint, driven by the one training loop (`lbs_pz.train.loop`).
 
     lbs-pz train-belief --blueprint strong --minutes 35 --out belief.pt
     lbs-pz train-belief --blueprint py:my_blueprint.py:MyBlueprint --minutes 10 --out mine.pt
 
 `--blueprint SPEC` names the blueprint: a rule bot (`NAME`), `sb3:PATH`, `lstm:PATH` or
-`py:MODULE_OR_FILE.py:CLASS` (`lbs_pz.agents.load_blueprint`). Data: a stream of fresh
-self-play games of that blueprint, played as one `HanabiBatch` stepped with
-`blueprint.act_batch(batch)` (the C rule bots act without a Python object per game):
-every game yields one training sequence per seat, the seat's canonical observation after
-each move and the seat's true hand at that time. Each optimisation step trains on newly
-generated games (an endless stream, never reused).
+`py:MODULE_OR_FILE.py:CLASS` (`lbs_pz.agents.load_blueprint`).
 
-Deals come from the TRAIN stream (`lbs_pz.engine.seeds.deal_seeds(TRAIN, seed, ...)`),
-disjoint from the EVAL stream that `eval` and `compare` play: training games 0, 1, 2, ...
-of the run seed, validation games the last `--val-games` of the stream's range
-(2**32 - val_games .. 2**32 - 1), never reached by training.
+Data (`generate_games`): every update plays `games_per_step` fresh self-play games of the
+blueprint, as one `HanabiBatch` stepped with `blueprint.act_batch(batch)` (an endless
+stream, never reused); every game yields one training sequence per seat: the seat's
+canonical observation after each move and the seat's true hand at that time. Deals come
+from the TRAIN stream (`lbs_pz.engine.seeds.deal_seeds(TRAIN, seed, ...)`), disjoint from
+the EVAL stream that `eval` and `compare` play: training games 0, 1, 2, ... of the run
+seed, validation games the last `--val-games` of the stream's range (2**32 - val_games ..
+2**32 - 1), never reached by training.
 
-The checkpoint (`lbs_pz.models.checkpoint`, kind "belief") records the blueprint it was
-trained for (spec and fingerprint), the game variant, the command and the run's counters
-and losses; `LearnedBelief(path, blueprint=bp)` refuses it for another blueprint or
-variant (CheckpointMismatchError) unless allow_mismatch=True.
+Objective (`mean_nll`): the mean negative log-likelihood per card of the true hand under
+the belief's auto-regressive decoder; Adam, the learning rate cosine-decayed from `lr` to
+`lr_final` over the budget, gradients clipped at norm 5. Evaluation: the same loss on the
+validation games, before the first update, every `val_every` updates and at the end.
+
+Outputs: the checkpoint `--out` (`lbs_pz.models.checkpoint`, kind "belief"; written at
+every validation, at the end and on Ctrl-C), which records the blueprint it was trained
+for (spec and fingerprint), the game variant, the command and the run's counters and
+losses; `LearnedBelief(path, blueprint=bp)` refuses it for another blueprint or variant
+(CheckpointMismatchError) unless allow_mismatch=True. Its "resume" entry (the optimizer
+state) lets `--resume` continue the run exactly where it stopped; `--half` writes float16
+weights without it (a file to ship). The learning curve goes to CSV and PNG (`--curve`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import time
-from typing import TYPE_CHECKING, Optional
-
 import numpy as np
+import torch
 
+from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
-from lbs_pz.train.config_args import command_line, load_training_blueprint
+from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig, count_parameters, load_belief
+from lbs_pz.train.common import command_line, load_training_blueprint
+from lbs_pz.train.configs import BeliefTrainConfig, curve_path
+from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
-if TYPE_CHECKING:
-    import torch
+KIND = "belief"
 
 
 # --- data --------------------------------------------------------------------------------
@@ -54,8 +62,6 @@ def generate_games(config, blueprint, num_games: int, seed: int, first_game: int
         scores  (num_games,) int32
     Sequence s = game * players + seat. T is the longest game in the batch + 1.
     """
-    from lbs_pz.engine import HanabiBatch
-
     P, H, E = config.players, config.hand_size, config.encoding_size
     batch = HanabiBatch(config, num_games, seeds=deal_seeds(TRAIN, seed, first_game, num_games))
     cap = 200
@@ -93,13 +99,11 @@ def generate_games(config, blueprint, num_games: int, seed: int, first_game: int
 
 
 def to_tensors(data, device="cpu"):
-    import torch
-
     return (torch.as_tensor(data["obs"], device=device).float(),
             torch.as_tensor(data["hands"], device=device))
 
 
-def mean_nll(model, obs, hands) -> "torch.Tensor":
+def mean_nll(model, obs, hands) -> torch.Tensor:
     """Mean negative log-likelihood per card (nats) over all valid (step, slot) cards."""
     lp = model(obs, hands)
     valid = (hands >= 0)
@@ -108,33 +112,6 @@ def mean_nll(model, obs, hands) -> "torch.Tensor":
 
 # --- training ------------------------------------------------------------------------------
 
-@dataclasses.dataclass
-class BeliefTrainConfig:
-    """Every hyper-parameter of a `lbs-pz train-belief` run."""
-    blueprint: str = "strong"        # spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
-    players: int = 2                 # players of the game variant
-    hand_size: Optional[int] = None  # cards per hand (none: 5, or 4 with 4+ players)
-    games_per_step: int = 32         # fresh games per optimisation step (x players sequences)
-    steps: int = 0                   # 0: until the time budget is spent
-    minutes: float = 30.0            # wall-clock budget (0: no limit)
-    lr: float = 1e-3                 # Adam learning rate at the start
-    lr_final: float = 1e-4           # cosine decay to this over the budget
-    val_games: int = 128             # held-out games (from the end of the run's TRAIN stream) for validation
-    val_every: int = 100             # steps between validations
-    seed: int = 0                    # run seed of the TRAIN deal stream
-    embed: int = 256                 # width of the observation embedding
-    hidden: int = 256                # LSTM width
-    layers: int = 1                  # LSTM layers
-    decoder: int = 128               # width of the auto-regressive decoder
-    prior: bool = True               # decoder logits on top of the grounded prior
-    threads: int = 0                 # torch threads (0: torch default)
-    device: str = "auto"             # "cpu", "cuda" or "auto"
-    out: str = "belief.pt"           # checkpoint file written
-    half: bool = False               # store float16 weights (half the file size)
-    init: str = ""                   # start from this belief (path or shipped name; its architecture and variant), e.g. the one of the net the blueprint was fine-tuned from
-    progress: bool = True            # a progress bar
-
-
 def deals_note(seed: int, games: int, val_games: int) -> str:
     """Which deals a run used, as its checkpoint records it."""
     return (f"TRAIN stream (lbs_pz.engine.seeds.deal_seeds), run seed {seed}: training games "
@@ -142,16 +119,12 @@ def deals_note(seed: int, games: int, val_games: int) -> str:
 
 
 def train_belief(tc: BeliefTrainConfig, log=print):
-    """Train a belief for the blueprint `tc.blueprint` and save it to `tc.out` (at every
-    validation and at the end); returns (model, history of (step, train_loss, val_loss))."""
-    import torch
-
-    from lbs_pz.engine import HanabiConfig
-    from lbs_pz.search.beliefs.model import (BeliefNet, BeliefNetConfig, count_parameters,
-                                             save_belief)
-
+    """Train a belief for the blueprint `tc.blueprint` and save it to `tc.out`; returns
+    (model, history of (step, train_loss, val_loss)), one entry per validation."""
     if tc.games_per_step < 1 or tc.val_games < 1 or tc.val_every < 1:
         raise ValueError("games_per_step, val_games and val_every must be >= 1")
+    budget = Budget(tc.minutes, tc.steps)
+    budget.check()
     if tc.threads > 0:
         torch.set_num_threads(tc.threads)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if tc.device == "auto" else tc.device
@@ -159,14 +132,16 @@ def train_belief(tc: BeliefTrainConfig, log=print):
     blueprint, identity = load_training_blueprint(tc.blueprint)
     command = command_line("train-belief", tc)
     torch.manual_seed(tc.seed)
-    if tc.init:
-        from lbs_pz.search.beliefs.model import load_belief
-        model, init_config, _ = load_belief(tc.init)
-        if init_config != config:
-            raise ValueError(f"--init {tc.init}: a belief for {init_config}, this run is "
-                             f"{config}")
+    ckpt = read_resume(tc.resume, KIND, "train-belief") if tc.resume else None
+    start = tc.resume or tc.init
+    if start:
+        model, start_config, _ = load_belief(start)
+        if start_config != config:
+            raise ValueError(f"--{'resume' if tc.resume else 'init'} {start}: a belief for "
+                             f"{start_config}, this run is {config}")
         model = model.train().to(device)
-        log(f"starting from {tc.init}")
+        if not tc.resume:
+            log(f"starting from {tc.init}")
     else:
         model = BeliefNet(BeliefNetConfig(
             encoding_size=config.encoding_size, hand_size=config.hand_size,
@@ -180,69 +155,57 @@ def train_belief(tc: BeliefTrainConfig, log=print):
     log(f"belief net: {count_parameters(model):,} parameters on {device}; blueprint "
         f"{identity['spec']}, {config.players}p {config.hand_size}-card; validation "
         f"{tc.val_games} games (mean score {val_score:.2f})")
+    progress = {"updates": 0, "games": 0, "train_loss": None, "seconds": 0.0}
 
-    budget = tc.minutes * 60 if tc.minutes > 0 else math.inf
-    total = tc.steps if tc.steps > 0 else None
-    bar = None
-    if tc.progress:
-        from tqdm import tqdm
-        bar = tqdm(total=total, unit="step", dynamic_ncols=True, desc="train-belief")
-    start = time.perf_counter()
-    history = []
-    step, game_index, ema = 0, 0, None
-
-    def validate():
-        model.eval()
-        with torch.no_grad():
-            v = float(mean_nll(model, val_obs, val_hands))
-        model.train()
-        return v
-
-    def save(v):
-        info = {"command": command, "steps": step, "games": game_index, "val_loss": v,
-                "train_loss": ema if ema is not None else float("nan"),
-                "val_games": tc.val_games, "val_mean_score": val_score,
-                "deals": deals_note(tc.seed, game_index, tc.val_games),
-                "seconds": time.perf_counter() - start, "seed": tc.seed}
-        save_belief(tc.out, model, config, trained_for=identity, info=info, half=tc.half)
-
-    v0 = validate()
-    history.append((0, math.nan, v0))
-    log(f"step 0: val {v0:.4f} nats/card")
-    while True:
-        elapsed = time.perf_counter() - start
-        if (total is not None and step >= total) or elapsed >= budget:
-            break
-        frac = step / total if total else elapsed / budget
-        lr = tc.lr_final + 0.5 * (tc.lr - tc.lr_final) * (1 + math.cos(math.pi * min(frac, 1.0)))
+    def update(clock):
+        # the learning rate: cosine from lr to lr_final over the budget
+        frac = clock.fraction()
+        lr = tc.lr_final + 0.5 * (tc.lr - tc.lr_final) * (1 + math.cos(math.pi * frac))
         for g in opt.param_groups:
             g["lr"] = lr
         data = generate_games(config, blueprint, tc.games_per_step, seed=tc.seed,
-                              first_game=game_index)
-        game_index += tc.games_per_step
+                              first_game=progress["games"])
+        progress["games"] += tc.games_per_step
         obs, hands = to_tensors(data, device)
         loss = mean_nll(model, obs, hands)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
         opt.step()
-        step += 1
         lv = float(loss.detach())
-        ema = lv if ema is None else 0.98 * ema + 0.02 * lv
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix(loss=f"{ema:.3f}", games=game_index, lr=f"{lr:.1e}")
-        if step % tc.val_every == 0:
-            v = validate()
-            history.append((step, ema, v))
-            log(f"step {step}: train {ema:.4f} val {v:.4f} nats/card "
-                f"({game_index:,} games, {time.perf_counter() - start:.0f} s)")
-            save(v)
-    if bar is not None:
-        bar.close()
-    v = validate()
-    history.append((step, ema, v))
-    save(v)
-    log(f"done: {step} steps, {game_index:,} games, val {v:.4f} nats/card, saved {tc.out} "
-        f"(trained for {identity['spec']})")
+        ema = progress["train_loss"]
+        progress["train_loss"] = lv if ema is None else 0.98 * ema + 0.02 * lv
+        return {"loss": progress["train_loss"]}
+
+    def evaluate(clock):
+        model.eval()
+        with torch.no_grad():
+            v = float(mean_nll(model, val_obs, val_hands))
+        model.train()
+        ema = progress["train_loss"]
+        log(f"step {progress['updates']}: " + (f"train {ema:.4f} " if ema is not None else "")
+            + f"val {v:.4f} nats/card ({progress['games']:,} games, {clock.seconds():.0f} s)")
+        return {"train_loss": ema, "val_loss": v}
+
+    def checkpoint():
+        curve = progress.get("curve") or [[0, 0, None, math.nan]]
+        info = {"command": command, "steps": progress["updates"], "games": progress["games"],
+                "val_loss": curve[-1][3],
+                "train_loss": progress["train_loss"] if progress["train_loss"] is not None
+                else float("nan"),
+                "val_games": tc.val_games, "val_mean_score": val_score,
+                "deals": deals_note(tc.seed, progress["games"], tc.val_games),
+                "seconds": progress["seconds"], "seed": tc.seed}
+        return dict(kind=KIND, game=config, architecture=dataclasses.asdict(model.cfg),
+                    weights=model.state_dict(), trained_for=identity, info=info, half=tc.half)
+
+    trainer = Trainer("train-belief", KIND, update, checkpoint, opt, progress, evaluate,
+                      eval_at_start=True, plot=("val_loss", "train_loss"))
+    run(trainer, budget, tc.out, resume=ckpt, eval_every=tc.val_every,
+        save_every=tc.val_every, curve=curve_path(tc.out, tc.curve), title=command,
+        progress_bar=tc.progress, log=log)
+    history = [(row[1], math.nan if row[2] is None else row[2], row[3])
+               for row in progress["curve"]]
+    log(f"done: {progress['updates']} steps, {progress['games']:,} games, val "
+        f"{history[-1][2]:.4f} nats/card, saved {tc.out} (trained for {identity['spec']})")
     return model, history

@@ -3,204 +3,71 @@
     lbs-pz distill --teacher strong --out distilled.pt --minutes 30
     lbs-pz eval --blueprint lstm:distilled.pt
 
-Supervised imitation: the teacher (any blueprint spec, `lbs_pz.agents.load_blueprint`)
-plays `num_actors` games at once in a `HanabiBatch` (one `act_batch` per move), fresh
-deals from the TRAIN stream of the run seed (nothing is stored on disk); finished games
-go to a small in-memory ring of whole games. Every update takes `batch_size` games from
-the ring and minimises the cross-entropy of the teacher's move under a softmax of the
-mover's Q over its LEGAL moves only (the no-op column and illegal moves are masked out):
+Supervised imitation, driven by the one training loop (`lbs_pz.train.loop`).
+
+Data: the teacher (any blueprint spec, `lbs_pz.agents.load_blueprint`) plays `num_actors`
+games at once in a `HanabiBatch` (`TeacherGames`, one `act_batch` per move), fresh deals
+from the TRAIN stream of the run seed (nothing is stored on disk); finished games go to
+an in-memory ring of `buffer_games` whole games, and every update draws `batch_size`
+games from it after `act_steps` more teacher moves in every game. `explore` plays one
+random move in a fraction of the games (the teacher plays on from there), so that the
+value sees returns off the teacher's path; with `world_belief` some of those games go on
+in a world the belief drew, as a search's worlds are built. `search_games` (a search's
+recorded games, `lbs_pz.eval.search_games`) makes a fraction of every batch, its moves the
+labels (`replayed_games`).
+
+Objective (`imitation_loss`): the cross-entropy of the teacher's move under a softmax of
+the mover's Q over its LEGAL moves only (the no-op column and illegal moves masked out),
 
     loss = mean over moves t of  -log softmax_{a legal at t}(Q_mover(t, a)) [a_teacher(t)]
 
-The public stream runs over the whole game (the LSTM state starts empty at every deal,
-as in acting). Held-out move agreement (the net's greedy legal move equals the teacher's
-on the teacher's own games) and greedy self-play are measured on deals of the EVAL
-stream, shown on the progress bar and recorded in the checkpoint (the one lbs_pz layout,
-kind "public_lstm"; `lstm:PATH` loads it as a blueprint; `--resume` continues a run).
+plus value_weight * the mean squared error of the VDN Q-sum (the mover's Q of the move
+played plus every other seat's no-op Q) against the return to go, which fixes the
+per-position level of Q that the cross-entropy cannot see, so that the net's own value
+(score + sum of greedy Q) predicts the final score. `value_only` fits the value head alone
+(every move stays the same), on a new value MLP (`value_hidden`) reading a public LSTM of
+its own (`value_lstm`) if asked (`init_net`). The learning rate falls linearly to
+lr * lr_final over the budget. The public stream runs over the whole game (the LSTM state
+starts empty at every deal, as in acting).
 
-Why plain imitation through the paper's net got ~48% agreement (measured on one core,
-OMP_NUM_THREADS=1, loaded machine, 2-player game, strong-bot teacher, hidden 128, Adam
-1e-3, 600 updates of 16 whole games, 200 EVAL games held out; `python
-benchmarks/distill.py --diagnose --updates 600 --hidden 128 [--fusion F]
-[--no-card-features] [--no-lstm] [--teacher T]`):
+Evaluation (every `eval_every` updates and at the end): held-out move agreement (the
+net's greedy legal move against the teacher's, on the teacher's games of EVAL deals) and
+greedy self-play on EVAL deals 0 .. eval_games-1 of the run seed.
 
-- Reproduced: product fusion, raw vector: 48.4% agreement, self-play 0.00.
-- Multiplicative fusion with a near-zero LSTM output: REFUTED as the cause. At init
-  |h| ~ 0.06, |m| ~ 0.05, |h * m| ~ 0.003 and the gradients reaching the MLP are small
-  (~1e-2), but Adam rescales them: "concat" fusion (ReLU(Linear([h, m])), |fused| ~ 0.03)
-  gets 49.6%, and replacing the LSTM by ones (the MLP alone, no product at all) 48.5%.
-- Learning rate / width: not it. lr 3e-3 hidden 256 concat: 50.8% at 500 updates; MLP
-  alone at width 512: 50.9% at 500 updates; still ~50% where the loss flattens.
-- Label alignment, seat, LSTM reset: REFUTED by construction and by test
-  (`test_teacher_labels_line_up_with_observations` replays every stored game from its
-  deal: stored vector = the mover's `encode()`, stored move = the teacher's `act` there).
-  The private stream sees the mover's own canonical vector, with its card knowledge.
-- Dueling mean / no-op column / illegal moves under the softmax: not it; the loss is a
-  softmax over the mover's legal moves only (a per-row constant such as V or the mean
-  cancels; the v_head gets ~1e-9 gradient, as it should).
-- CONFIRMED: the decisions hinge on card-level conjunctions the MLP learns very slowly:
-  "card j is playable" is the product of a 25-way card one-hot (or plausible set) with the
-  fireworks one-hots, and "hint color c touches a playable card" a further product. With
-  the plain "simple" bot as teacher (a pure function of the vector) the MLP alone reaches
-  only 71% after 800 updates, 74% after 2000; its errors: discard vs hint (whether the
-  partner holds a playable card) and the hint's color (39% right). With `CardFeatures`
-  (exact per-card playable / useless, knowledge fractions, and per hint move: cards
-  touched, playable / useless touched, newly informed; no parameters), the simple bot is
-  imitated at 99.8% on plays and discards after 600 updates and ~95% overall, and the
-  strong bot at 69.6% after 600 updates with greedy self-play 11.0 (was 48.4%, 0.00).
-  Its errors were then mostly the choice of hint (rank hints 41% right) and chop
-  discards; adding each hand's touched cards and chop (oldest untouched card) and, per
-  hint move, whether it touches the chop and whether its focus is playable / useless:
-  75.8% after 600 updates, self-play 13.5. What is left is the strong bot's memory
-  (promises made by earlier hints, which travel with the card as the hand shifts): a
-  function of the public history, the LSTM's job, learnt over longer runs (see
-  `benchmarks/distill.py` and its figures in the report of this work). Giving the LSTM
-  the common-knowledge part of the features as well (`--public-features`): 75.8%, self-
-  play 14.6 +- 0.7 after 600 updates, no measurable gain; off by default.
-- Over longer runs, reuse of the teacher's games: with 64 actors x 4 moves per update
-  (256 new moves against ~2,200 used per batch: each game seen ~9 times), after 7,500
-  updates the cross-entropy was 0.37 (88% agreement) on games still in the ring and 0.56
-  (82%) on fresh TRAIN and EVAL games: overfitting. 256 actors x 8 moves per update (each
-  game seen ~1.1 times, the C teacher is cheap) at equal wall time: 81.6% / self-play
-  19.0 at 295 s against 79.7% / 16.7 at 280 s; the defaults now.
-
-- CONFIRMED, the rest: the strong bot's memory. Its decisions read promises made by
-  earlier hints, queued plays and the chop as its conventions define them, folds over the
-  public history that the LSTM has to learn from raw observations. `--conventions` gives
-  the MLP that fold ready-made (`convention_features`: per card of every hand known
-  playable / worthless / queued, promised, touched, chop; the partner's discard danger;
-  per hint move the terms of the bot's hint score). Same machine, both runs at once, 3
-  minutes each on one core: 92.0% agreement and self-play 22.67 +- 0.14 with them, 78.4%
-  and 17.01 +- 0.59 without. Most errors left were then which hint: the bot scores every
-  hint by one rule, which a plain output layer learns once per hint move. The hint head
-  (`PublicLSTMNet(hint_head=True)`, on by default with --conventions) adds to each hint's
-  advantage one weighing of that hint's features, set by the context: 95.1% and 23.02 +-
-  0.12 after 3 minutes (hints 93% right, against 85%). RESULTS.md, distill-conventions,
-  has the 30-minute run.
-  The features are specific to the convention family of the built-in bots: for another
-  teacher they are a strong prior at best, and the plain net is the general tool.
-
-Fix: `PublicLSTMNet(card_features=...)` (an architecture option stored in the checkpoint;
-checkpoints without it, like the shipped `public_lstm_2p.pt`, load and act as before),
-on by default here. The fusion stays the paper's product by default ("concat" is an
-option; it measured no better).
+Outputs: the checkpoint `--out` (the lbs_pz layout, kind "public_lstm"; `lstm:PATH` loads
+it as a blueprint), whose info holds the hyper-parameters ("train_config"), the command,
+the teacher's identity and "progress" (counters; "evals" rows [update, seconds, teacher
+moves seen, held-out agreement, self-play mean, s.e.m.]; the learning curve), and whose
+"resume" entry lets `--resume` continue a run; the learning curve as CSV and PNG
+(`--curve`). `carry_belief_over` copies a learned belief to a net whose value alone was
+refitted.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
-import time
 from typing import Dict, List, Optional
 
 import numpy as np
+import torch
 
-from lbs_pz.engine.seeds import EVAL, TRAIN, check_run_seed, deal_seeds
-from lbs_pz.models.checkpoint import game_to_dict
-from lbs_pz.search.stats import mean_sem
-from lbs_pz.train.config_args import command_line, torch_setup
+from lbs_pz.agents import blueprint_identity, load_blueprint
+from lbs_pz.agents.public_lstm import PublicLSTMNet, seat_masks
+from lbs_pz.agents.features import convention_feature_size, convention_features
+from lbs_pz.engine import HanabiBatch
+from lbs_pz.engine.features import private_size
+from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
+from lbs_pz.models.checkpoint import (check_trained_for, game_of, game_to_dict,
+                                      load_checkpoint, save_checkpoint)
+from lbs_pz.search.beliefs.learned import LearnedBelief
+from lbs_pz.search.recorded_games import read_search_games
+from lbs_pz.train.common import (command_line, game_config, max_game_length, self_play,
+                                 torch_setup)
+from lbs_pz.train.configs import DistillConfig, curve_path
+from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
 KIND = "public_lstm"
-
-
-@dataclasses.dataclass
-class DistillConfig:
-    """Every hyper-parameter of a run (the `lbs-pz distill` options)."""
-    teacher: str = "strong"       # blueprint spec of the teacher (NAME | lstm:PATH | sb3:PATH | py:...)
-    out: str = "distilled.pt"
-    players: int = 2
-    colors: int = 5
-    ranks: int = 5
-    hand_size: int = 0            # 0: the standard rule (5, or 4 with 4+ players)
-    minutes: float = 30.0         # wall-clock budget of this invocation
-    updates: int = 0              # stop after this many updates in total (0: no limit)
-    hidden: int = 256
-    fusion: str = "product"       # how the LSTM and MLP streams join: product (the paper's) | concat
-    card_features: bool = True    # give the MLP each card's exact playability / uselessness
-    public_features: bool = False  # give the LSTM the common-knowledge part of those features too
-    conventions: bool = False     # give the MLP the strong conventions' reading of the position
-    hint_head: bool = True        # with --conventions: one weighing, set by the context, of every hint's features
-    lr: float = 1e-3
-    lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
-    value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
-    explore: float = 0.5          # fraction of teacher games with one random move (Q off the teacher's path)
-    world_belief: str = ""        # a learned belief for the teacher (path or shipped name): in --world-fraction of the explore games, the mover's hand is first re-dealt from it, as in a search's worlds
-    world_fraction: float = 0.5   # with --world-belief: the fraction of explore games played on in a belief's world
-    search_games: str = ""        # a search's recorded games (lbs_pz.eval.search_games): part of every batch imitates the search's moves
-    search_fraction: float = 0.5  # with --search-games: the fraction of each batch's games taken from them
-    deviation_weight: float = 1.0  # with --search-games: the cross-entropy weight of the moves where the search left the blueprint's
-    init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
-    value_only: bool = False      # fit the value head alone (the moves stay exactly the same)
-    value_hidden: int = 0         # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
-    value_lstm: int = 0           # >0 (with --value-hidden): the value MLP reads a public LSTM of its own of this width instead of the policy's (a new one with --value-only)
-    dueling: str = ""             # Q = V + A - centre: mean | max (over the legal moves: the greedy Q is V, so the value is score + sum of V); "" keeps --init's (mean for a new net)
-    batch_size: int = 32          # games per update
-    num_actors: int = 256         # teacher games played at once
-    act_steps: int = 8            # batched teacher moves between two updates
-    buffer_games: int = 4096      # finished games kept in memory to draw batches from
-    grad_clip: float = 5.0
-    eval_every: int = 200         # updates between held-out evaluations (0: only at the end)
-    eval_games: int = 200         # EVAL-stream deals for agreement and self-play
-    save_every: int = 500         # updates between checkpoints
-    seed: int = 0
-    threads: int = 1
-    device: str = "cpu"
-    resume: str = ""              # a checkpoint of an earlier distill run to continue
-
-    def check(self) -> None:
-        def need(ok, msg):
-            if not ok:
-                raise ValueError(msg)
-        need(isinstance(self.teacher, str) and self.teacher.strip() != "",
-             "give --teacher SPEC (a blueprint spec)")
-        need(self.players in (2, 3, 4, 5), f"players must be 2..5, got {self.players}")
-        need(1 <= self.colors <= 5 and 1 <= self.ranks <= 5,
-             f"colors and ranks must be 1..5, got {self.colors}, {self.ranks}")
-        check_run_seed(self.seed)
-        need(self.minutes > 0 or self.updates > 0, "give --minutes > 0 or --updates > 0")
-        for name in ("hidden", "batch_size", "num_actors", "act_steps", "buffer_games",
-                     "eval_games", "save_every", "threads"):
-            need(getattr(self, name) >= 1, f"{name} must be >= 1, got {getattr(self, name)}")
-        need(self.batch_size <= self.buffer_games, "batch_size must be <= buffer_games")
-        need(self.lr > 0, f"lr must be > 0, got {self.lr}")
-        need(0 < self.lr_final <= 1, f"lr_final must be in (0, 1], got {self.lr_final}")
-        need(self.value_weight >= 0, f"value_weight must be >= 0, got {self.value_weight}")
-        need(self.value_hidden >= 0, f"value_hidden must be >= 0, got {self.value_hidden}")
-        need(self.value_lstm >= 0 and (not self.value_lstm or self.value_hidden),
-             f"value_lstm must be >= 0 and needs --value-hidden > 0, got {self.value_lstm} "
-             f"with value_hidden {self.value_hidden}")
-        need(0 <= self.explore <= 1, f"explore must be in [0, 1], got {self.explore}")
-        need(0 <= self.world_fraction <= 1,
-             f"world_fraction must be in [0, 1], got {self.world_fraction}")
-        need(0 < self.search_fraction <= 1,
-             f"search_fraction must be in (0, 1], got {self.search_fraction}")
-        need(self.deviation_weight > 0,
-             f"deviation_weight must be > 0, got {self.deviation_weight}")
-        need(not self.search_games or os.path.isfile(self.search_games),
-             f"--search-games {self.search_games}: no such file")
-        need(not (self.search_games and self.value_only),
-             "--search-games teaches moves; --value-only keeps every move: use one")
-        need(not self.world_belief or self.explore > 0,
-             "--world-belief re-deals hands in the explore games: give --explore > 0")
-        need(not self.value_only or self.init or self.resume,
-             "--value-only fits the value head of an existing net: give --init CHECKPOINT")
-        need(self.grad_clip > 0, f"grad_clip must be > 0, got {self.grad_clip}")
-        need(self.eval_every >= 0 and self.updates >= 0 and self.hand_size >= 0,
-             "eval_every, updates and hand_size must be >= 0")
-        need(self.dueling in ("", "mean", "max"),
-             f"dueling must be mean or max, got {self.dueling!r}")
-        need(self.fusion in ("concat", "product"),
-             f"fusion must be concat or product, got {self.fusion!r}")
-        need(self.device == "cpu" or self.device.startswith("cuda"),
-             f"device must be cpu or cuda[:i], got {self.device!r}")
-        need(bool(self.out), "give --out PATH")
-
-
-def game_config(dc: DistillConfig):
-    from lbs_pz.engine import HanabiConfig
-    return HanabiConfig(players=dc.players, colors=dc.colors, ranks=dc.ranks,
-                        hand_size=dc.hand_size or None)
 
 
 # --- the teacher's games --------------------------------------------------------------------
@@ -235,9 +102,6 @@ class TeacherGames:
     def __init__(self, teacher, config, n: int, seed: int, stream: str = TRAIN,
                  first_game: int = 0, explore: float = 0.0, conventions: bool = False,
                  world_belief=None, world_fraction: float = 0.0):
-        from lbs_pz.engine import HanabiBatch
-        from lbs_pz.engine.features import private_size
-        from lbs_pz.train.blueprint import max_game_length
 
         self.teacher, self.config, self.n = teacher, config, n
         self.stream, self.seed, self.next_game = stream, seed, first_game
@@ -254,7 +118,6 @@ class TeacherGames:
                     "action": np.zeros((n, self.max_len), dtype=np.int64)}
         self.buf["taken"] = np.zeros((n, self.max_len), dtype=np.int64)
         if conventions:
-            from lbs_pz.agents.rule_bots._bots import convention_feature_size
             self.conv = np.zeros((n, convention_feature_size(config)), dtype=np.float32)
             self.buf["seat_conv"] = np.zeros((n, self.max_len, config.players,
                                               self.conv.shape[1]), dtype=np.float32)
@@ -305,7 +168,6 @@ class TeacherGames:
             seats = np.full(self.n, p, dtype=np.int64)
             self.buf["seat_obs"][rows, t, p] = self.batch.encode(players=seats)
             if "seat_conv" in self.buf:
-                from lbs_pz.agents.rule_bots._bots import convention_features
                 self.buf["seat_conv"][rows, t, p] = convention_features(self.batch, seats,
                                                                         self.conv)
         self.buf["score"][rows, t] = self.batch.scores()
@@ -379,8 +241,6 @@ def replayed_games(records: List[dict], config, conventions: bool = False,
     They carry no value targets (their returns are the search's, not the net's own):
     "value_from" is past their end. Raises ValueError for a record whose moves are not a
     legal game of its deal."""
-    from lbs_pz.engine import HanabiBatch
-
     n = len(records)
     if not n:
         return []
@@ -425,7 +285,6 @@ def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
     also seat_obs (seats, T, P, E) float32, every seat's vector in the first `seats` games
     (what the value term needs). Games with "seat_conv" (`TeacherGames(conventions=True)`)
     have it appended to every seat's vector: obs (B, T, E + F), seat_obs (.., E + F)."""
-    import torch
     b, t_max = len(games), max(len(g["action"]) for g in games)
     out = {}
 
@@ -481,9 +340,6 @@ def seat_legal(b, k: int):
     """Every seat's legal outputs in the first k games of a collated batch, bool
     (k, T, P, M + 1): `seat_masks` at every position (the mover's legal moves, the other
     seats' no-op; padding is masked out of the loss by value_valid)."""
-    import torch
-
-    from lbs_pz.agents.public_lstm import seat_masks
     legal, cur = b["legal"][:k], b["cur"][:k]
     masks = seat_masks(legal.reshape(-1, legal.shape[-1]).cpu().numpy(),
                        cur.reshape(-1).cpu().numpy(), b["seat_obs"].shape[2])
@@ -499,7 +355,6 @@ def value_errors(net, b, out=None, teacher_moves_only: bool = False):
     that move's Q is V plus an imitation logit gap, which V, blind to the move, can only
     absorb as noise; the positions after it are kept (their returns are the ones LBS-k's
     value stands in for)."""
-    import torch
     if out is None:
         out, _ = net.public(b["pub"])
     k, m = b["seat_obs"].shape[0], net.num_moves
@@ -518,7 +373,6 @@ def level_value_head(net, b) -> float:
     batch b (at the positions a value-only fit uses: `value_errors(teacher_moves_only=True)`)
     is 0 (a new or re-centred head starts at the right level instead of spending
     its first thousands of updates walking there). Returns the shift of the Q-sum."""
-    import torch
     with torch.no_grad():
         shift = -float(value_errors(net, b, teacher_moves_only=True).mean())
         last = net.v_head if not net.value_hidden else net.v_head[-1]
@@ -539,7 +393,6 @@ def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
     final score and LBS-k can bootstrap with it. value_only: the loss is the value term
     alone, over the positions where the teacher's own move was played (`value_errors`;
     the cross-entropy is still computed for the agreement count)."""
-    import torch
     valid = b["valid"]
     out, _ = net.public(b["pub"])                                     # (B, T, H)
     logits = mover_logits(net, b, out)
@@ -562,7 +415,6 @@ def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
 
 def agreement(net, games: List[Dict[str, np.ndarray]], chunk: int = 64) -> float:
     """Fraction of the teacher's moves in `games` that the net's greedy legal move matches."""
-    import torch
     device = next(net.parameters()).device
     was = net.training
     net.eval()
@@ -577,30 +429,6 @@ def agreement(net, games: List[Dict[str, np.ndarray]], chunk: int = 64) -> float
     return agree / max(total, 1)
 
 
-def self_play(net, config, games: int, seed: int = 0):
-    """Greedy self-play of the net on EVAL deals 0 .. games-1 of run `seed`: (mean, s.e.m.)."""
-    import copy
-
-    from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
-    from lbs_pz.engine import HanabiBatch
-    was = net.training
-    cpu_net = net if next(net.parameters()).device.type == "cpu" else copy.deepcopy(net).cpu()
-    batch = HanabiBatch(config, games, seeds=deal_seeds(EVAL, seed, 0, games))
-    PublicLSTMBlueprint(cpu_net, config).rollout(batch)
-    net.train(was)
-    return mean_sem(batch.scores().astype(np.float64))
-
-
-# --- checkpoints ------------------------------------------------------------------------------
-
-
-def save(path: str, net, optimizer, dc: DistillConfig, progress: dict, config, teacher_id) -> None:
-    from lbs_pz.models.checkpoint import save_checkpoint
-    info = {"command": command_line("distill", dc), "train_config": dataclasses.asdict(dc),
-            "progress": progress, "teacher": teacher_id}
-    save_checkpoint(path, KIND, config, net.arch(), net.state_dict(), trained_for=None,
-                    info=info, resume={"optimizer": optimizer.state_dict()})
-
 
 def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "",
              value_lstm: int = 0):
@@ -612,9 +440,6 @@ def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "",
     the old head (the value level it had). dueling "mean" | "max": the
     same weights under that centring of Q (its value head then needs refitting:
     `--value-only`); "": the checkpoint's."""
-    import torch
-
-    from lbs_pz.agents.public_lstm import PublicLSTMNet
     arch = dict(start["architecture"])
     if dueling:
         arch.pop("dueling", None)
@@ -647,23 +472,15 @@ def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "",
     return net
 
 
-# --- the run ----------------------------------------------------------------------------------
 
+# --- the run --------------------------------------------------------------------------------
 
 def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
-    """Run distillation as configured; returns the checkpoint path (`dc.out`). The
-    checkpoint's info["progress"]["evals"] rows are [update, seconds, teacher moves seen,
-    held-out agreement, self-play mean, s.e.m.]."""
-    import torch
-    from tqdm import tqdm
-
-    from lbs_pz.agents import blueprint_identity, load_blueprint
-    from lbs_pz.agents.public_lstm import PublicLSTMNet
-    from lbs_pz.models.checkpoint import load_checkpoint
-
+    """Run distillation as configured (`lbs_pz.train.loop.run`); returns the checkpoint
+    path (`dc.out`)."""
     dc.check()
     device = torch_setup(dc)
-    config = game_config(dc)
+    config = game_config(dc.players, dc.hand_size, dc.colors, dc.ranks)
     teacher = load_blueprint(dc.teacher)
     teacher_id = blueprint_identity(teacher)
     new_head = False
@@ -688,34 +505,28 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
                if net.dueling != start["architecture"].get("dueling", "mean") else ""))
     net = net.to(device)
     if dc.value_only:
-        # Q = V + A - mean(A) (or max): the moves are the argmax of A, so fitting V alone (a linear
-        # layer on the frozen features, or with --value-hidden an MLP of its own)
-        # recalibrates the net's value without changing a move; with --value-lstm the value's
-        # own public stream (v_pub_in, v_lstm) trains too.
+        # Q = V + A - mean(A) (or max): the moves are the argmax of A, so fitting V alone
+        # (a linear layer on the frozen features, or with --value-hidden an MLP of its own)
+        # recalibrates the net's value without changing a move; with --value-lstm the
+        # value's own public stream (v_pub_in, v_lstm) trains too.
         for name, param in net.named_parameters():
             param.requires_grad_(name.startswith("v_"))
     optimizer = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=dc.lr)
     progress = {"updates": 0, "games": 0, "moves": 0, "seconds": 0.0, "evals": []}
-    if dc.resume:
-        ckpt = load_checkpoint(dc.resume, KIND)
+    ckpt = read_resume(dc.resume, KIND, "distill") if dc.resume else None
+    if ckpt is not None:
         if ckpt["game"] != game_to_dict(config) or ckpt["architecture"] != net.arch():
             raise ValueError(f"--resume {dc.resume}: made for {ckpt['game']} "
                              f"{ckpt['architecture']}, this run is {game_to_dict(config)} "
                              f"{net.arch()}")
-        if not isinstance(ckpt.get("resume"), dict) or "optimizer" not in ckpt["resume"] \
-                or "teacher" not in ckpt["info"] or "evals" not in ckpt["info"].get("progress", {}):
+        if "teacher" not in ckpt["info"] or "evals" not in ckpt["info"].get("progress", {}):
             raise ValueError(f"--resume {dc.resume}: not a checkpoint of `lbs-pz distill`")
         net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
-        optimizer.load_state_dict(ckpt["resume"]["optimizer"])
-        for group in optimizer.param_groups:
-            group["lr"] = dc.lr
         progress.update(ckpt["info"]["progress"])
-        log(f"resumed from {dc.resume} at update {progress['updates']}")
 
     conventions = net.conventions > 0        # from the options, or --init's / --resume's net
     world_belief = None
     if dc.world_belief:
-        from lbs_pz.search.beliefs.learned import LearnedBelief
         world_belief = LearnedBelief(dc.world_belief, blueprint=teacher)
         log(f"{dc.world_fraction:.0%} of the explore games go on in a world drawn from "
             f"{dc.world_belief}")
@@ -726,7 +537,6 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
                             conventions=conventions).games(dc.eval_games)
     searched: List[Dict[str, np.ndarray]] = []
     if dc.search_games:
-        from lbs_pz.search.recorded_games import read_search_games
         searched = replayed_games(read_search_games(dc.search_games), config, conventions,
                                   dc.deviation_weight)
         if not searched:
@@ -750,40 +560,14 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     while len(ring) < dc.batch_size:
         for game in actors.step():
             fill(game)
-    if dc.value_only and new_head and not dc.resume:
+    if dc.value_only and new_head and ckpt is None:
         shift = level_value_head(net, collate(ring[:dc.batch_size], device, seats=dc.batch_size))
         log(f"the new value head starts levelled on {dc.batch_size} games: Q-sum {shift:+.2f}")
-    start = time.perf_counter()
-    t0 = progress["seconds"]
-    budget = dc.minutes * 60 if dc.minutes > 0 else math.inf
-    bar = tqdm(total=dc.updates or None, initial=progress["updates"], unit="upd",
-               disable=not progress_bar, dynamic_ncols=True)
     losses: List[float] = []
     value_losses: List[float] = []
-    first_update, first_moves = progress["updates"], progress["moves"]
-    last = None
-
-    def evaluate():
-        acc = agreement(net, held_out)
-        sp = self_play(net, config, dc.eval_games, dc.seed)
-        row = [progress["updates"], round(t0 + time.perf_counter() - start, 1),
-               progress["moves"], round(acc, 4), round(sp[0], 3), round(sp[1], 3)]
-        progress["evals"].append(row)
-        log(f"update {row[0]}: {row[1]:.0f} s, held-out agreement {acc:.3f}, greedy "
-            f"self-play {sp[0]:.2f} +- {sp[1]:.2f} ({dc.eval_games} EVAL deals); loss "
-            f"{np.mean(losses[-50:]) if losses else float('nan'):.3f}"
-            # the loss is half the squared error: print the mean squared error itself
-            + (f", value mse {2 * np.mean(value_losses[-50:]):.2f}" if value_losses and
-               dc.value_weight > 0 else ""))
-        return row
-
-    def checkpoint():
-        progress["seconds"] = round(t0 + time.perf_counter() - start, 1)
-        save(dc.out, net, optimizer, dc, progress, config, teacher_id)
-
     net.train()
-    while time.perf_counter() - start < budget and \
-            not (dc.updates and progress["updates"] >= dc.updates):
+
+    def update(clock):
         for _ in range(dc.act_steps):
             for game in actors.step():
                 fill(game)
@@ -795,12 +579,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         b = collate([ring[i] for i in pick] + [searched[i] for i in extra], device,
                     seats=dc.batch_size if dc.value_only else
                     max(1, dc.batch_size // 4) if dc.value_weight > 0 else 0)
-        done_frac = (time.perf_counter() - start) / budget   # 0 without a time budget
-        if dc.updates:
-            done_frac = max(done_frac, (progress["updates"] - first_update)
-                            / max(dc.updates - first_update, 1))
-        for group in optimizer.param_groups:       # linear decay over this invocation
-            group["lr"] = dc.lr * (1 - (1 - dc.lr_final) * min(done_frac, 1.0))
+        for group in optimizer.param_groups:       # linear decay over the budget
+            group["lr"] = dc.lr * (1 - (1 - dc.lr_final) * clock.fraction())
         loss, _, _, value_loss = imitation_loss(net, b, dc.value_weight, dc.value_only)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -808,28 +588,44 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         optimizer.step()
         losses.append(float(loss.detach()))
         value_losses.append(value_loss)
-        progress["updates"] += 1
-        u = progress["updates"]
-        if dc.eval_every and u % dc.eval_every == 0:
-            last = evaluate()
-            bar.set_postfix(agree=f"{last[3]:.3f}", selfplay=f"{last[4]:.2f}",
-                            loss=f"{np.mean(losses[-50:]):.3f}")
-        elif u % 20 == 0:
-            bar.set_postfix(agree=f"{last[3]:.3f}" if last else "-",
-                            selfplay=f"{last[4]:.2f}" if last else "-",
-                            loss=f"{np.mean(losses[-50:]):.3f}")
-        if u % dc.save_every == 0:
-            checkpoint()
-        bar.update(1)
-    bar.close()
-    if not (last and last[0] == progress["updates"]):
-        last = evaluate()
-    progress["teacher_score"] = float(np.mean(actors.scores)) if actors.scores else None
-    checkpoint()
-    elapsed = max(time.perf_counter() - start, 1e-9)
-    log(f"this run: {(progress['updates'] - first_update) / elapsed:.2f} updates/s, "
-        f"{(progress['moves'] - first_moves) / elapsed:,.0f} teacher moves/s over "
-        f"{elapsed / 60:.1f} min on {device}")
+        out = {"loss": losses[-1]}
+        if dc.value_weight > 0 or dc.value_only:
+            out["value_loss"] = value_loss
+        return out
+
+    def evaluate(clock):
+        acc = agreement(net, held_out)
+        sp = self_play(net, config, dc.eval_games, dc.seed)
+        row = [progress["updates"], round(clock.seconds(), 1), progress["moves"], round(acc, 4),
+               round(sp[0], 3), round(sp[1], 3)]
+        progress["evals"].append(row)
+        loss = float(np.mean(losses[-50:])) if losses else None
+        # the value loss is half the squared error: report the mean squared error itself
+        mse = 2 * float(np.mean(value_losses[-50:])) if value_losses and dc.value_weight > 0 \
+            else None
+        log(f"update {row[0]}: {row[1]:.0f} s, held-out agreement {acc:.3f}, greedy "
+            f"self-play {sp[0]:.2f} +- {sp[1]:.2f} ({dc.eval_games} EVAL deals); loss "
+            f"{loss if loss is not None else float('nan'):.3f}"
+            + (f", value mse {mse:.2f}" if mse is not None else ""))
+        return {"moves": progress["moves"], "agreement": row[3], "selfplay_mean": row[4],
+                "selfplay_sem": row[5], "loss": loss, "value_mse": mse}
+
+    def finish():
+        progress["teacher_score"] = float(np.mean(actors.scores)) if actors.scores else None
+
+    def checkpoint():
+        return dict(kind=KIND, game=config, architecture=net.arch(), weights=net.state_dict(),
+                    trained_for=None, info={"command": command_line("distill", dc),
+                                            "train_config": dataclasses.asdict(dc),
+                                            "teacher": teacher_id})
+
+    trainer = Trainer("distill", KIND, update, checkpoint, optimizer, progress, evaluate,
+                      plot=("agreement", "selfplay_mean"), finish=finish)
+    run(trainer, Budget(dc.minutes, dc.updates), dc.out, resume=ckpt,
+        eval_every=dc.eval_every, save_every=dc.save_every, curve=curve_path(dc.out, dc.curve),
+        title=f"{os.path.basename(dc.out)}: {command_line('distill', dc)}",
+        progress_bar=progress_bar, log=log)
+    last = progress["evals"][-1]
     log(f"done: {progress['updates']:,} updates, {progress['moves']:,} teacher moves; "
         f"held-out agreement {last[3]:.3f}, greedy self-play {last[4]:.2f} +- {last[5]:.2f}; "
         f"saved {dc.out}")
@@ -849,11 +645,6 @@ def carry_belief_over(belief: str, old_spec: str, new_spec: str, out: str,
     and keeps every move, so its belief carries over. Raises ValueError at the first
     differing move. Returns the checkpoint written (info["carried_over"] records the
     check)."""
-    from lbs_pz.agents import blueprint_identity, load_blueprint
-    from lbs_pz.engine import HanabiBatch
-    from lbs_pz.models.checkpoint import (check_trained_for, game_of, load_checkpoint,
-                                          save_checkpoint)
-
     ckpt = load_checkpoint(belief, "belief")
     old, new = load_blueprint(old_spec), load_blueprint(new_spec)
     check_trained_for(ckpt, blueprint_identity(old))

@@ -1,0 +1,81 @@
+"""What the trainers share: the game variant of a run, the longest possible game, the
+greedy self-play figure of a public-LSTM net, the command line a run records in its
+checkpoint (from its hyper-parameter dataclass, as `lbs_pz.cli.options` turns fields into
+options), the torch set-up of a run, and the blueprint a run trains for."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import shlex
+
+import numpy as np
+import torch
+
+from lbs_pz.agents import blueprint_identity, load_blueprint
+from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
+from lbs_pz.engine import HanabiBatch, HanabiConfig
+from lbs_pz.engine.seeds import EVAL, deal_seeds
+from lbs_pz.search.stats import mean_sem
+
+
+def game_config(players: int, hand_size: int = 0, colors: int = 5,
+                ranks: int = 5) -> HanabiConfig:
+    """The game variant of a run (hand_size 0: the standard rule)."""
+    return HanabiConfig(players=players, colors=colors, ranks=ranks, hand_size=hand_size or None)
+
+
+def max_game_length(config: HanabiConfig) -> int:
+    """An upper bound on the moves of a game: plays and discards draw the D cards left
+    after the deal, hints are paid by tokens (start, discards, completed colors), plus one
+    final round."""
+    d = config.deck_size - config.players * config.hand_size
+    return 2 * d + 2 * config.players + config.max_information_tokens + config.colors + 1
+
+
+def self_play(net, config: HanabiConfig, games: int, seed: int = 0):
+    """Greedy self-play of a public-LSTM net on EVAL deals 0 .. games-1 of run `seed` (the
+    deals of `lbs-pz eval`; training plays TRAIN deals only): (mean, s.e.m.)."""
+    was_training = net.training
+    cpu_net = net if next(net.parameters()).device.type == "cpu" else copy.deepcopy(net).cpu()
+    batch = HanabiBatch(config, games, seeds=deal_seeds(EVAL, seed, 0, games))
+    PublicLSTMBlueprint(cpu_net, config).rollout(batch)
+    net.train(was_training)
+    return mean_sem(batch.scores().astype(np.float64))
+
+
+def command_line(command: str, config) -> str:
+    """The `lbs-pz COMMAND ...` line that reproduces a run of hyper-parameters `config`
+    (its fields that differ from their defaults; True/False switches as `--name` /
+    `--no-name`), recorded in checkpoints as info["command"]."""
+    parts = [f"lbs-pz {command}"]
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        if value == field.default:
+            continue
+        flag = field.name.replace("_", "-")
+        if isinstance(value, bool):
+            parts.append(f"--{flag}" if value else f"--no-{flag}")
+        else:
+            parts.append(f"--{flag} {shlex.quote(str(value))}")
+    return " ".join(parts)
+
+
+def torch_setup(config) -> torch.device:
+    """Threads, seed and device of a run whose config has `device` ("cpu" | "cuda[:N]"),
+    `threads` and `seed`; returns the torch.device. A CUDA device that is not there is a
+    ValueError before anything is built."""
+    if config.device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError("--device cuda: no CUDA device is available")
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    return torch.device(config.device)
+
+
+def load_training_blueprint(spec: str):
+    """(blueprint, identity) for a blueprint spec (`NAME` | `sb3:PATH` | `lstm:PATH` |
+    `py:MODULE_OR_FILE.py:CLASS`, see `lbs_pz.agents.load_blueprint`); identity is the
+    {"spec", "fingerprint"} that belief and value checkpoints record as `trained_for`."""
+    blueprint = load_blueprint(spec)
+    return blueprint, blueprint_identity(blueprint)
+

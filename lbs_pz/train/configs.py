@@ -1,0 +1,300 @@
+"""The hyper-parameters of every trainer: one dataclass per trainer, one field per
+`lbs-pz` option (`lbs_pz.cli.options.add_dataclass_options` turns the fields into options,
+the comment after each field into its help). This module needs no torch, so that the
+commands' `--help` works without it; the trainers (`lbs_pz.train.belief`, `.value`,
+`.blueprint`, `.distill`) import their dataclass from here.
+
+Budget of every run: `minutes` (of this invocation) and `updates` (or `steps`: in total,
+over resumed runs), whichever ends first (`lbs_pz.train.loop.Budget`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Optional
+
+from lbs_pz.agents.rule_bots import BOT_NAMES
+from lbs_pz.engine.seeds import check_run_seed
+
+
+def check_budget(minutes: float, updates: int) -> None:
+    """ValueError unless a run has a budget: minutes > 0 or updates > 0 (neither < 0)."""
+    if minutes < 0 or updates < 0:
+        raise ValueError(f"minutes and updates must be >= 0, got {minutes}, {updates}")
+    if not (minutes > 0 or updates > 0):
+        raise ValueError("give --minutes > 0 or --updates > 0")
+
+
+def curve_path(out: str, curve: str) -> str:
+    """Where a run's learning curve CSV goes ("" when off): `curve`, or OUT's stem +
+    ".curve.csv" when it is empty, none when it is "none". The PNG has the CSV's stem."""
+    if curve.lower() == "none":
+        return ""
+    if curve:
+        return curve
+    stem = out[:-3] if out.endswith(".pt") else out
+    return stem + ".curve.csv"
+
+
+# --- train-belief -------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class BeliefTrainConfig:
+    """Every hyper-parameter of a `lbs-pz train-belief` run."""
+    blueprint: str = "strong"        # spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
+    players: int = 2                 # players of the game variant
+    hand_size: Optional[int] = None  # cards per hand (none: 5, or 4 with 4+ players)
+    games_per_step: int = 32         # fresh games per optimisation step (x players sequences)
+    steps: int = 0                   # 0: until the time budget is spent
+    minutes: float = 30.0            # wall-clock budget (0: no limit)
+    lr: float = 1e-3                 # Adam learning rate at the start
+    lr_final: float = 1e-4           # cosine decay to this over the budget
+    val_games: int = 128             # held-out games (from the end of the run's TRAIN stream) for validation
+    val_every: int = 100             # steps between validations
+    seed: int = 0                    # run seed of the TRAIN deal stream
+    embed: int = 256                 # width of the observation embedding
+    hidden: int = 256                # LSTM width
+    layers: int = 1                  # LSTM layers
+    decoder: int = 128               # width of the auto-regressive decoder
+    prior: bool = True               # decoder logits on top of the grounded prior
+    threads: int = 0                 # torch threads (0: torch default)
+    device: str = "auto"             # "cpu", "cuda" or "auto"
+    out: str = "belief.pt"           # checkpoint file written
+    half: bool = False               # store float16 weights (half the file size)
+    init: str = ""                   # start from this belief (path or shipped name; its architecture and variant), e.g. the one of the net the blueprint was fine-tuned from
+    resume: str = ""                 # a checkpoint of an earlier train-belief run (not --half) to continue
+    curve: str = ""                  # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+    progress: bool = True            # a progress bar
+
+
+# --- train-value --------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class ValueTrainConfig:
+    """Every hyper-parameter of a `lbs-pz train-value` run (one option each)."""
+    blueprint: str = "strong"     # blueprint spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
+    players: int = 2              # players of the game variant
+    hand_size: int = 0            # 0: the standard rule
+    minutes: float = 10.0         # wall-clock budget (0: no limit)
+    steps: int = 0                # 0: until the time budget
+    games_per_step: int = 64      # fresh self-play games of the blueprint per step
+    batch_size: int = 1024        # positions per optimisation step
+    lr: float = 1e-3              # Adam learning rate
+    hidden: int = 256             # width of the two hidden layers
+    val_games: int = 200          # held-out games for the validation MSE
+    seed: int = 0                 # run seed of the TRAIN deal stream
+    threads: int = 1              # torch threads
+    out: str = "value.pt"         # checkpoint file written
+    resume: str = ""              # a checkpoint of an earlier train-value run to continue
+    curve: str = ""               # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+    progress: bool = True         # a progress bar
+
+
+# --- train-blueprint ----------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class BlueprintTrainConfig:
+    """Every hyper-parameter of a run (the `lbs-pz train-blueprint` options)."""
+    players: int = 2
+    colors: int = 5
+    ranks: int = 5
+    hand_size: int = 0            # 0: the standard rule (5, or 4 with 4+ players)
+    init: str = ""                # start: PATH (distill / train-blueprint) | lstm:PATH | distill:SPEC
+    init_minutes: float = 3.0     # with --init distill:SPEC: minutes of that distillation first
+    minutes: float = 30.0         # wall-clock budget of this invocation
+    updates: int = 0              # stop after this many updates in total (0: no limit)
+    hidden: int = 256
+    num_actors: int = 64          # games played at once
+    act_steps: int = 2            # batched moves of every actor between two updates
+    batch_size: int = 32          # games per update
+    lr: Optional[float] = None    # None: SCRATCH 2.5e-4, or FINETUNE's with --init
+    adam_eps: float = 1.5e-5
+    gamma: float = 0.999
+    n_step: int = 3
+    target_every: int = 250       # updates between target-network copies
+    grad_clip: float = 5.0
+    eps: Optional[float] = None   # actor 0's epsilon (None: SCRATCH 0.4, or FINETUNE's with --init)
+    eps_alpha: Optional[float] = None  # actor i: eps ** (1 + alpha i / (N - 1)) (None: preset)
+    anchor_weight: Optional[float] = None  # hinge toward the start net's greedy move (None: preset)
+    anchor_margin: float = 0.5    # margin of that hinge (points of Q)
+    anchor_half_life: float = 0.0  # updates over which the anchor weight halves (0: constant)
+    replay_games: int = 4000
+    learning_starts: int = 64     # own games stored before batches use them
+    priority_exponent: float = 0.9
+    priority_eta: float = 0.9
+    is_exponent: float = 0.6
+    demo_bot: str = ""            # "" (off) or a rule bot: random simple weak medium strong
+    demo_fraction: float = 0.25
+    margin: float = 0.8
+    life_penalty: float = 0.0     # training reward shaping: points lost per misplay (0: off)
+    demo_weight: float = 1.0
+    demo_actors: int = 64
+    pretrain_updates: int = 0     # updates on demonstrations only before the agent acts
+    demo_replay_games: int = 2000
+    eval_every: int = 500         # updates (0: only at the end)
+    eval_games: int = 500
+    save_every: int = 500
+    seed: int = 0
+    threads: int = 1
+    device: str = "cpu"
+    resume: str = ""
+    out: str = "public_lstm.pt"
+    slim_out: str = ""
+    curve: str = ""               # curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+
+    def resolved(self) -> "BlueprintTrainConfig":
+        """A copy whose None fields take their preset: FINETUNE with `init`, SCRATCH without."""
+        preset = FINETUNE if self.init else SCRATCH
+        return dataclasses.replace(self, **{k: v for k, v in preset.items()
+                                            if getattr(self, k) is None})
+
+    def curve_path(self) -> str:
+        """Where the learning curve's CSV goes ("" when off); the PNG has the same stem."""
+        return curve_path(self.out, self.curve)
+
+    def check(self) -> None:
+        def need(ok, msg):
+            if not ok:
+                raise ValueError(msg)
+        self = self.resolved()
+        need(self.players in (2, 3, 4, 5), f"players must be 2..5, got {self.players}")
+        need(1 <= self.colors <= 5 and 1 <= self.ranks <= 5,
+             f"colors and ranks must be 1..5, got {self.colors}, {self.ranks}")
+        need(self.hand_size >= 0, f"hand_size must be >= 0, got {self.hand_size}")
+        need(isinstance(self.init, str), f"init must be a string, got {self.init!r}")
+        if self.init.startswith("distill:"):
+            need(self.init[len("distill:"):].strip() != "",
+                 "--init distill:SPEC needs a teacher blueprint spec after 'distill:'")
+            need(self.init_minutes > 0, f"init_minutes must be > 0, got {self.init_minutes}")
+        need(self.anchor_weight >= 0, f"anchor_weight must be >= 0, got {self.anchor_weight}")
+        need(self.anchor_margin >= 0, f"anchor_margin must be >= 0, got {self.anchor_margin}")
+        need(self.anchor_half_life >= 0,
+             f"anchor_half_life must be >= 0, got {self.anchor_half_life}")
+        need(self.anchor_weight == 0 or self.init or self.resume,
+             "anchor_weight > 0 needs a start net: give --init")
+        check_run_seed(self.seed)
+        check_budget(self.minutes, self.updates)
+        for name in ("hidden", "num_actors", "act_steps", "batch_size", "n_step", "target_every",
+                     "replay_games", "learning_starts", "eval_games", "save_every",
+                     "demo_actors", "demo_replay_games", "threads"):
+            need(getattr(self, name) >= 1, f"{name} must be >= 1, got {getattr(self, name)}")
+        need(self.learning_starts <= self.replay_games,
+             f"learning_starts ({self.learning_starts}) must be <= replay_games ({self.replay_games})")
+        need(self.batch_size <= self.replay_games, "batch_size must be <= replay_games")
+        need(self.lr > 0, f"lr must be > 0, got {self.lr}")
+        need(0 < self.gamma <= 1, f"gamma must be in (0, 1], got {self.gamma}")
+        need(0 <= self.eps <= 1, f"eps must be in [0, 1], got {self.eps}")
+        need(self.eps_alpha >= 0, f"eps_alpha must be >= 0, got {self.eps_alpha}")
+        need(0 <= self.demo_fraction <= 1, f"demo_fraction must be in [0, 1], got {self.demo_fraction}")
+        need(self.margin >= 0, f"margin must be >= 0, got {self.margin}")
+        need(self.life_penalty >= 0, f"life_penalty must be >= 0, got {self.life_penalty}")
+        need(self.eval_every >= 0 and self.updates >= 0 and self.pretrain_updates >= 0,
+             "eval_every, updates and pretrain_updates must be >= 0")
+        need(self.device == "cpu" or self.device.startswith("cuda"),
+             f"device must be cpu or cuda[:i], got {self.device!r}")
+        if self.demo_bot:
+            need(self.demo_bot in BOT_NAMES,
+                 f"demo_bot must be one of {', '.join(BOT_NAMES)} (or empty), got {self.demo_bot!r}")
+
+
+# The values of the None fields of BlueprintTrainConfig: from scratch, and fine-tuning a
+# start (--init).
+SCRATCH = dict(lr=2.5e-4, eps=0.4, eps_alpha=7.0, anchor_weight=0.0)
+FINETUNE = dict(lr=5e-5, eps=0.05, eps_alpha=3.0, anchor_weight=1.0)
+
+
+# --- distill ------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class DistillConfig:
+    """Every hyper-parameter of a run (the `lbs-pz distill` options)."""
+    teacher: str = "strong"       # blueprint spec of the teacher (NAME | lstm:PATH | sb3:PATH | py:...)
+    out: str = "distilled.pt"
+    players: int = 2
+    colors: int = 5
+    ranks: int = 5
+    hand_size: int = 0            # 0: the standard rule (5, or 4 with 4+ players)
+    minutes: float = 30.0         # wall-clock budget of this invocation
+    updates: int = 0              # stop after this many updates in total (0: no limit)
+    hidden: int = 256
+    fusion: str = "product"       # how the LSTM and MLP streams join: product (the paper's) | concat
+    card_features: bool = True    # give the MLP each card's exact playability / uselessness
+    public_features: bool = False  # give the LSTM the common-knowledge part of those features too
+    conventions: bool = False     # give the MLP the strong conventions' reading of the position
+    hint_head: bool = True        # with --conventions: one weighing, set by the context, of every hint's features
+    lr: float = 1e-3
+    lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
+    value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
+    explore: float = 0.5          # fraction of teacher games with one random move (Q off the teacher's path)
+    world_belief: str = ""        # a learned belief for the teacher (path or shipped name): in --world-fraction of the explore games, the mover's hand is first re-dealt from it, as in a search's worlds
+    world_fraction: float = 0.5   # with --world-belief: the fraction of explore games played on in a belief's world
+    search_games: str = ""        # a search's recorded games (lbs_pz.eval.search_games): part of every batch imitates the search's moves
+    search_fraction: float = 0.5  # with --search-games: the fraction of each batch's games taken from them
+    deviation_weight: float = 1.0  # with --search-games: the cross-entropy weight of the moves where the search left the blueprint's
+    init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
+    value_only: bool = False      # fit the value head alone (the moves stay exactly the same)
+    value_hidden: int = 0         # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
+    value_lstm: int = 0           # >0 (with --value-hidden): the value MLP reads a public LSTM of its own of this width instead of the policy's (a new one with --value-only)
+    dueling: str = ""             # Q = V + A - centre: mean | max (over the legal moves: the greedy Q is V, so the value is score + sum of V); "" keeps --init's (mean for a new net)
+    batch_size: int = 32          # games per update
+    num_actors: int = 256         # teacher games played at once
+    act_steps: int = 8            # batched teacher moves between two updates
+    buffer_games: int = 4096      # finished games kept in memory to draw batches from
+    grad_clip: float = 5.0
+    eval_every: int = 200         # updates between held-out evaluations (0: only at the end)
+    eval_games: int = 200         # EVAL-stream deals for agreement and self-play
+    save_every: int = 500         # updates between checkpoints
+    seed: int = 0
+    threads: int = 1
+    device: str = "cpu"
+    resume: str = ""              # a checkpoint of an earlier distill run to continue
+    curve: str = ""               # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+
+    def check(self) -> None:
+        def need(ok, msg):
+            if not ok:
+                raise ValueError(msg)
+        need(isinstance(self.teacher, str) and self.teacher.strip() != "",
+             "give --teacher SPEC (a blueprint spec)")
+        need(self.players in (2, 3, 4, 5), f"players must be 2..5, got {self.players}")
+        need(1 <= self.colors <= 5 and 1 <= self.ranks <= 5,
+             f"colors and ranks must be 1..5, got {self.colors}, {self.ranks}")
+        check_run_seed(self.seed)
+        check_budget(self.minutes, self.updates)
+        for name in ("hidden", "batch_size", "num_actors", "act_steps", "buffer_games",
+                     "eval_games", "save_every", "threads"):
+            need(getattr(self, name) >= 1, f"{name} must be >= 1, got {getattr(self, name)}")
+        need(self.batch_size <= self.buffer_games, "batch_size must be <= buffer_games")
+        need(self.lr > 0, f"lr must be > 0, got {self.lr}")
+        need(0 < self.lr_final <= 1, f"lr_final must be in (0, 1], got {self.lr_final}")
+        need(self.value_weight >= 0, f"value_weight must be >= 0, got {self.value_weight}")
+        need(self.value_hidden >= 0, f"value_hidden must be >= 0, got {self.value_hidden}")
+        need(self.value_lstm >= 0 and (not self.value_lstm or self.value_hidden),
+             f"value_lstm must be >= 0 and needs --value-hidden > 0, got {self.value_lstm} "
+             f"with value_hidden {self.value_hidden}")
+        need(0 <= self.explore <= 1, f"explore must be in [0, 1], got {self.explore}")
+        need(0 <= self.world_fraction <= 1,
+             f"world_fraction must be in [0, 1], got {self.world_fraction}")
+        need(0 < self.search_fraction <= 1,
+             f"search_fraction must be in (0, 1], got {self.search_fraction}")
+        need(self.deviation_weight > 0,
+             f"deviation_weight must be > 0, got {self.deviation_weight}")
+        need(not self.search_games or os.path.isfile(self.search_games),
+             f"--search-games {self.search_games}: no such file")
+        need(not (self.search_games and self.value_only),
+             "--search-games teaches moves; --value-only keeps every move: use one")
+        need(not self.world_belief or self.explore > 0,
+             "--world-belief re-deals hands in the explore games: give --explore > 0")
+        need(not self.value_only or self.init or self.resume,
+             "--value-only fits the value head of an existing net: give --init CHECKPOINT")
+        need(self.grad_clip > 0, f"grad_clip must be > 0, got {self.grad_clip}")
+        need(self.eval_every >= 0 and self.updates >= 0 and self.hand_size >= 0,
+             "eval_every, updates and hand_size must be >= 0")
+        need(self.dueling in ("", "mean", "max"),
+             f"dueling must be mean or max, got {self.dueling!r}")
+        need(self.fusion in ("concat", "product"),
+             f"fusion must be concat or product, got {self.fusion!r}")
+        need(self.device == "cpu" or self.device.startswith("cuda"),
+             f"device must be cpu or cuda[:i], got {self.device!r}")
+        need(bool(self.out), "give --out PATH")

@@ -1,0 +1,306 @@
+"""The one training loop: `run(trainer, budget, out, ...)` drives every trainer of lbs_pz.train.
+
+A trainer (`Trainer`) supplies what is its own: one update (`update(clock) -> losses`), its
+evaluation (`evaluate() -> metrics`), the pieces of its checkpoint (`checkpoint()`: the
+arguments of `lbs_pz.models.checkpoint.make_checkpoint`), its optimizer and its counters
+(`progress`). `run` owns the rest, the same for every trainer:
+
+- the budget (`Budget`): minutes of this invocation or updates in total (counted over
+  resumed runs), whichever ends first; `Clock.fraction()` says how much of it is spent
+  (what a learning-rate schedule reads);
+- resume: `read_resume(path, kind, command)` reads a checkpoint that `run` wrote; the
+  trainer builds its nets from it (architecture, weights, a target network ...) and
+  `run(..., resume=ckpt)` restores the optimizer state (keeping this run's learning rate)
+  and the counters (info["progress"]);
+- checkpoints in the one lbs_pz layout (`save_checkpoint`, written atomically) to `out`
+  every `save_every` updates, at the end and on Ctrl-C: the first SIGINT stops the run
+  after the update in progress, saves, and raises KeyboardInterrupt (the CLI exits with
+  status 130); a second one interrupts at once. `slim_out` also gets a float16 copy
+  without the resume state;
+- evaluation every `eval_every` updates (before the first update of a fresh run too,
+  with `Trainer.eval_at_start`; at the end if the last update was not evaluated): each
+  evaluation appends a row (minutes, updates, then the metrics) to progress["curve"] and
+  rewrites the curve CSV `curve` and a PNG with the same stem;
+- the tqdm progress bar: updates, recent losses and the last evaluation.
+
+The checkpoint's info["progress"] holds the counters: "updates", "seconds" (training
+time over every resumed run), "curve" (the rows) and "curve_columns", and whatever the
+trainer counts (games, moves ...); its "resume" entry holds "optimizer" and the trainer's
+own pieces.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import os
+import signal
+import textwrap
+import threading
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import matplotlib
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from lbs_pz.models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from lbs_pz.train.configs import check_budget
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after the Agg backend is chosen)
+
+
+@dataclasses.dataclass
+class Budget:
+    """When a run stops: whichever of the two ends first (0: no limit of that kind)."""
+    minutes: float = 0.0     # wall-clock minutes of this invocation
+    updates: int = 0         # updates in total, counted over resumed runs
+
+    def check(self) -> None:
+        check_budget(self.minutes, self.updates)
+
+
+class Clock:
+    """Where a run stands: its updates (over resumed runs), its time, its budget."""
+
+    def __init__(self, budget: Budget, progress: dict):
+        self.budget, self.progress = budget, progress
+        self.start = time.perf_counter()
+        self.first_update = progress["updates"]
+        self.seconds_before = float(progress["seconds"])
+
+    @property
+    def updates(self) -> int:
+        return self.progress["updates"]
+
+    def elapsed(self) -> float:
+        """Seconds of this invocation."""
+        return time.perf_counter() - self.start
+
+    def seconds(self) -> float:
+        """Training seconds over every resumed run."""
+        return self.seconds_before + self.elapsed()
+
+    def fraction(self) -> float:
+        """How much of the budget is spent, in [0, 1]: the larger of this invocation's
+        share of `minutes` and the share of `updates` done (over resumed runs)."""
+        done = self.elapsed() / (self.budget.minutes * 60) if self.budget.minutes > 0 else 0.0
+        if self.budget.updates:
+            done = max(done, self.updates / self.budget.updates)
+        return min(done, 1.0)
+
+    def done(self) -> bool:
+        return bool((self.budget.minutes > 0 and self.elapsed() >= self.budget.minutes * 60)
+                    or (self.budget.updates and self.updates >= self.budget.updates))
+
+
+@dataclasses.dataclass
+class Trainer:
+    """What a trainer supplies to `run`."""
+    name: str                                          # its command, e.g. "train-belief"
+    kind: str                                          # its checkpoint kind
+    update: Callable[[Clock], Dict[str, float]]        # one update; returns its losses
+    checkpoint: Callable[[], dict]                     # `make_checkpoint`'s arguments (no progress, no optimizer)
+    optimizer: Optional[torch.optim.Optimizer] = None  # restored on resume, saved in "resume"
+    progress: Dict[str, Any] = dataclasses.field(default_factory=dict)  # counters (info["progress"])
+    evaluate: Optional[Callable[[Clock], Dict[str, Optional[float]]]] = None  # the metrics of one curve row
+    eval_at_start: bool = False                        # evaluate before the first update of a fresh run
+    plot: Sequence[str] = ()                           # curve columns drawn in the PNG (X_mean with X_sem: error bars)
+    plot_start: bool = False                           # draw the first row's level of plot[0] (and 0.5 below it)
+    finish: Optional[Callable[[], None]] = None        # called after the last update, before the last checkpoint
+
+
+def read_resume(path: str, kind: str, command: str) -> dict:
+    """A checkpoint of `kind` that `run` can continue: it has a "resume" entry with the
+    optimizer state (a slim, weights-only copy has none)."""
+    ckpt = load_checkpoint(path, kind)
+    if not isinstance(ckpt.get("resume"), dict) or "optimizer" not in ckpt["resume"]:
+        raise CheckpointError(f"--resume {path}: a slim (weights-only) checkpoint cannot be "
+                              f"resumed; use the full one that `lbs-pz {command} --out` "
+                              f"writes")
+    return ckpt
+
+
+def write(path: str, pieces: dict, progress: dict, optimizer=None) -> dict:
+    """Write one checkpoint: `pieces` (make_checkpoint's arguments) with info["progress"]
+    and, unless the file is a slim one (half=True without resume), the optimizer state in
+    "resume"."""
+    pieces = dict(pieces)
+    pieces["info"] = dict(pieces.get("info") or {}, progress=progress)
+    if not pieces.get("half") and optimizer is not None:
+        pieces["resume"] = dict(pieces.get("resume") or {}, optimizer=optimizer.state_dict())
+    elif pieces.get("half"):
+        pieces["resume"] = None
+    return save_checkpoint(path, **pieces)
+
+
+def write_curve(path: str, columns: Sequence[str], rows: List[list], plot: Sequence[str] = (),
+                start: Optional[float] = None, title: str = "") -> None:
+    """The learning curve: CSV (`columns`, one row per evaluation) at `path`, written
+    atomically, and a PNG with the same stem: one panel per column of `plot` against the
+    training minutes (a column X_mean with an X_sem beside it gets error bars; with
+    `start`, that level and start - 0.5 drawn as lines in the first panel)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(columns)
+        for row in rows:
+            w.writerow(["" if v is None else (f"{v:.6g}" if isinstance(v, float) else v)
+                        for v in row])
+    os.replace(tmp, path)
+    plot = [c for c in plot if c in columns] or [c for c in columns[2:]][:1]
+    if not plot:
+        return
+    stem = path[:-4] if path.endswith(".csv") else path
+    x = np.array([r[0] for r in rows], dtype=float)
+    fig, axes = plt.subplots(len(plot), 1, figsize=(7, 1 + 3 * len(plot)), squeeze=False)
+    for i, (ax, name) in enumerate(zip(axes[:, 0], plot)):
+        def col(c):
+            k = list(columns).index(c)
+            return np.array([np.nan if r[k] is None else r[k] for r in rows], dtype=float)
+        sem = name[:-5] + "_sem" if name.endswith("_mean") else ""
+        if sem in columns:
+            ax.errorbar(x, col(name), yerr=col(sem), marker="o", ms=3, capsize=2, label=name)
+        else:
+            ax.plot(x, col(name), marker="o", ms=3, label=name)
+        if i == 0 and start is not None:
+            ax.axhline(start, color="grey", lw=0.8, label=f"start {start:.2f}")
+            ax.axhline(start - 0.5, color="red", lw=0.8, ls="--", label="start - 0.5")
+        ax.set_ylabel(name)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    axes[-1, 0].set_xlabel("training minutes")
+    if title:
+        axes[0, 0].set_title("\n".join(textwrap.wrap(title, 110)[:3]), fontsize=7)
+    fig.tight_layout()
+    fig.savefig(stem + ".png", dpi=100)
+    plt.close(fig)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run after its checkpoint was written; `note` says where."""
+
+    def __init__(self, note: str):
+        super().__init__(note)
+        self.note = note
+
+
+class _StopRequest:
+    """While active (main thread only): the first SIGINT sets `requested` (the loop stops
+    after the update in progress); a second one raises KeyboardInterrupt at once."""
+
+    def __init__(self):
+        self.requested = False
+        self.previous = None
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
+
+
+def run(trainer: Trainer, budget: Budget, out: str, *, resume: Optional[dict] = None,
+        eval_every: int = 0, save_every: int = 0, curve: str = "", slim_out: str = "",
+        title: str = "", progress_bar: bool = True, log: Callable[[str], None] = print) -> dict:
+    """Train until the budget is spent (or Ctrl-C); returns trainer.progress.
+
+    resume: the checkpoint (`read_resume`) this run continues: the optimizer state (each
+    group keeps this run's learning rate) and the counters come from it. eval_every,
+    save_every: updates between evaluations / checkpoints (0: only at the end). curve:
+    the CSV path of the learning curve ("" none). title: the PNG's title. On Ctrl-C the
+    checkpoint is written and KeyboardInterrupt raised."""
+    budget.check()
+    progress = trainer.progress
+    progress.setdefault("updates", 0)
+    progress.setdefault("seconds", 0.0)
+    if resume is not None:
+        if trainer.optimizer is not None:
+            lrs = [group["lr"] for group in trainer.optimizer.param_groups]
+            trainer.optimizer.load_state_dict(resume["resume"]["optimizer"])
+            for group, lr in zip(trainer.optimizer.param_groups, lrs):
+                group["lr"] = lr
+        progress.update(resume["info"].get("progress", {}))
+        log(f"resumed from {resume['path']} at update {progress['updates']}")
+    progress.setdefault("curve", [])
+    clock = Clock(budget, progress)
+    recent: Dict[str, List[float]] = {}
+    last: Dict[str, Optional[float]] = {}
+
+    def save():
+        progress["seconds"] = round(clock.seconds(), 1)
+        pieces = trainer.checkpoint()
+        write(out, pieces, progress, trainer.optimizer)
+        if slim_out:
+            write(slim_out, dict(pieces, resume=None, half=True), progress)
+
+    def evaluate():
+        metrics = trainer.evaluate(clock)
+        last.clear()
+        last.update(metrics)
+        columns = ["minutes", "updates"] + list(metrics)
+        if progress.get("curve_columns", columns) != columns:
+            progress["curve"] = []          # a resumed run of another layout: start afresh
+        progress["curve_columns"] = columns
+        progress["curve"].append([round(clock.seconds() / 60, 3), progress["updates"]]
+                                 + list(metrics.values()))
+        if curve:
+            first = progress["curve"][0][2 + list(metrics).index(trainer.plot[0])] \
+                if trainer.plot_start and trainer.plot and trainer.plot[0] in metrics else None
+            write_curve(curve, columns, progress["curve"], trainer.plot, first, title)
+
+    bar = tqdm(total=budget.updates or None, initial=progress["updates"], unit="upd",
+               desc=trainer.name, disable=not progress_bar, dynamic_ncols=True)
+    evaluated_at = progress["curve"][-1][1] if progress["curve"] else None
+    try:
+        with _StopRequest() as stop:
+            if trainer.evaluate is not None and trainer.eval_at_start and resume is None \
+                    and not progress["curve"]:
+                evaluate()
+                evaluated_at = progress["updates"]
+            while not clock.done() and not stop.requested:
+                losses = trainer.update(clock)
+                if losses is None:                 # nothing to learn from yet
+                    continue
+                progress["updates"] += 1
+                u = progress["updates"]
+                for key, value in losses.items():
+                    recent.setdefault(key, []).append(value)
+                    del recent[key][:-100]
+                if trainer.evaluate is not None and eval_every and u % eval_every == 0:
+                    evaluate()
+                    evaluated_at = u
+                if save_every and u % save_every == 0:
+                    save()
+                bar.update(1)
+                if u % 20 == 0 or evaluated_at == u:
+                    shown = {k: f"{np.mean(v):.3f}" for k, v in recent.items() if v}
+                    shown.update({k: f"{v:.3f}" for k, v in last.items()
+                                  if isinstance(v, float)})
+                    bar.set_postfix(shown, refresh=False)
+            if stop.requested:
+                raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        bar.close()
+        save()
+        raise Interrupted(f"checkpoint of update {progress['updates']} saved to {out} "
+                          f"(--resume {out} goes on)") from None
+    bar.close()
+    if trainer.evaluate is not None and evaluated_at != progress["updates"]:
+        evaluate()
+    if trainer.finish is not None:
+        trainer.finish()
+    save()
+    return progress

@@ -1,0 +1,127 @@
+"""The one training loop (`lbs_pz.train.loop`): the budget stops a run, a resumed run
+reaches the same weights as an uninterrupted one, Ctrl-C leaves a checkpoint and exit
+status 130, and the learning curve is written as CSV and PNG."""
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from lbs_pz.models.checkpoint import load_checkpoint  # noqa: E402
+from lbs_pz.train.belief import BeliefTrainConfig, train_belief  # noqa: E402
+from lbs_pz.train.loop import Budget, Clock, Trainer, run  # noqa: E402
+
+TINY = dict(blueprint="simple", games_per_step=2, minutes=0, val_games=4, val_every=2,
+            embed=16, hidden=16, decoder=8, threads=1, progress=False)
+
+
+def quiet(*_):
+    pass
+
+
+def counting_trainer(progress=None):
+    """A trainer whose update only counts (no torch work)."""
+    progress = {} if progress is None else progress
+    seen = []
+
+    def update(clock):
+        seen.append(clock.updates)
+        return {"loss": 1.0 / (1 + clock.updates)}
+
+    def checkpoint():
+        return dict(kind="value", game={"players": 2}, architecture={}, weights={})
+
+    trainer = Trainer("test", "value", update, checkpoint, progress=progress,
+                      evaluate=lambda clock: {"metric": float(clock.updates)},
+                      eval_at_start=True, plot=("metric",))
+    return trainer, seen
+
+
+def test_the_budget_stops_a_run(tmp_path):
+    trainer, seen = counting_trainer()
+    out = str(tmp_path / "c.pt")
+    progress = run(trainer, Budget(updates=7), out, progress_bar=False, log=quiet)
+    assert progress["updates"] == 7 and seen == list(range(7))
+    # the time budget: a run that cannot reach its updates stops after `minutes`
+    trainer, seen = counting_trainer()
+    slow = trainer.update
+    trainer.update = lambda clock: (time.sleep(0.01), slow(clock))[1]
+    start = time.perf_counter()
+    run(trainer, Budget(minutes=0.5 / 60, updates=10**9), out, progress_bar=False, log=quiet)
+    assert 0.5 <= time.perf_counter() - start < 5 and 0 < len(seen) < 10**9
+    with pytest.raises(ValueError, match="--minutes"):
+        run(counting_trainer()[0], Budget(), out, progress_bar=False, log=quiet)
+
+
+def test_clock_fraction_counts_updates_over_resumed_runs():
+    clock = Clock(Budget(updates=10), {"updates": 4, "seconds": 0.0})
+    assert clock.fraction() == pytest.approx(0.4) and not clock.done()
+    clock.progress["updates"] = 10
+    assert clock.fraction() == 1.0 and clock.done()
+
+
+def test_resume_reaches_the_weights_of_an_uninterrupted_run(tmp_path):
+    # a constant learning rate: the schedule follows the budget, which differs between
+    # the first half's run (3 updates) and the uninterrupted one (6)
+    flat = dict(TINY, lr=1e-3, lr_final=1e-3)
+    whole = str(tmp_path / "whole.pt")
+    train_belief(BeliefTrainConfig(steps=6, out=whole, **flat), log=quiet)
+    half = str(tmp_path / "half.pt")
+    train_belief(BeliefTrainConfig(steps=3, out=half, **flat), log=quiet)
+    # the second half: the budget counts the updates in total; data and optimizer go on
+    train_belief(BeliefTrainConfig(steps=6, out=half, resume=half, **flat), log=quiet)
+    a, b = load_checkpoint(whole, "belief"), load_checkpoint(half, "belief")
+    assert b["info"]["steps"] == 6 and b["info"]["games"] == a["info"]["games"] == 12
+    for name, w in a["weights"].items():
+        assert torch.equal(w, b["weights"][name]), name
+    assert b["info"]["train_loss"] == a["info"]["train_loss"]
+    with pytest.raises(ValueError, match="slim"):
+        slim = str(tmp_path / "slim.pt")
+        train_belief(BeliefTrainConfig(steps=1, out=slim, half=True, **TINY), log=quiet)
+        train_belief(BeliefTrainConfig(steps=2, out=slim, resume=slim, **TINY), log=quiet)
+
+
+def test_the_curve_is_written_as_csv_and_png(tmp_path):
+    out = str(tmp_path / "b.pt")
+    _, history = train_belief(BeliefTrainConfig(steps=4, out=out, **TINY), log=quiet)
+    rows = list(csv.DictReader(open(tmp_path / "b.curve.csv")))
+    assert [int(r["updates"]) for r in rows] == [0, 2, 4] == [h[0] for h in history]
+    assert float(rows[-1]["val_loss"]) == pytest.approx(history[-1][2], rel=1e-5)
+    with open(tmp_path / "b.curve.png", "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    curve = load_checkpoint(out, "belief")["info"]["progress"]["curve"]
+    assert len(curve) == 3
+    train_belief(BeliefTrainConfig(steps=1, out=str(tmp_path / "n.pt"), curve="none", **TINY),
+                 log=quiet)
+    assert not os.path.exists(tmp_path / "n.curve.csv")
+
+
+def test_ctrl_c_saves_a_checkpoint_and_exits_130(tmp_path):
+    out = tmp_path / "stopped.pt"
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lbs_pz.cli", "train-belief", "--blueprint", "simple",
+         "--minutes", "10", "--games-per-step", "2", "--val-games", "4", "--val-every", "1000",
+         "--embed", "16", "--hidden", "16", "--decoder", "8", "--threads", "1",
+         "--out", str(out), "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        for line in proc.stdout:           # "step 0: val ...": the loop is running
+            if line.startswith("step 0"):
+                break
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted" in err and str(out) in err
+    ckpt = load_checkpoint(str(out), "belief")
+    assert ckpt["info"]["steps"] >= 1 and "optimizer" in ckpt["resume"]
