@@ -15,7 +15,6 @@ from lbs_pz.agents import load_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.search.methods import MethodSpec, build_agent
-from lbs_pz.models import shipped_names
 
 GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "data", "golden_moves.json")))
 
@@ -55,8 +54,6 @@ def test_neural_lbs16_plays_the_recorded_moves():
 
 @pytest.mark.parametrize("spec", sorted(GOLDEN["self_play"]))
 def test_self_play_plays_the_recorded_moves(spec):
-    if spec.startswith("lstm:") and spec[5:] not in shipped_names():
-        pytest.skip(f"{spec} no longer ships (its recorded command remakes it)")
     blueprint = load_blueprint(spec)
     games = [_game(_deal(i), blueprint.act) for i in range(len(GOLDEN["self_play"][spec]))]
     assert games == GOLDEN["self_play"][spec]
