@@ -4,6 +4,7 @@ anywhere as `--blueprint lstm:PATH`.
 
     lbs-pz distill --teacher strong --out distilled.pt --minutes 30
     lbs-pz distill --teacher strong --out distilled.pt --minutes 30 --resume distilled.pt
+    lbs-pz distill --teacher strong --arch conventions --out conv.pt --minutes 30
     # the net's own value, fitted on its own games by a value MLP of its own
     # (every move stays the same):
     lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
@@ -16,7 +17,11 @@ anywhere as `--blueprint lstm:PATH`.
     lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
         --dueling max --minutes 15 --out distilled_maxq.pt
 
-One option per field of `lbs_pz.train.distill.DistillConfig`.
+The net is a named architecture (`--arch`, "card_features" by default) whose options the
+"architecture overrides" change one by one; with `--init` it is the start's (`--dueling`
+re-centres it; `--value-only` gives it the value head of --arch and the overrides).
+
+One option per field of `lbs_pz.train.configs.DistillConfig`.
 """
 
 from __future__ import annotations
@@ -24,14 +29,16 @@ from __future__ import annotations
 import argparse
 
 from lbs_pz.cli.options import add_dataclass_options, dataclass_from, interrupted
-from lbs_pz.train.configs import DistillConfig
+from lbs_pz.cli.train_blueprint import add_arch_options
+from lbs_pz.train.configs import ARCH_OVERRIDES, DistillConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "distill", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         help="imitate a blueprint with the public-LSTM net (supervised, streamed teacher games)")
-    add_dataclass_options(parser, DistillConfig)
+    add_dataclass_options(parser, DistillConfig, skip=("arch",) + ARCH_OVERRIDES)
+    add_arch_options(parser, DistillConfig)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
     return parser

@@ -3,33 +3,71 @@ Q-learning, R2D2-style VDN, DQfD demonstrations optional); load the result anywh
 `--blueprint lstm:PATH`.
 
     lbs-pz train-blueprint --minutes 30 --out bp.pt                       # from scratch
+    lbs-pz train-blueprint --arch card_features --hidden 128 --out bp.pt  # another net
     lbs-pz train-blueprint --init distilled.pt --minutes 60 --out ft.pt   # fine-tune a start
     lbs-pz train-blueprint --init distill:strong --init-minutes 6 --out ft.pt
     lbs-pz train-blueprint --resume ft.pt --minutes 30 --out ft.pt        # go on
 
-`--init` (a checkpoint of `distill` or `train-blueprint`, `lstm:PATH`, or `distill:SPEC`
-to distil SPEC first) starts the net, its architecture and the target net from those
-weights and switches the unset (None) options to the fine-tuning preset
-(`lbs_pz.train.blueprint.FINETUNE`). Every run writes its learning curve (greedy
-self-play on EVAL deals per evaluation) as OUT's stem + .curve.csv and .curve.png
-(`--curve PATH.csv` to choose, `--curve none` for none).
+The net is a named architecture (`--arch`, "paper" by default) whose options the
+"architecture overrides" change one by one. `--init` (a checkpoint of `distill` or
+`train-blueprint`, `lstm:PATH`, or `distill:SPEC` to distil SPEC first) starts the net,
+its architecture and the target net from those weights and switches the unset (None)
+options to the fine-tuning preset (`lbs_pz.train.blueprint.FINETUNE`). Every run writes
+its learning curve (greedy self-play on EVAL deals per evaluation) as OUT's stem +
+.curve.csv and .curve.png (`--curve PATH.csv` to choose, `--curve none` for none).
 
-One option per field of `lbs_pz.train.blueprint.BlueprintTrainConfig`.
+One option per field of `lbs_pz.train.configs.BlueprintTrainConfig`.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import textwrap
 
-from lbs_pz.cli.options import add_dataclass_options, dataclass_from, interrupted
-from lbs_pz.train.configs import BlueprintTrainConfig
+from lbs_pz.cli.options import (add_dataclass_options, dataclass_from, field_comments,
+                                interrupted)
+from lbs_pz.train.configs import (ARCH_OVERRIDES, ARCH_PRESETS, DUELING, FUSIONS,
+                                  BlueprintTrainConfig)
+
+
+def add_arch_options(parser: argparse.ArgumentParser, config_class) -> None:
+    """--arch (a preset of ARCH_PRESETS, each explained in the group's description) and
+    the architecture overrides of `config_class` (its ARCH_OVERRIDES fields, default None:
+    the preset's value) under their own heading; explained by the fields' comments."""
+    comments = field_comments(config_class)
+    fields = {f.name: f for f in dataclasses.fields(config_class)}
+    presets = "\n".join(
+        textwrap.fill(about, 88, initial_indent=f"  {name:<19}", subsequent_indent=" " * 21)
+        for name, about in ARCH_PRESETS.items())
+    group = parser.add_argument_group(
+        "architecture", "the public-LSTM net (--arch; lbs_pz.agents.public_lstm.ARCHITECTURES):"
+        f"\n{presets}")
+    default = fields["arch"].default
+    group.add_argument("--arch", choices=list(ARCH_PRESETS), default=default,
+                       help=comments.get("arch", "") + ("" if default is None else
+                                                        f" (default {default})"))
+    overrides = parser.add_argument_group("architecture overrides",
+                                          "each unset: the value of --arch's preset")
+    for name in ARCH_OVERRIDES:
+        flag, about = f"--{name.replace('_', '-')}", comments.get(name, "")
+        annotation = str(fields[name].type)
+        if "bool" in annotation:
+            overrides.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
+                                   help=about)
+        elif name in ("fusion", "dueling"):
+            overrides.add_argument(flag, choices=FUSIONS if name == "fusion" else DUELING,
+                                   default=None, help=about)
+        else:
+            overrides.add_argument(flag, type=int, default=None, metavar="N", help=about)
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "train-blueprint", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         help="train the public-LSTM blueprint (recurrent Q-learning, R2D2-style)")
-    add_dataclass_options(parser, BlueprintTrainConfig)
+    add_dataclass_options(parser, BlueprintTrainConfig, skip=("arch",) + ARCH_OVERRIDES)
+    add_arch_options(parser, BlueprintTrainConfig)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
     return parser

@@ -26,9 +26,13 @@ R2D2-style (Kapturowski et al. 2019), driven by the one training loop (`lbs_pz.t
   max_a [Q(a) + margin * (a != a_demo)] - Q(a_demo) (legal a, mover's Q). The first
   `pretrain_updates` updates use demonstrations only, as do all updates until
   `learning_starts` games of the agent's own are stored.
+- the net: the preset `arch` of `lbs_pz.agents.public_lstm.ARCHITECTURES` ("paper" by
+  default) with the architecture overrides set (`--hidden`, ...; `scratch_net`). Q-learning
+  takes every seat's Q without legal masks, so it trains mean-centred heads only.
 - fine-tuning a start (`--init`, `init_checkpoint`): the net (architecture included) and
   the target net start from a checkpoint of `distill` or `train-blueprint` (PATH or
-  lstm:PATH; `distill:SPEC` distils SPEC for `init_minutes` first). The options left
+  lstm:PATH; `distill:SPEC` distils SPEC for `init_minutes` first, with `arch`, else
+  distill's default, and the overrides set). The options left
   unset (None) take the FINETUNE preset instead of SCRATCH, which adds the anchor: a
   frozen copy of the start net, and the loss adds anchor_weight * the mean over moves of
   max_a [Q(a) + anchor_margin * (a != a0)] - Q(a0), a0 the start net's greedy legal move
@@ -60,16 +64,17 @@ import numpy as np
 import torch
 
 from lbs_pz.agents.base import file_sha256
-from lbs_pz.agents.public_lstm import PublicLSTMNet, encode_batch, epsilon_greedy, public_part
 from lbs_pz.agents.features import convention_feature_size
+from lbs_pz.agents.public_lstm import PublicLSTMNet, encode_batch, epsilon_greedy, public_part
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.engine import HanabiBatch
 from lbs_pz.engine.seeds import TRAIN, deal_seeds
 from lbs_pz.models.checkpoint import CheckpointError, game_to_dict, load_checkpoint
-from lbs_pz.train.common import (command_line, game_config, max_game_length, self_play,
-                                 torch_setup)
-from lbs_pz.train.distill import DistillConfig, distill
-from lbs_pz.train.configs import FINETUNE, SCRATCH, BlueprintTrainConfig  # noqa: F401 (the presets)
+from lbs_pz.train.common import (command_line, game_config, max_game_length, net_options,
+                                 self_play, start_mismatch, torch_setup)
+from lbs_pz.train.configs import (BLUEPRINT_ARCH, FINETUNE, SCRATCH,  # noqa: F401 (the presets)
+                                  BlueprintTrainConfig, DistillConfig, arch_overrides)
+from lbs_pz.train.distill import distill
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
 KIND = "public_lstm"          # its kind in the lbs_pz checkpoint layout
@@ -341,11 +346,14 @@ def vdn_loss(net, target_net, games: Dict[str, np.ndarray], weights: np.ndarray,
 def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
     """The checkpoint `tc.init` names, loaded and checked against the run's game:
     PATH or lstm:PATH (a checkpoint of `distill` or `train-blueprint`, full or slim), or
-    distill:SPEC (a distillation of the blueprint SPEC for `tc.init_minutes`, written to
-    OUT's stem + ".init.pt", then loaded). Adds "net" (the `PublicLSTMNet` with its
-    weights) and "init" = {"spec", "path", "sha256"}. CheckpointError for a file that is
-    not a public-LSTM checkpoint, or one made for another game or with another hidden
-    size than `tc.hidden`."""
+    distill:SPEC (a distillation of the blueprint SPEC for `tc.init_minutes`, of the
+    architecture `tc` names (`tc.arch`, else distill's default, and the overrides set),
+    written to OUT's stem + ".init.pt", then loaded). Adds "net" (the `PublicLSTMNet`
+    with its weights) and "init" = {"spec", "path", "sha256"}. CheckpointError for a file
+    that is not a public-LSTM checkpoint, one made for another game, one whose Q is not
+    mean-centred, or one whose architecture is not the one `tc` asks for (the whole
+    architecture with `tc.arch`, else each override set): the start sets the
+    architecture."""
     spec = tc.init
     if spec.startswith("distill:"):
         stem = tc.out[:-3] if tc.out.endswith(".pt") else tc.out
@@ -354,9 +362,10 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
             f"minutes into {path}")
         distill(DistillConfig(teacher=spec[len("distill:"):], out=path, players=tc.players,
                               colors=tc.colors, ranks=tc.ranks, hand_size=tc.hand_size,
-                              minutes=tc.init_minutes, hidden=tc.hidden, seed=tc.seed,
-                              threads=tc.threads, device=tc.device,
-                              eval_games=min(tc.eval_games, 200), curve="none"),
+                              minutes=tc.init_minutes, seed=tc.seed, threads=tc.threads,
+                              device=tc.device, eval_games=min(tc.eval_games, 200),
+                              curve="none", arch=tc.arch or DistillConfig.arch,
+                              **arch_overrides(tc)),
                 log=log, progress_bar=False)
     else:
         path = spec[len("lstm:"):] if spec.startswith("lstm:") else spec
@@ -384,10 +393,11 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
                               f"(dueling={net.dueling!r}); Q-learning trains mean-centred "
                               f"heads: start from a mean-centred net (made without "
                               f"`distill --dueling max`)")
-    if net.hidden != tc.hidden:
-        raise CheckpointError(f"--init {spec}: the checkpoint's net has hidden {net.hidden}, "
-                              f"this run asks for --hidden {tc.hidden} (the start sets the "
-                              f"architecture: pass --hidden {net.hidden})")
+    asked = net_options(tc) if tc.arch else arch_overrides(tc)
+    mismatch = start_mismatch(f"--init {spec}", net.options(), asked, sorted(asked),
+                              bool(tc.arch))
+    if mismatch:
+        raise CheckpointError(mismatch)
     try:
         net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
     except RuntimeError as err:
@@ -403,6 +413,18 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
 CURVE_COLUMNS = ("minutes", "updates", "env_steps", "games", "selfplay_mean", "selfplay_sem",
                  "td_loss", "anchor_loss", "margin_loss", "anchor_weight", "q_tot_mean",
                  "own_score")
+
+
+def scratch_net(tc: BlueprintTrainConfig, config) -> PublicLSTMNet:
+    """The new net of a run without --init: the preset `tc.arch` (None: "paper") with
+    the overrides set, for the game `config`. ValueError for a net whose Q is not
+    mean-centred (the TD targets take every seat's Q without legal masks)."""
+    options = net_options(tc, BLUEPRINT_ARCH)
+    if options["dueling"] != "mean":
+        raise ValueError(f"--arch {tc.arch or BLUEPRINT_ARCH} centres Q on the best legal "
+                         f"move (dueling={options['dueling']!r}); Q-learning trains "
+                         f"mean-centred heads: add --dueling mean")
+    return PublicLSTMNet.for_config(config, **options)
 
 
 def frozen(net):
@@ -435,10 +457,11 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
     anchor_net = None
     if ckpt is not None:
         expected = game_to_dict(config)
-        scratch = PublicLSTMNet.for_config(config, tc.hidden).arch()
+        scratch = None if tc.init else scratch_net(tc, config).arch()
         if ckpt["game"] != expected or (not tc.init and ckpt["architecture"] != scratch):
             raise ValueError(f"--resume {tc.resume}: trained for {ckpt['game']} "
-                             f"{ckpt['architecture']}, this run is {expected} {scratch}")
+                             f"{ckpt['architecture']}, this run is {expected}"
+                             + (f" {scratch}" if scratch else ""))
         if "target" not in ckpt["resume"]:
             raise ValueError(f"--resume {tc.resume}: not a checkpoint of train-blueprint "
                              f"(use it as --init instead)")
@@ -458,7 +481,7 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
         progress["init"] = init["init"]
         anchor_net = copy.deepcopy(net)
     else:
-        net = PublicLSTMNet.for_config(config, tc.hidden).to(device)
+        net = scratch_net(tc, config).to(device)
     if anchor_net is None and tc.anchor_weight > 0:
         raise ValueError(f"--resume {tc.resume}: anchor_weight > 0 needs a start net, and "
                          f"this run has none (it was not started with --init)")

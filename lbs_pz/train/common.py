@@ -1,7 +1,8 @@
 """What the trainers share: the game variant of a run, the longest possible game, the
-greedy self-play figure of a public-LSTM net, the command line a run records in its
-checkpoint (from its hyper-parameter dataclass, as `lbs_pz.cli.options` turns fields into
-options), the torch set-up of a run, and the blueprint a run trains for."""
+public-LSTM architecture a run names (preset and overrides), the greedy self-play figure
+of a public-LSTM net, the command line a run records in its checkpoint (from its
+hyper-parameter dataclass, as `lbs_pz.cli.options` turns fields into options), the torch
+set-up of a run, and the blueprint a run trains for."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import numpy as np
 import torch
 
 from lbs_pz.agents import blueprint_identity, load_blueprint
-from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
+from lbs_pz.agents.public_lstm import ARCHITECTURES, PublicLSTMBlueprint
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.search.stats import mean_sem
+from lbs_pz.train.configs import arch_overrides
 
 
 def game_config(players: int, hand_size: int = 0, colors: int = 5,
@@ -31,6 +33,39 @@ def max_game_length(config: HanabiConfig) -> int:
     final round."""
     d = config.deck_size - config.players * config.hand_size
     return 2 * d + 2 * config.players + config.max_information_tokens + config.colors + 1
+
+
+def net_options(run, default_arch: str = "") -> dict:
+    """The `PublicLSTMNet.for_config` options of the net a run names: the preset
+    `run.arch` (None or "": `default_arch`) of `ARCHITECTURES`, with every architecture
+    override of `run` that is not None (`lbs_pz.train.configs.ARCH_OVERRIDES`). The hint
+    head reads the convention features, so it is on only with conventions: unset, it
+    is the preset's, or on when conventions are switched on over a preset without them
+    (`--conventions` over card_features makes the "conventions" preset)."""
+    preset = ARCHITECTURES[run.arch or default_arch]
+    overrides = arch_overrides(run)
+    options = dict(preset, **overrides)
+    hint_head = overrides.get("hint_head", preset["hint_head"] or not preset["conventions"])
+    options["hint_head"] = bool(options["conventions"] and hint_head)
+    return options
+
+
+def start_mismatch(what: str, have: dict, asked: dict, names, arch: bool = False) -> str:
+    """'' when the start's net options `have` agree with the options a run `asks` for on
+    every key of `names` that it asks for; else the one-line reason, for `what` (e.g.
+    "--init start.pt"). `arch`: the run named its architecture (--arch) too."""
+    differ = [k for k in names if k in asked and asked[k] != have[k]]
+    if not differ:
+        return ""
+
+    def flag(k, v):
+        name = k.replace("_", "-")
+        return (f"--{name}" if v else f"--no-{name}") if isinstance(v, bool) else f"--{name} {v}"
+    return (f"{what}: the checkpoint's net has {', '.join(f'{k} {have[k]!r}' for k in differ)}, "
+            f"this run asks for {' '.join(flag(k, asked[k]) for k in differ)} (the start sets "
+            f"the architecture: leave out "
+            f"{', '.join('--' + k.replace('_', '-') for k in differ)}"
+            f"{' and --arch' if arch else ''})")
 
 
 def self_play(net, config: HanabiConfig, games: int, seed: int = 0):

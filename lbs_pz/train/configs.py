@@ -6,6 +6,11 @@ commands' `--help` works without it; the trainers (`lbs_pz.train.belief`, `.valu
 
 Budget of every run: `minutes` (of this invocation) and `updates` (or `steps`: in total,
 over resumed runs), whichever ends first (`lbs_pz.train.loop.Budget`).
+
+The public-LSTM net of `train-blueprint` and `distill` is one named architecture, `arch`
+(`ARCH_PRESETS`: the presets of `lbs_pz.agents.public_lstm.ARCHITECTURES`), and the nine
+fields of `ARCH_OVERRIDES`, each None (the preset's value) unless set;
+`lbs_pz.train.common.net_options` resolves them.
 """
 
 from __future__ import annotations
@@ -35,6 +40,73 @@ def curve_path(out: str, curve: str) -> str:
         return curve
     stem = out[:-3] if out.endswith(".pt") else out
     return stem + ".curve.csv"
+
+
+# --- the public-LSTM architecture (train-blueprint, distill) --------------------------------------
+
+ARCH_PRESETS = {
+    "paper": "the LBS paper's public-LSTM: LSTM over the public features, MLP over the "
+             "seat's input, fused by a product, mean-centred dueling head (train-blueprint's "
+             "default)",
+    "card_features": "paper whose MLP also reads each card's exact playability and "
+                     "uselessness: what imitation starts from (distill's default)",
+    "conventions": "card_features whose MLP also reads the strong bot's conventions, with a "
+                   "hint head: to imitate a convention player",
+    "conventions_maxq": "conventions with Q centred on the best legal move, so that the "
+                        "net's value (score + sum of V) can bootstrap a search",
+    "conventions_value": "conventions_maxq whose V is an MLP on a public LSTM of its own, "
+                         "fitted after the policy (distill --value-only)",
+}
+"""Every preset name of `lbs_pz.agents.public_lstm.ARCHITECTURES` (in its order) and what
+it is for: the choices of `--arch`. Here, not imported from there, so that this module
+needs no torch."""
+
+ARCH_OVERRIDES = ("hidden", "fusion", "card_features", "public_features", "value_hidden",
+                  "conventions", "hint_head", "dueling", "value_lstm")
+"""The fields of `BlueprintTrainConfig` and `DistillConfig` that override one option of
+the preset `arch` (None: the preset's), named as the `PublicLSTMNet.for_config` options."""
+
+FUSIONS = ("product", "concat")
+DUELING = ("mean", "max")
+
+
+def arch_overrides(config) -> dict:
+    """{option: value} of the architecture overrides a run sets (its `ARCH_OVERRIDES`
+    fields that are not None)."""
+    return {name: getattr(config, name) for name in ARCH_OVERRIDES
+            if getattr(config, name) is not None}
+
+
+def unset_empty_arch_names(config) -> None:
+    """An empty `arch`, `fusion` or `dueling` of a config means unset: None (dueling ""
+    was how a run kept its start's centring)."""
+    for name in ("arch", "fusion", "dueling"):
+        if getattr(config, name) == "":
+            setattr(config, name, None)
+
+
+def check_arch(config, default_arch: Optional[str] = None) -> None:
+    """ValueError unless a run's `arch` (None: `default_arch`) names a preset and its
+    overrides are valid: hidden >= 1, value_hidden and value_lstm >= 0, a value stream
+    of its own (value_lstm > 0) only with its MLP's width given too (value_hidden > 0),
+    fusion in FUSIONS, dueling in DUELING."""
+    arch = config.arch or default_arch
+    if arch not in ARCH_PRESETS:
+        raise ValueError(f"arch must be one of {', '.join(ARCH_PRESETS)}, got {arch!r}")
+    o = arch_overrides(config)
+    if o.get("hidden", 1) < 1:
+        raise ValueError(f"hidden must be >= 1, got {o['hidden']}")
+    for name in ("value_hidden", "value_lstm"):
+        if o.get(name, 0) < 0:
+            raise ValueError(f"{name} must be >= 0, got {o[name]}")
+    if o.get("value_lstm", 0) and not o.get("value_hidden", 0):
+        raise ValueError(f"value_lstm {o['value_lstm']} (a public LSTM of the value's own) "
+                         f"needs the width of the value MLP that reads it: give "
+                         f"--value-hidden > 0 too (got {o.get('value_hidden')})")
+    if o.get("fusion", FUSIONS[0]) not in FUSIONS:
+        raise ValueError(f"fusion must be {' or '.join(FUSIONS)}, got {o['fusion']!r}")
+    if o.get("dueling", DUELING[0]) not in DUELING:
+        raise ValueError(f"dueling must be {' or '.join(DUELING)}, got {o['dueling']!r}")
 
 
 # --- train-belief -------------------------------------------------------------------------------
@@ -104,7 +176,16 @@ class BlueprintTrainConfig:
     init_minutes: float = 3.0     # with --init distill:SPEC: minutes of that distillation first
     minutes: float = 30.0         # wall-clock budget of this invocation
     updates: int = 0              # stop after this many updates in total (0: no limit)
-    hidden: int = 256
+    arch: Optional[str] = None    # the net's architecture (unset: paper; with --init distill:SPEC, distill's; with --init PATH, the start's)
+    hidden: Optional[int] = None  # width of the LSTM and the MLP
+    fusion: Optional[str] = None  # how the LSTM and MLP streams join: product | concat
+    card_features: Optional[bool] = None  # the MLP reads each card's exact playability / uselessness
+    public_features: Optional[bool] = None  # the LSTM reads the common-knowledge part of those features too
+    value_hidden: Optional[int] = None  # >0: V is an MLP of this width on [h, the seat's input]
+    conventions: Optional[bool] = None  # the MLP reads the strong conventions' reading of the position
+    hint_head: Optional[bool] = None  # with conventions: one weighing, set by the context, of every hint's features (unset: on with conventions)
+    dueling: Optional[str] = None  # Q = V + A - centre: mean (Q-learning needs it) | max
+    value_lstm: Optional[int] = None  # >0 (with value_hidden): the value MLP reads a public LSTM of its own of this width
     num_actors: int = 64          # games played at once
     act_steps: int = 2            # batched moves of every actor between two updates
     batch_size: int = 32          # games per update
@@ -143,6 +224,9 @@ class BlueprintTrainConfig:
     slim_out: str = ""
     curve: str = ""               # curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
 
+    def __post_init__(self) -> None:
+        unset_empty_arch_names(self)
+
     def resolved(self) -> "BlueprintTrainConfig":
         """A copy whose None fields take their preset: FINETUNE with `init`, SCRATCH without."""
         preset = FINETUNE if self.init else SCRATCH
@@ -173,9 +257,10 @@ class BlueprintTrainConfig:
              f"anchor_half_life must be >= 0, got {self.anchor_half_life}")
         need(self.anchor_weight == 0 or self.init or self.resume,
              "anchor_weight > 0 needs a start net: give --init")
+        check_arch(self, BLUEPRINT_ARCH)
         check_run_seed(self.seed)
         check_budget(self.minutes, self.updates)
-        for name in ("hidden", "num_actors", "act_steps", "batch_size", "n_step", "target_every",
+        for name in ("num_actors", "act_steps", "batch_size", "n_step", "target_every",
                      "replay_games", "learning_starts", "eval_games", "save_every",
                      "demo_actors", "demo_replay_games", "threads"):
             need(getattr(self, name) >= 1, f"{name} must be >= 1, got {getattr(self, name)}")
@@ -198,10 +283,11 @@ class BlueprintTrainConfig:
                  f"demo_bot must be one of {', '.join(BOT_NAMES)} (or empty), got {self.demo_bot!r}")
 
 
-# The values of the None fields of BlueprintTrainConfig: from scratch, and fine-tuning a
-# start (--init).
+# The values of the None fields of BlueprintTrainConfig but the architecture's: from
+# scratch, and fine-tuning a start (--init).
 SCRATCH = dict(lr=2.5e-4, eps=0.4, eps_alpha=7.0, anchor_weight=0.0)
 FINETUNE = dict(lr=5e-5, eps=0.05, eps_alpha=3.0, anchor_weight=1.0)
+BLUEPRINT_ARCH = "paper"      # the architecture of a new train-blueprint net (arch None)
 
 
 # --- distill ------------------------------------------------------------------------------------
@@ -217,12 +303,13 @@ class DistillConfig:
     hand_size: int = 0            # 0: the standard rule (5, or 4 with 4+ players)
     minutes: float = 30.0         # wall-clock budget of this invocation
     updates: int = 0              # stop after this many updates in total (0: no limit)
-    hidden: int = 256
-    fusion: str = "product"       # how the LSTM and MLP streams join: product (the paper's) | concat
-    card_features: bool = True    # give the MLP each card's exact playability / uselessness
-    public_features: bool = False  # give the LSTM the common-knowledge part of those features too
-    conventions: bool = False     # give the MLP the strong conventions' reading of the position
-    hint_head: bool = True        # with --conventions: one weighing, set by the context, of every hint's features
+    arch: str = "card_features"   # the architecture of a new net (with --init: the start's; see --value-only)
+    hidden: Optional[int] = None  # width of the LSTM and the MLP
+    fusion: Optional[str] = None  # how the LSTM and MLP streams join: product (the paper's) | concat
+    card_features: Optional[bool] = None  # give the MLP each card's exact playability / uselessness
+    public_features: Optional[bool] = None  # give the LSTM the common-knowledge part of those features too
+    conventions: Optional[bool] = None  # give the MLP the strong conventions' reading of the position
+    hint_head: Optional[bool] = None  # with conventions: one weighing, set by the context, of every hint's features (unset: on with conventions)
     lr: float = 1e-3
     lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
     value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
@@ -233,10 +320,10 @@ class DistillConfig:
     search_fraction: float = 0.5  # with --search-games: the fraction of each batch's games taken from them
     deviation_weight: float = 1.0  # with --search-games: the cross-entropy weight of the moves where the search left the blueprint's
     init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
-    value_only: bool = False      # fit the value head alone (the moves stay exactly the same)
-    value_hidden: int = 0         # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
-    value_lstm: int = 0           # >0 (with --value-hidden): the value MLP reads a public LSTM of its own of this width instead of the policy's (a new one with --value-only)
-    dueling: str = ""             # Q = V + A - centre: mean | max (over the legal moves: the greedy Q is V, so the value is score + sum of V); "" keeps --init's (mean for a new net)
+    value_only: bool = False      # fit the value head alone (the moves stay exactly the same); the start's net gets the value head of --arch and the value overrides
+    value_hidden: Optional[int] = None  # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
+    value_lstm: Optional[int] = None  # >0 (with --value-hidden): the value MLP reads a public LSTM of its own of this width instead of the policy's (a new one with --value-only)
+    dueling: Optional[str] = None  # Q = V + A - centre: mean | max (over the legal moves: the greedy Q is V, so the value is score + sum of V); with --init: re-centres the start (unset: the start's)
     batch_size: int = 32          # games per update
     num_actors: int = 256         # teacher games played at once
     act_steps: int = 8            # batched teacher moves between two updates
@@ -251,6 +338,10 @@ class DistillConfig:
     resume: str = ""              # a checkpoint of an earlier distill run to continue
     curve: str = ""               # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
 
+    def __post_init__(self) -> None:
+        unset_empty_arch_names(self)
+        self.arch = self.arch or DistillConfig.arch     # "" or None: the default
+
     def check(self) -> None:
         def need(ok, msg):
             if not ok:
@@ -262,17 +353,14 @@ class DistillConfig:
              f"colors and ranks must be 1..5, got {self.colors}, {self.ranks}")
         check_run_seed(self.seed)
         check_budget(self.minutes, self.updates)
-        for name in ("hidden", "batch_size", "num_actors", "act_steps", "buffer_games",
+        check_arch(self)
+        for name in ("batch_size", "num_actors", "act_steps", "buffer_games",
                      "eval_games", "save_every", "threads"):
             need(getattr(self, name) >= 1, f"{name} must be >= 1, got {getattr(self, name)}")
         need(self.batch_size <= self.buffer_games, "batch_size must be <= buffer_games")
         need(self.lr > 0, f"lr must be > 0, got {self.lr}")
         need(0 < self.lr_final <= 1, f"lr_final must be in (0, 1], got {self.lr_final}")
         need(self.value_weight >= 0, f"value_weight must be >= 0, got {self.value_weight}")
-        need(self.value_hidden >= 0, f"value_hidden must be >= 0, got {self.value_hidden}")
-        need(self.value_lstm >= 0 and (not self.value_lstm or self.value_hidden),
-             f"value_lstm must be >= 0 and needs --value-hidden > 0, got {self.value_lstm} "
-             f"with value_hidden {self.value_hidden}")
         need(0 <= self.explore <= 1, f"explore must be in [0, 1], got {self.explore}")
         need(0 <= self.world_fraction <= 1,
              f"world_fraction must be in [0, 1], got {self.world_fraction}")
@@ -291,10 +379,6 @@ class DistillConfig:
         need(self.grad_clip > 0, f"grad_clip must be > 0, got {self.grad_clip}")
         need(self.eval_every >= 0 and self.updates >= 0 and self.hand_size >= 0,
              "eval_every, updates and hand_size must be >= 0")
-        need(self.dueling in ("", "mean", "max"),
-             f"dueling must be mean or max, got {self.dueling!r}")
-        need(self.fusion in ("concat", "product"),
-             f"fusion must be concat or product, got {self.fusion!r}")
         need(self.device == "cpu" or self.device.startswith("cuda"),
              f"device must be cpu or cuda[:i], got {self.device!r}")
         need(bool(self.out), "give --out PATH")

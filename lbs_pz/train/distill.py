@@ -30,6 +30,12 @@ its own (`value_lstm`) if asked (`init_net`). The learning rate falls linearly t
 lr * lr_final over the budget. The public stream runs over the whole game (the LSTM state
 starts empty at every deal, as in acting).
 
+The net (`start_net`): the preset `arch` of `lbs_pz.agents.public_lstm.ARCHITECTURES`
+("card_features" by default) with the architecture overrides set (`--hidden`,
+`--conventions`, ...). With `init` the net is the start's: `dueling` re-centres it, and
+with `value_only` it gets the value head (value_hidden, value_lstm) of `arch` and the
+overrides; the other overrides, when set, must be the start's.
+
 Evaluation (every `eval_every` updates and at the end): held-out move agreement (the
 net's greedy legal move against the teacher's, on the teacher's games of EVAL deals) and
 greedy self-play on EVAL deals 0 .. eval_games-1 of the run seed.
@@ -53,8 +59,8 @@ import numpy as np
 import torch
 
 from lbs_pz.agents import blueprint_identity, load_blueprint
-from lbs_pz.agents.public_lstm import PublicLSTMNet, seat_masks
 from lbs_pz.agents.features import convention_feature_size, convention_features
+from lbs_pz.agents.public_lstm import PublicLSTMNet, seat_masks
 from lbs_pz.engine import HanabiBatch
 from lbs_pz.engine.features import private_size
 from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
@@ -62,9 +68,9 @@ from lbs_pz.models.checkpoint import (check_trained_for, game_of, game_to_dict,
                                       load_checkpoint, save_checkpoint)
 from lbs_pz.search.beliefs.learned import LearnedBelief
 from lbs_pz.search.recorded_games import read_search_games
-from lbs_pz.train.common import (command_line, game_config, max_game_length, self_play,
-                                 torch_setup)
-from lbs_pz.train.configs import DistillConfig, curve_path
+from lbs_pz.train.common import (command_line, game_config, max_game_length, net_options,
+                                 self_play, start_mismatch, torch_setup)
+from lbs_pz.train.configs import DistillConfig, arch_overrides, curve_path
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
 KIND = "public_lstm"
@@ -475,6 +481,44 @@ def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "",
 
 # --- the run --------------------------------------------------------------------------------
 
+POLICY_OPTIONS = ("hidden", "fusion", "card_features", "public_features", "conventions",
+                  "hint_head")
+"""The architecture options that --init's start fixes (the others: its value head and
+centring, which `--value-only` and `--dueling` may change)."""
+
+
+def start_net(dc: DistillConfig, config, log=print):
+    """(net, start): the net a run starts from, before `--resume`, for the game `config`,
+    and the loaded `--init` checkpoint (None without one). Without --init: a new net of
+    the options `net_options(dc)`. With --init: the start's net (`init_net`), re-centred
+    by `dc.dueling` if set, with the value head of those options if `dc.value_only`.
+    ValueError for a start made for another game, or one whose policy options differ
+    from the overrides set."""
+    options = net_options(dc)
+    net = PublicLSTMNet.for_config(config, **options)
+    if not dc.init:
+        return net, None
+    start = load_checkpoint(dc.init, KIND)
+    if start["game"] != game_to_dict(config):
+        raise ValueError(f"--init {dc.init}: made for {start['game']}, this run is "
+                         f"{game_to_dict(config)}")
+    net = init_net(start, options["value_hidden"] if dc.value_only else None,
+                   dc.dueling or "", options["value_lstm"])
+    mismatch = start_mismatch(f"--init {dc.init}", net.options(), arch_overrides(dc),
+                              POLICY_OPTIONS)
+    if mismatch:
+        raise ValueError(mismatch)
+    old = start["architecture"]
+    log(f"starting from {dc.init}"
+        + (f" with a new value MLP of width {net.value_hidden}"
+           if net.value_hidden != old.get("value_hidden", 0) else "")
+        + (f" on a public LSTM of its own of width {net.value_lstm}"
+           if net.value_lstm != old.get("value_lstm", 0) else "")
+        + (f" with Q centred on the {net.dueling} of A"
+           if net.dueling != old.get("dueling", "mean") else ""))
+    return net, start
+
+
 def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     """Run distillation as configured (`lbs_pz.train.loop.run`); returns the checkpoint
     path (`dc.out`)."""
@@ -483,26 +527,9 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     config = game_config(dc.players, dc.hand_size, dc.colors, dc.ranks)
     teacher = load_blueprint(dc.teacher)
     teacher_id = blueprint_identity(teacher)
-    new_head = False
-    net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, dc.card_features,
-                                   dc.public_features, dc.value_hidden, dc.conventions,
-                                   dc.conventions and dc.hint_head, dc.dueling or "mean",
-                                   dc.value_lstm)
-    if dc.init:
-        start = load_checkpoint(dc.init, KIND)
-        if start["game"] != game_to_dict(config):
-            raise ValueError(f"--init {dc.init}: made for {start['game']}, this run is "
-                             f"{game_to_dict(config)}")
-        net = init_net(start, dc.value_hidden if dc.value_only else None, dc.dueling,
-                       dc.value_lstm)
-        new_head = net.arch() != start["architecture"]   # a new value MLP or a new centring
-        log(f"starting from {dc.init}"
-            + (f" with a new value MLP of width {dc.value_hidden}"
-               if net.value_hidden != start["architecture"].get("value_hidden", 0) else "")
-            + (f" on a public LSTM of its own of width {dc.value_lstm}"
-               if net.value_lstm != start["architecture"].get("value_lstm", 0) else "")
-            + (f" with Q centred on the {net.dueling} of A"
-               if net.dueling != start["architecture"].get("dueling", "mean") else ""))
+    net, start = start_net(dc, config, log)
+    # a new value MLP or a new centring
+    new_head = start is not None and net.arch() != start["architecture"]
     net = net.to(device)
     if dc.value_only:
         # Q = V + A - mean(A) (or max): the moves are the argmax of A, so fitting V alone
