@@ -30,8 +30,10 @@ def parse_set(items, config_class):
         if key not in fields:
             raise SystemExit(f"--set {item}: no option {key!r} in BlueprintTrainConfig")
         default = fields[key].default
-        kind = type(default) if default is not None else (
-            float if "float" in str(fields[key].type) else str)
+        annotation = str(fields[key].type)
+        kind = type(default) if default is not None else next(
+            (t for name, t in (("bool", bool), ("int", int), ("float", float))
+             if name in annotation), str)
         if kind is bool:
             out[key] = value.lower() in ("1", "true", "yes", "on")
         else:
