@@ -6,13 +6,13 @@ Importing the package registers the environments and nothing else:
 Entry points are strings, so the envs (and the engine) load on first use.
 """
 
+import gymnasium
+import pettingzoo
+
 __version__ = "0.1.0"
 
 
 def _register_envs() -> None:
-    import gymnasium
-    import pettingzoo
-
     if "lbs_pz/Hanabi-v0" not in pettingzoo.aec_registry:
         pettingzoo.register("aec", "lbs_pz/Hanabi-v0", entry_point="lbs_pz.envs.hanabi_v0:env")
     if "lbs_pz/HanabiSelfPlay-v0" not in gymnasium.registry:

@@ -40,7 +40,8 @@ __all__ = [
 
 
 def __getattr__(name):
-    # Torch-backed agents load on first use, so that `import lbs_pz.agents` stays light.
+    # Deliberately lazy (allow-listed in tests/test_layers.py): these modules import torch
+    # (and SB3) at their top, and `import lbs_pz.agents` must work without either.
     if name in ("PublicLSTMBlueprint", "PublicLSTMNet", "ARCHITECTURES"):
         from lbs_pz.agents import public_lstm
         return getattr(public_lstm, name)

@@ -56,8 +56,6 @@ import os
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
-import torch
-from torch import nn
 
 from lbs_pz.agents.base import check_max_moves, file_sha256, require_batch
 # the features live in lbs_pz.agents.features; public_part, seat_inputs, encode_batch and
@@ -69,6 +67,10 @@ from lbs_pz.agents.features import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.engine.features import private_size
 from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint
+from lbs_pz.optional import require_torch
+
+torch = require_torch("the public-LSTM blueprint")
+nn = torch.nn
 
 NEG = -1e9          # Q given to masked (illegal) moves before the argmax
 

@@ -37,6 +37,8 @@ their first `check_calls` calls, then trusted.
 `as_blueprint(obj)` is what search and evaluation call on whatever they are given: the
 library's own blueprints (RuleBot, RandomAgent, PublicLSTMBlueprint, SB3Blueprint, a
 PythonBlueprint) come back unchanged, anything else with `act` is wrapped.
+`load_python_blueprint(spec)` loads a `py:MODULE_OR_FILE.py:CLASS` spec (what
+`lbs_pz.agents.load_blueprint` calls for one); a blueprint loaded so pickles as its spec.
 
 >>> from lbs_pz.engine import HanabiBatch, HanabiConfig
 >>> class FirstLegal:
@@ -51,7 +53,12 @@ PythonBlueprint) come back unchanged, anything else with `act` is wrapped.
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.machinery
+import importlib.util
 import inspect
+import os
 import sys
 from typing import Any, Optional
 
@@ -59,13 +66,14 @@ import numpy as np
 
 from lbs_pz.agents.base import (
     BlueprintBase, BlueprintError, act_each, check_max_moves, checked_move,
-    describe_position, legal_text, require_batch, rollout_each,
+    describe_position, file_sha256, legal_text, require_batch, rollout_each,
 )
 from lbs_pz.agents.random_agent import RandomAgent
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.engine import HanabiBatch, HanabiState, move_name
 
 CHECK_CALLS = 4
+USER_MODULES = "_lbs_pz_user"        # prefix of the module names of py: files
 SIGNATURE = "def act(self, state, seat=None) -> int"
 
 
@@ -280,17 +288,11 @@ class PythonBlueprint:
     def __reduce__(self):
         # A blueprint loaded from a spec travels (to worker processes) as its spec.
         if self.spec is not None and self.spec.startswith("py:"):
-            return (_from_spec, (self.spec,))
+            return (load_python_blueprint, (self.spec,))
         return object.__reduce__(self)
 
     def __repr__(self) -> str:
         return f"<PythonBlueprint {self.name!r} of {type(self.obj).__name__}>"
-
-
-def _from_spec(spec: str):
-    from lbs_pz.agents.spec import load_blueprint
-
-    return load_blueprint(spec)
 
 
 def _trusted(obj: Any) -> bool:
@@ -313,3 +315,86 @@ def as_blueprint(obj: Any):
     if _trusted(obj):
         return obj
     return PythonBlueprint(obj)
+
+
+# --- py: specs ------------------------------------------------------------------------------
+
+def load_python_blueprint(spec: str):
+    """The blueprint a `py:MODULE_OR_FILE.py:CLASS` spec names (`lbs_pz.agents.spec`):
+    the class instantiated without arguments (or the object itself) through
+    `as_blueprint`, with `spec` set to its canonical form and `fingerprint` to the sha256
+    of its source file. BlueprintError naming the spec when it cannot be loaded."""
+    rest = spec.strip().partition(":")[2]
+    target, sep, attr = rest.rpartition(":")
+    if not sep or not target or not attr:
+        raise BlueprintError(f"blueprint spec {spec!r}: expected py:MODULE_OR_FILE.py:CLASS")
+    if target.endswith(".py") or "/" in target or os.sep in target:
+        path = os.path.normpath(target)
+        if not os.path.isfile(path):
+            raise BlueprintError(f"blueprint spec {spec!r}: file {target!r} does not exist")
+        module = _import_file(spec, path)
+        canonical = f"py:{path}:{attr}"
+        source = path
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ImportError as err:
+            raise BlueprintError(f"blueprint spec {spec!r}: cannot import module {target!r} "
+                                 f"({err}); for a file write py:PATH.py:{attr}") from None
+        except Exception as err:
+            raise BlueprintError(f"blueprint spec {spec!r}: importing {target!r} raised "
+                                 f"{type(err).__name__}: {err}") from None
+        canonical = f"py:{target}:{attr}"
+        source = getattr(module, "__file__", None)
+    found: Any = module
+    for part in attr.split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            names = sorted(n for n, v in vars(module).items()
+                           if isinstance(v, type) and callable(getattr(v, "act", None)))
+            raise BlueprintError(f"blueprint spec {spec!r}: {target!r} has no {attr!r} (classes "
+                                 f"with act there: {', '.join(names) or 'none'})")
+    if isinstance(found, type):
+        try:
+            obj = found()
+        except Exception as err:
+            raise BlueprintError(f"blueprint spec {spec!r}: {attr}() raised {type(err).__name__}: "
+                                 f"{err} (the class is instantiated without arguments)") from None
+    else:
+        obj = found
+    try:
+        bp = as_blueprint(obj)
+    except BlueprintError as err:
+        raise BlueprintError(f"blueprint spec {spec!r}: {err}") from None
+    bp.spec = canonical
+    if isinstance(found, type):
+        try:
+            source = inspect.getsourcefile(found) or source
+        except TypeError:
+            pass
+    bp.fingerprint = file_sha256(source) if source and os.path.isfile(source) else None
+    return bp
+
+
+def _import_file(spec: str, path: str):
+    """Import a .py file as a module of its own (registered in sys.modules, so its classes
+    pickle and dataclasses work), under a name derived from its absolute path."""
+    absolute = os.path.abspath(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    digest = hashlib.sha256(absolute.encode()).hexdigest()[:12]
+    name = f"{USER_MODULES}.{''.join(c if c.isalnum() else '_' for c in stem)}_{digest}"
+    if USER_MODULES not in sys.modules:
+        package = importlib.util.module_from_spec(
+            importlib.machinery.ModuleSpec(USER_MODULES, None))
+        package.__path__ = []
+        sys.modules[USER_MODULES] = package
+    module_spec = importlib.util.spec_from_file_location(name, absolute)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as err:
+        del sys.modules[name]
+        raise BlueprintError(f"blueprint spec {spec!r}: running {path!r} raised "
+                             f"{type(err).__name__}: {err}") from None
+    return module

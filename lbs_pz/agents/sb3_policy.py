@@ -74,10 +74,18 @@ import zlib
 from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
+from gymnasium import spaces
 
 from lbs_pz.agents.base import BlueprintBase, check_max_moves, file_sha256, require_batch
 from lbs_pz.engine import HanabiBatch, HanabiState
 from lbs_pz.models.checkpoint import CheckpointError
+from lbs_pz.optional import require, require_torch
+
+torch = require_torch("SB3Blueprint")
+_policies = require("stable_baselines3.common.policies", "SB3Blueprint")
+ActorCriticPolicy, BaseModel, BasePolicy = (_policies.ActorCriticPolicy, _policies.BaseModel,
+                                            _policies.BasePolicy)
+DQNPolicy = require("stable_baselines3.dqn.policies", "SB3Blueprint").DQNPolicy
 
 # Policy classes the safe loader rebuilds: (module, name) as pickled -> kind.
 _POLICY_CLASSES = {
@@ -159,8 +167,6 @@ def _is_pickled(value: Any) -> bool:
 
 def _read_zip(path: str, device: str):
     """(data dict, policy state_dict) from an SB3 model zip, without unpickling."""
-    import torch
-
     if not os.path.isfile(path):
         raise CheckpointError(f"SB3 model file {path!r} does not exist")
     try:
@@ -236,8 +242,6 @@ def _plain_int(value: Any) -> Optional[int]:
 def _space_from_json(entry: Any, what: str, path: str):
     """A gymnasium Box / Discrete rebuilt from the plain fields SB3 writes next to the
     pickled space."""
-    from gymnasium import spaces
-
     if not isinstance(entry, dict):
         raise CheckpointError(f"{path!r}: no {what} in the model's data")
     kind = str(entry.get(":type:", ""))
@@ -266,8 +270,6 @@ def _policy_kwargs(raw: Any, path: str) -> dict:
     dict with any class in it (activation_fn, ...) as a whole-dict pickle, next to the
     plain JSON values and the str() of the others; the pickle is only disassembled, to
     check that it refers to nothing beyond the allowed torch / SB3 classes."""
-    import torch
-
     if raw is None:
         return {}
     if not isinstance(raw, dict):
@@ -354,14 +356,12 @@ def _rebuild_policy(path: str, device: str):
                               f"loads MaskablePPO / PPO (MlpPolicy) and DQN (MlpPolicy)")
     module, name = ref
     if module.startswith("sb3_contrib"):
-        try:
-            from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy as cls
-        except ImportError:
-            raise ImportError(f"{path!r} is a MaskablePPO model: install sb3-contrib") from None
+        cls = require("sb3_contrib.common.maskable.policies",
+                      f"{path!r} (a MaskablePPO model)").MaskableActorCriticPolicy
     elif name == "DQNPolicy":
-        from stable_baselines3.dqn.policies import DQNPolicy as cls
+        cls = DQNPolicy
     else:
-        from stable_baselines3.common.policies import ActorCriticPolicy as cls
+        cls = ActorCriticPolicy
     observation_space = _space_from_json(data.get("observation_space"), "observation space", path)
     action_space = _space_from_json(data.get("action_space"), "action space", path)
     kwargs = _policy_kwargs(data.get("policy_kwargs"), path)
@@ -393,9 +393,6 @@ def _rebuild_policy(path: str, device: str):
 
 
 def _policy_kind(policy) -> str:
-    from stable_baselines3.common.policies import ActorCriticPolicy
-    from stable_baselines3.dqn.policies import DQNPolicy
-
     if "Recurrent" in type(policy).__name__:
         raise TypeError(f"{type(policy).__name__} keeps a recurrent hidden state; SB3Blueprint "
                         f"supports feed-forward policies (MaskablePPO, PPO, DQN)")
@@ -436,8 +433,6 @@ class SB3Blueprint(BlueprintBase):
 
     def __init__(self, model: Union[str, "os.PathLike[str]", Any], device: str = "cpu",
                  gamma: Optional[float] = None, name: Optional[str] = None):
-        import torch
-
         algorithm = None
         if isinstance(model, (str, os.PathLike)):
             policy, saved_gamma, algorithm = _rebuild_policy(os.fspath(model), device)
@@ -446,16 +441,10 @@ class SB3Blueprint(BlueprintBase):
             algorithm = type(model).__name__
         else:
             policy, saved_gamma = model, 0.99
-        try:
-            from stable_baselines3.common.policies import BasePolicy
-        except ImportError:  # pragma: no cover - stable-baselines3 is a dependency
-            raise ImportError("SB3Blueprint needs stable-baselines3") from None
         if not isinstance(policy, BasePolicy):
             raise TypeError(f"model must be a path to an SB3 zip, an SB3 model or its policy, "
                             f"got {type(model).__name__}")
         self.kind = _policy_kind(policy)
-        from gymnasium import spaces
-
         obs_space, act_space = policy.observation_space, policy.action_space
         if not isinstance(act_space, spaces.Discrete) or not isinstance(obs_space, spaces.Box) \
                 or len(obs_space.shape) != 1:
@@ -497,16 +486,12 @@ class SB3Blueprint(BlueprintBase):
 
     def _scores(self, obs: np.ndarray) -> np.ndarray:
         """Action preferences (N, num_moves) float32: actor logits or Q-values."""
-        import torch
-
         with torch.no_grad():
             x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(self.device)
             policy = self.policy
             if self.kind == "dqn":
                 out = policy.q_net(x)
             else:
-                from stable_baselines3.common.policies import BaseModel
-
                 features = BaseModel.extract_features(policy, x, policy.pi_features_extractor)
                 out = policy.action_net(policy.mlp_extractor.forward_actor(features))
             return out.cpu().numpy()
@@ -527,8 +512,6 @@ class SB3Blueprint(BlueprintBase):
     def _critic(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Future-return estimate per row (N,) float64 (discounted, see the module doc);
         0 where the network's estimate is NaN or infinite (the value is then the score)."""
-        import torch
-
         if self.kind == "dqn":
             q = np.where(masks, self._scores(obs), -np.inf)
             out = q.max(axis=1).astype(np.float64)

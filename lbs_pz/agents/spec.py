@@ -29,22 +29,18 @@ blueprint, an unknown name) is a `BlueprintError` (a ValueError) naming the spec
 from __future__ import annotations
 
 import hashlib
-import importlib
-import importlib.machinery
-import importlib.util
 import inspect
 import os
-import sys
 from typing import Any, Dict, Optional
 
 from lbs_pz.agents.base import BlueprintError, file_sha256
-from lbs_pz.agents.python_blueprint import PythonBlueprint, as_blueprint
+from lbs_pz.agents.python_blueprint import (USER_MODULES, PythonBlueprint,
+                                            load_python_blueprint)
 from lbs_pz.agents.rule_bots import BOT_NAMES, RuleBot
 
 SPEC_HELP = ("NAME (rule bot: " + ", ".join(BOT_NAMES) + ") | sb3:PATH (SB3 policy zip) | "
              "lstm:PATH (public-LSTM checkpoint) | py:MODULE_OR_FILE.py:CLASS (a class with "
              "name and act(state, seat=None))")
-_USER_MODULES = "_lbs_pz_user"       # prefix of the module names of py: files
 
 
 def load_blueprint(spec: str):
@@ -65,6 +61,8 @@ def load_blueprint(spec: str):
     if not rest:
         raise BlueprintError(f"blueprint spec {spec!r} names no file: a spec is {SPEC_HELP}")
     try:
+        # Deliberately lazy (allow-listed in tests/test_layers.py): these modules import
+        # torch (and SB3) at their top; a rule-bot or py: spec needs neither.
         if kind == "sb3":
             from lbs_pz.agents.sb3_policy import SB3Blueprint
 
@@ -78,85 +76,9 @@ def load_blueprint(spec: str):
     except (ValueError, OSError, ImportError) as err:     # CheckpointError is a ValueError
         raise BlueprintError(f"blueprint spec {spec!r}: {err}") from None
     if kind == "py":
-        return _load_python(spec, rest)
+        return load_python_blueprint(spec)
     raise BlueprintError(f"unknown blueprint spec prefix {kind + ':'!r} in {spec!r}: a spec "
                          f"is {SPEC_HELP}")
-
-
-def _load_python(spec: str, rest: str):
-    target, sep, attr = rest.rpartition(":")
-    if not sep or not target or not attr:
-        raise BlueprintError(f"blueprint spec {spec!r}: expected py:MODULE_OR_FILE.py:CLASS")
-    if target.endswith(".py") or "/" in target or os.sep in target:
-        path = os.path.normpath(target)
-        if not os.path.isfile(path):
-            raise BlueprintError(f"blueprint spec {spec!r}: file {target!r} does not exist")
-        module = _import_file(spec, path)
-        canonical = f"py:{path}:{attr}"
-        source = path
-    else:
-        try:
-            module = importlib.import_module(target)
-        except ImportError as err:
-            raise BlueprintError(f"blueprint spec {spec!r}: cannot import module {target!r} "
-                                 f"({err}); for a file write py:PATH.py:{attr}") from None
-        except Exception as err:
-            raise BlueprintError(f"blueprint spec {spec!r}: importing {target!r} raised "
-                                 f"{type(err).__name__}: {err}") from None
-        canonical = f"py:{target}:{attr}"
-        source = getattr(module, "__file__", None)
-    found: Any = module
-    for part in attr.split("."):
-        found = getattr(found, part, None)
-        if found is None:
-            names = sorted(n for n, v in vars(module).items()
-                           if isinstance(v, type) and callable(getattr(v, "act", None)))
-            raise BlueprintError(f"blueprint spec {spec!r}: {target!r} has no {attr!r} (classes "
-                                 f"with act there: {', '.join(names) or 'none'})")
-    if isinstance(found, type):
-        try:
-            obj = found()
-        except Exception as err:
-            raise BlueprintError(f"blueprint spec {spec!r}: {attr}() raised {type(err).__name__}: "
-                                 f"{err} (the class is instantiated without arguments)") from None
-    else:
-        obj = found
-    try:
-        bp = as_blueprint(obj)
-    except BlueprintError as err:
-        raise BlueprintError(f"blueprint spec {spec!r}: {err}") from None
-    bp.spec = canonical
-    if isinstance(found, type):
-        try:
-            source = inspect.getsourcefile(found) or source
-        except TypeError:
-            pass
-    bp.fingerprint = file_sha256(source) if source and os.path.isfile(source) else None
-    return bp
-
-
-def _import_file(spec: str, path: str):
-    """Import a .py file as a module of its own (registered in sys.modules, so its classes
-    pickle and dataclasses work), under a name derived from its absolute path."""
-    absolute = os.path.abspath(path)
-    stem = os.path.splitext(os.path.basename(path))[0]
-    digest = hashlib.sha256(absolute.encode()).hexdigest()[:12]
-    name = f"{_USER_MODULES}.{''.join(c if c.isalnum() else '_' for c in stem)}_{digest}"
-    if _USER_MODULES not in sys.modules:
-        package = importlib.util.module_from_spec(
-            importlib.machinery.ModuleSpec(_USER_MODULES, None))
-        package.__path__ = []
-        sys.modules[_USER_MODULES] = package
-    module_spec = importlib.util.spec_from_file_location(name, absolute)
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[name] = module
-    try:
-        module_spec.loader.exec_module(module)
-    except Exception as err:
-        del sys.modules[name]
-        raise BlueprintError(f"blueprint spec {spec!r}: running {path!r} raised "
-                             f"{type(err).__name__}: {err}") from None
-    return module
 
 
 # --- identities ----------------------------------------------------------------------------------
@@ -178,7 +100,7 @@ def _class_identity(obj: Any) -> Dict[str, Optional[str]]:
     except TypeError:
         source = None
     module = cls.__module__
-    where = module if module != "__main__" and not module.startswith(_USER_MODULES) else source
+    where = module if module != "__main__" and not module.startswith(USER_MODULES) else source
     return {"spec": f"py:{where or module}:{cls.__qualname__}",
             "fingerprint": file_sha256(source) if source and os.path.isfile(source) else None}
 

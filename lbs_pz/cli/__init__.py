@@ -6,7 +6,8 @@
 
 Every command that takes a blueprint takes one spec (`--blueprint SPEC`, see
 `lbs_pz.cli.options.BLUEPRINT_HELP`). A bad parameter (a ValueError, e.g. a checkpoint
-trained for another blueprint) is one line on stderr and exit status 2.
+trained for another blueprint) or a missing optional dependency (`lbs_pz.optional.
+MissingDependency`, naming the pip extra) is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from lbs_pz.cli import (belief_quality, compare, demo, distill, models, search_g
                         train_belief, train_blueprint, train_value)
 from lbs_pz.cli import eval as eval_command
 from lbs_pz.cli.options import BLUEPRINT_HELP
+from lbs_pz.optional import MissingDependency
 
 SUBCOMMANDS = (demo, eval_command, compare, train_belief, train_value, train_blueprint,
                distill, search_games, belief_quality, serve, models)
@@ -41,7 +43,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except ValueError as err:  # bad parameters: one clear line, no traceback
+    except (ValueError, MissingDependency) as err:  # one clear line, no traceback
         message = " ".join(str(err).split("\n"))
         print(f"lbs-pz {args.command}: error: {message}", file=sys.stderr)
         return 2

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import sys
 import warnings
 
@@ -37,6 +36,7 @@ from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add
                                 one_interrupt, search_spec)
 from lbs_pz.eval.backends import BACKENDS, check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
+from lbs_pz.optional import install_hint, ray_available
 from lbs_pz.search.config import METHOD_HELP, parse_method
 from lbs_pz.search.methods import MethodSpec, describe
 
@@ -104,8 +104,8 @@ def _check_outputs(args) -> None:
     if args.address and args.backend != "ray":
         raise ValueError(f"--address {args.address!r} is for --backend ray (the backend is "
                          f"{args.backend!r})")
-    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise ValueError("--backend ray needs Ray: pip install 'lbs_pz[distributed]'")
+    if args.backend == "ray" and not ray_available():
+        raise ValueError(f"--backend ray needs Ray: {install_hint('ray')}")
 
 
 def run(args) -> int:

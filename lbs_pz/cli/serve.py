@@ -20,9 +20,11 @@ localhost, requests for another host name are refused (DNS rebinding). Games liv
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 
 from lbs_pz.cli.options import add_blueprint_command, add_blueprint_option, int_at_least
+from lbs_pz.optional import require, require_web
 from lbs_pz.search.config import SearchConfig
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -30,13 +32,12 @@ LOCAL_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")   # Host headers answer
 
 
 def run(args) -> int:
-    try:
-        import uvicorn
+    uvicorn = require("uvicorn", "lbs-pz serve")      # MissingDependency naming [web]
+    require_web("lbs-pz serve")
+    # Deliberately lazy (allow-listed in tests/test_layers.py): the app imports starlette
+    # at its top, and `lbs-pz --help` works without the [web] extra.
+    from lbs_pz.web.app import create_app
 
-        from lbs_pz.web.app import create_app
-    except ImportError as err:
-        raise ValueError(f"the web page needs the [web] extra (pip install 'lbs_pz[web]'): "
-                         f"{err}") from None
     local = args.host in LOCAL_HOSTS
     app = create_app(blueprint=args.blueprint, search=args.search, rollouts=args.rollouts,
                      allowed_hosts=LOCAL_NAMES if local else None, allow_code=args.allow_code)
@@ -45,8 +46,6 @@ def run(args) -> int:
               f"port can start games and searches on this machine", file=sys.stderr)
     port = args.port
     if port == 0:                       # pick a free port now, so that the URL is right
-        import socket
-
         family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
         with socket.socket(family) as sock:
             sock.bind((args.host, 0))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from lbs_pz.engine.config import COLOR_CHARS
 from lbs_pz.engine.moves import move_name
 
@@ -81,8 +83,6 @@ def render_rgb(state, viewer: Optional[int] = None) -> "np.ndarray":
     """An RGB picture of the table, shape (H, W, 3) uint8: one row of cards per player
     (the viewer's hidden cards grey with '?'), the fireworks, then information tokens
     (blue squares) and lives (red squares)."""
-    import numpy as np
-
     config = state.config
     seer = config.observation_type == "seer"
     columns = max(config.hand_size, config.colors, config.max_information_tokens // 2 + 1)

@@ -20,6 +20,8 @@ from lbs_pz.engine._encode cimport encode_canonical
 from lbs_pz.engine.config import OBSERVATION_TYPES, HanabiConfig
 from lbs_pz.engine.moves import move_name
 from lbs_pz.engine.seeds import check_engine_seed
+from lbs_pz.engine.render import render_state
+from lbs_pz.engine.view import player_view
 
 cnp.import_array()
 
@@ -531,7 +533,6 @@ cdef class HanabiState:
         """What `player` (None: the player to move) may see, as a `PlayerView` (no hidden
         information)."""
         _ready(self)
-        from lbs_pz.engine.view import player_view
         if player is None:
             player = self.s.cur_player
         self._check_player(player)
@@ -540,7 +541,6 @@ cdef class HanabiState:
     def render(self, viewer=None):
         """Human-readable text; with a viewer seat, that seat's own cards are hidden."""
         _ready(self)
-        from lbs_pz.engine.render import render_state
         if viewer is not None:
             self._check_player(viewer)
         return render_state(self, viewer)

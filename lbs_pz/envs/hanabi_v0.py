@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -39,6 +40,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine.render import render_rgb
 from lbs_pz.envs.checks import (check_action, check_illegal_action, check_render_mode,
                                 check_seed, illegal_action_message)
 
@@ -261,14 +263,10 @@ class raw_env(AECEnv, EzPickle):
 
     def render(self):
         if self.render_mode is None:
-            import gymnasium
-
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= "
                                   "to the environment")
             return None
         if self.render_mode == "rgb_array":
-            from lbs_pz.engine.render import render_rgb
-
             return render_rgb(self.game)
         text = self.game.render()  # a spectator's view: every hand shown
         if self.render_mode == "ansi":

@@ -16,17 +16,21 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import multiprocessing
 import os
 import signal
 import threading
 import time
 import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
+from tqdm import tqdm
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
+from lbs_pz.optional import require_ray
 from lbs_pz.search.methods import MethodSpec, build_agent
 
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
@@ -123,9 +127,6 @@ def _stop_pool(pool, grace: float = 2.0) -> None:
 
 
 def _process_pool(tasks, workers, address):
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     # "spawn": forking a process that already runs torch's thread pool can deadlock.
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context,
@@ -142,10 +143,7 @@ def _process_pool(tasks, workers, address):
 
 
 def _ray(tasks, workers, address):
-    try:
-        import ray
-    except ImportError as err:
-        raise RuntimeError("the ray backend needs Ray: pip install 'lbs_pz[distributed]'") from err
+    ray = require_ray("the ray backend")
     started_here = not ray.is_initialized()
     if started_here:
         try:
@@ -310,8 +308,6 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
     or a log with a broken line before its last (`read_log`; a broken last line, left
     by a killed run, is dropped with a warning and its game played again). A
     KeyboardInterrupt stops the backend at once (see the module's docstring)."""
-    from tqdm import tqdm
-
     seed = check_run_seed(seed)
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")

@@ -23,6 +23,7 @@ import time
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
+from tqdm import tqdm
 
 from lbs_pz.engine import HanabiState
 from lbs_pz.engine.seeds import EVAL, check_run_seed, deal_seeds
@@ -49,7 +50,6 @@ def run_quality(config, blueprint, num_games: int, seed: int = 0,
     learned_model = None
     it = range(num_games)
     if progress:
-        from tqdm import tqdm
         it = tqdm(it, unit="game", dynamic_ncols=True)
     for g in it:
         state = HanabiState(config, seed=int(seeds[g]))
@@ -65,9 +65,8 @@ def run_quality(config, blueprint, num_games: int, seed: int = 0,
                                                    allow_mismatch, filtered=False)
                     belief = learned_model
                 else:
-                    from lbs_pz.search.beliefs.learned import LearnedBelief
-                    belief = LearnedBelief(model=learned_model.model,
-                                           config=learned_model.model_config, threads=1)
+                    belief = make_belief("learned", model=learned_model.model,
+                                         config=learned_model.model_config, threads=1)
             else:
                 belief = make_belief(b, blueprint=blueprint, **kwargs)
             t0 = time.perf_counter()

@@ -22,6 +22,7 @@ import time
 from typing import List
 
 import numpy as np
+from tqdm import tqdm
 
 from lbs_pz.agents import RuleBot, as_blueprint, load_blueprint
 from lbs_pz.engine import HanabiBatch, HanabiConfig
@@ -109,7 +110,6 @@ def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: in
     lives = np.empty(games, dtype=np.int64)
     bar = None
     if progress:
-        from tqdm import tqdm
         bar = tqdm(total=games, unit="game", desc=f"eval {name}", file=sys.stderr)
     start = time.perf_counter()
     done = 0

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import multiprocessing
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import TRAIN, check_run_seed, deal_seeds
@@ -55,9 +57,6 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     """Play training deals first_game .. first_game + games - 1 of run `seed` with the
     search `spec` at one seat (see the module) on `workers` processes, appending each game
     to the JSONL file `out` as it ends; games already in `out` are not played again."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    import multiprocessing
-
     check_run_seed(seed)
     if spec.method == "blueprint":
         raise ValueError("the blueprint does not search: give sparta or lbs-K")

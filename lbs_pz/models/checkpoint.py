@@ -49,6 +49,7 @@ from typing import Any, Dict, List, Optional
 
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.models.manifest import KINDS, ManifestError, read_manifest
+from lbs_pz.optional import require_torch
 
 FORMAT = "lbs_pz"
 VERSION = 1
@@ -221,8 +222,7 @@ def save_checkpoint(path: str, kind: str, game, architecture: dict, weights: dic
 
 def write(path: str, ckpt: dict) -> None:
     """torch.save `ckpt` to `path` atomically."""
-    import torch
-
+    torch = require_torch("writing a checkpoint")
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         torch.save(ckpt, tmp)
@@ -235,8 +235,7 @@ def write(path: str, ckpt: dict) -> None:
 def read(path: str, what: str = "lbs_pz", map_location="cpu"):
     """torch.load(weights_only=True) of `path`; CheckpointError for a file that is missing,
     corrupt or carries code (nothing in it is ever run)."""
-    import torch
-
+    torch = require_torch("reading a checkpoint")
     if not os.path.isfile(path):
         raise CheckpointError(f"{what} checkpoint {path!r} does not exist")
     try:
@@ -295,15 +294,6 @@ def game_of(ckpt: dict) -> HanabiConfig:
 # --- shipped models -------------------------------------------------------------------------
 
 _VERIFIED: Dict[str, tuple] = {}
-
-
-def torch_available() -> bool:
-    """True if torch can be imported: every model needs it (the `[torch]` extra)."""
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _manifest(models_dir: Optional[str], copy_it: bool = True) -> dict:

@@ -34,12 +34,13 @@ import numpy as np
 from lbs_pz.agents import blueprint_identity
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.models import find_model, path as model_path, recommended_settings
-from lbs_pz.models.checkpoint import torch_available
+from lbs_pz.optional import install_hint, torch_available
 from lbs_pz.search.beliefs import BELIEF_KINDS, FilteredBelief, make_belief
 from lbs_pz.search.rollout_search import pruning_rule
 from lbs_pz.search.value import CentralValue
 
-NO_TORCH = "torch is not installed; learned beliefs and values need the [torch] extra"
+NO_TORCH = ("torch is not installed; learned beliefs and values need the [torch] extra: "
+            + install_hint("torch"))
 PRECISIONS = ("float32", "bfloat16")
 PAPER_DELTA = 0.05          # the paper's deviation threshold
 

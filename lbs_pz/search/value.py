@@ -10,6 +10,10 @@ kind "value") records both, and `CentralValue(checkpoint, blueprint=bp)` raises
 `CheckpointMismatchError` when they are not `bp` and the games it is asked about (unless
 allow_mismatch=True). The model for the strong bot in the 2-player game ships as
 "value_strong_2p" (`lbs_pz/models/value_strong_2p.pt`).
+
+Importing this module needs no torch (`resolve` in `lbs_pz.search.config` names
+`CentralValue` on every path); building or running a value network takes torch through
+the one gate, `lbs_pz.optional.require_torch`.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from typing import Optional
 
 import numpy as np
 
+from lbs_pz.engine import HanabiBatch
 from lbs_pz.models import path as model_path
 from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint, save_checkpoint
+from lbs_pz.optional import TorchThreads, require_torch
 from lbs_pz.search.trained_for import TrainedForBlueprint
 
 DEFAULT_VALUE = "value_strong_2p"
@@ -39,8 +45,6 @@ def value_features(states, out: Optional[np.ndarray] = None) -> np.ndarray:
     states: a HanabiBatch of N games (a sequence of HanabiStates is copied into one).
     out: optional writeable C-contiguous float32 array of that shape, overwritten.
     One batched encode and numpy indexing: no Python loop per game."""
-    from lbs_pz.engine import HanabiBatch
-
     batch = states if isinstance(states, HanabiBatch) else HanabiBatch.from_states(states)
     config = batch.config
     N, E, H, T = len(batch), config.encoding_size, config.hand_size, config.num_card_types
@@ -67,8 +71,7 @@ class ValueNetConfig:
 
 
 def make_value_net(cfg: ValueNetConfig):
-    import torch.nn as nn
-
+    nn = require_torch("a value network").nn
     return nn.Sequential(nn.Linear(cfg.inputs, cfg.hidden), nn.ReLU(),
                          nn.Linear(cfg.hidden, cfg.hidden), nn.ReLU(),
                          nn.Linear(cfg.hidden, 1))
@@ -110,16 +113,12 @@ class CentralValue(TrainedForBlueprint):
         first layer of the shipped architecture sums the weight rows of the features
         that are one (the encoding is binary; `sparse_first_layer`), equal to the dense
         product up to float rounding and several times faster."""
-        import torch
-        from lbs_pz.engine import HanabiBatch
-
+        torch = require_torch("CentralValue")
         if not isinstance(states, HanabiBatch):
             if not len(states):
                 return np.zeros(0, np.float32)
             states = HanabiBatch.from_states(states)
         self.check_game(states.config)
-        from lbs_pz.search.beliefs.learned import TorchThreads
-
         with torch.no_grad(), TorchThreads(torch, self.threads):
             first = sparse_first_layer(self.net, states)
             if first is None:
@@ -133,10 +132,8 @@ def sparse_first_layer(net, batch):
     `value_features`) applied to the batch's features without building them: float32
     torch tensor (N, hidden), the sum of the weight columns of the features that are one,
     plus the bias. None if `net` is not of that shape."""
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
-
+    torch = require_torch("sparse_first_layer")
+    nn, F = torch.nn, torch.nn.functional
     config = batch.config
     E, H, T = config.encoding_size, config.hand_size, config.num_card_types
     if not isinstance(net, nn.Sequential) or not len(net) or not isinstance(net[0], nn.Linear) \

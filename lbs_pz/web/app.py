@@ -26,21 +26,24 @@ import json
 import os
 from typing import Optional, Sequence
 
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-
 from lbs_pz.agents import load_blueprint
 from lbs_pz.engine import HanabiConfig
+from lbs_pz.optional import require_web
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.web.games import (BLUEPRINT_EXAMPLES, SEARCHES, ApiError, GameStore, parse_search,
                               variant_dict)
+
+require_web("the web page (lbs_pz.web.app)")     # one clear error naming the [web] extra
+# starlette after the gate:
+from starlette.applications import Starlette  # noqa: E402
+from starlette.concurrency import run_in_threadpool  # noqa: E402
+from starlette.exceptions import HTTPException  # noqa: E402
+from starlette.middleware import Middleware  # noqa: E402
+from starlette.middleware.trustedhost import TrustedHostMiddleware  # noqa: E402
+from starlette.requests import Request  # noqa: E402
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse  # noqa: E402
+from starlette.routing import Mount, Route  # noqa: E402
+from starlette.staticfiles import StaticFiles  # noqa: E402
 
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PLACEHOLDER = ("<!doctype html><html><head><title>lbs_pz</title></head><body><h1>lbs_pz</h1>"

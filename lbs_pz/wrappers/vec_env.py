@@ -11,11 +11,15 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvStepReturn
 
 from lbs_pz.engine import HanabiBatch, HanabiConfig
+from lbs_pz.engine.render import render_rgb
 from lbs_pz.envs.checks import (check_actions, check_illegal_action, check_seed,
                                 illegal_action_message)
+from lbs_pz.optional import require
+
+_base_vec_env = require("stable_baselines3.common.vec_env.base_vec_env", "HanabiVecEnv")
+VecEnv, VecEnvStepReturn = _base_vec_env.VecEnv, _base_vec_env.VecEnvStepReturn
 
 
 class HanabiVecEnv(VecEnv):
@@ -170,6 +174,4 @@ class HanabiVecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def get_images(self) -> Sequence[Optional[np.ndarray]]:
-        from lbs_pz.engine.render import render_rgb
-
         return [render_rgb(self.batch.get_state(i)) for i in range(self.num_envs)]

@@ -24,8 +24,10 @@ from lbs_pz.search.beliefs.filtered import FilteredBelief
 from lbs_pz.search.beliefs.grounded import GroundedBelief
 
 
-def __getattr__(name):  # torch is imported only when the learned belief is used
+def __getattr__(name):
     if name in ("LearnedBelief", "default_checkpoint"):
+        # Deliberately lazy (allow-listed in tests/test_layers.py): the learned belief
+        # imports torch at its top, and the other beliefs must work without it.
         from lbs_pz.search.beliefs import learned
         return getattr(learned, name)
     raise AttributeError(name)
@@ -49,6 +51,7 @@ def make_belief(kind: str, blueprint=None, checkpoint=None, **kwargs) -> Belief:
     if kind == "grounded":
         return GroundedBelief()
     if kind == "learned":
+        # Deliberately lazy (allow-listed in tests/test_layers.py): torch only for this kind.
         from lbs_pz.search.beliefs.learned import LearnedBelief
         return LearnedBelief(checkpoint, blueprint=blueprint, **kwargs)
     raise ValueError(f"unknown belief {kind!r}; choose one of {', '.join(BELIEF_KINDS)}")

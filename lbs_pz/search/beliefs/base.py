@@ -33,6 +33,7 @@ from typing import Optional
 import numpy as np
 
 from lbs_pz.engine import HanabiState
+from lbs_pz.search.beliefs._exact import feasible_mask
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,8 +79,6 @@ class SeatInfo:
 
     def consistent(self, hands: np.ndarray) -> np.ndarray:
         """bool (m,): hands (m, n) allowed by the card knowledge and the unseen counts."""
-        from lbs_pz.search.beliefs._exact import feasible_mask
-
         hands = np.ascontiguousarray(hands, dtype=np.int8).reshape(-1, self.hand_len)
         return feasible_mask(hands, self.bits, self.unseen).astype(bool)
 

@@ -29,8 +29,12 @@ from typing import Optional
 import numpy as np
 
 from lbs_pz.models import path as model_path
+from lbs_pz.optional import TorchThreads, require_torch
 from lbs_pz.search.beliefs.base import Belief, as_rng, check_hand
+from lbs_pz.search.beliefs.model import load_belief
 from lbs_pz.search.trained_for import TrainedForBlueprint
+
+torch = require_torch("the learned belief")
 
 DEFAULT_CHECKPOINT = "belief_strong_2p"
 
@@ -69,10 +73,6 @@ class LearnedBelief(TrainedForBlueprint, Belief):
                  allow_mismatch: bool = False, model=None, config=None, mask: bool = True,
                  marginal_samples: int = 4000, threads: Optional[int] = 1):
         super().__init__()
-        import torch
-
-        from lbs_pz.search.beliefs.model import load_belief
-
         model, config = self._load_for(checkpoint, blueprint, allow_mismatch,
                                        DEFAULT_CHECKPOINT, load_belief, model, config)
         self.model = model.eval()
@@ -199,20 +199,3 @@ class LearnedBelief(TrainedForBlueprint, Belief):
         return out
 
 
-class TorchThreads:
-    """Context manager: torch intra-op threads set to `n` inside, restored after."""
-
-    def __init__(self, torch, n):
-        self.torch, self.n, self.old = torch, n, None
-
-    def __enter__(self):
-        if self.n is not None:
-            self.old = self.torch.get_num_threads()
-            if self.old != self.n:
-                self.torch.set_num_threads(self.n)
-        return self
-
-    def __exit__(self, *exc):
-        if self.old is not None and self.old != self.n:
-            self.torch.set_num_threads(self.old)
-        return False

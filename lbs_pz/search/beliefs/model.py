@@ -24,9 +24,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional, Tuple
 
-import torch
-import torch.nn.functional as F
-from torch import nn
+import numpy as np
+
+from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint, save_checkpoint
+from lbs_pz.optional import require_torch
+
+torch = require_torch("the learned belief network")
+nn, F = torch.nn, torch.nn.functional
 
 
 @dataclasses.dataclass
@@ -51,8 +55,6 @@ def prior_layout(config):
     knowledge offset, knowledge stride) such that the observer's unseen copies are
     count - obs @ M and its slot i's plausible types are
     obs[off + i * stride : off + i * stride + K]."""
-    import numpy as np
-
     P, C, R, hs = config.players, config.colors, config.ranks, config.hand_size
     K, E = C * R, config.encoding_size
     M = np.zeros((E, K), dtype=np.float32)
@@ -178,8 +180,6 @@ def save_belief(path: str, model: BeliefNet, config, trained_for: Optional[dict]
                 info: Optional[dict] = None, half: bool = False) -> dict:
     """Write `model` (trained on games of `config` for the blueprint identity
     `trained_for`) as a "belief" checkpoint; float16 weights if `half`."""
-    from lbs_pz.models.checkpoint import save_checkpoint
-
     return save_checkpoint(path, "belief", config, dataclasses.asdict(model.cfg),
                            model.state_dict(), trained_for=trained_for, info=info, half=half)
 
@@ -189,8 +189,6 @@ def load_belief(path_or_name: str, map_location="cpu"):
     (BeliefNet in eval mode, HanabiConfig, checkpoint dict). Read with
     `torch.load(weights_only=True)`; CheckpointError (a ValueError) for a missing,
     corrupt, foreign or old-layout file or weights that do not fit the network."""
-    from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint
-
     ckpt = load_checkpoint(path_or_name, "belief", map_location)
     config = game_of(ckpt)
     try:

@@ -1,0 +1,131 @@
+"""The optional dependencies, gated in one place.
+
+The engine, the environments, the rule bots, evaluation and search with the grounded
+belief need none of them; each optional package comes with a pip extra:
+
+    torch                          [torch]        learned beliefs, values, the public-LSTM
+                                                  blueprint, training
+    stable_baselines3, sb3_contrib [sb3]          SB3 policies as blueprints, the SB3 VecEnv
+    ray                            [distributed]  the Ray evaluation backend
+    starlette, uvicorn             [web]          the local web page (`lbs-pz serve`)
+
+A module that cannot work without one imports it through this gate at its top
+(`torch = require_torch("the learned belief")`), so a missing package is one clear
+`MissingDependency` (an ImportError) naming the extra to install; code that only offers
+an optional feature asks `torch_available()` and friends. This module imports nothing of
+lbs_pz, so every layer may import it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+# top-level package -> (pip extra, what the extra installs)
+EXTRAS = {
+    "torch": ("torch", "torch"),
+    "stable_baselines3": ("sb3", "stable-baselines3, sb3-contrib"),
+    "sb3_contrib": ("sb3", "stable-baselines3, sb3-contrib"),
+    "ray": ("distributed", "ray"),
+    "starlette": ("web", "starlette, uvicorn"),
+    "uvicorn": ("web", "starlette, uvicorn"),
+}
+
+
+class MissingDependency(ImportError):
+    """An optional package is not installed (or does not import); the message names the
+    pip extra that installs it."""
+
+
+def install_hint(package: str) -> str:
+    """'pip install "lbs_pz[EXTRA]"' for a top-level package of EXTRAS."""
+    extra, _ = EXTRAS[package.split(".")[0]]
+    return f'pip install "lbs_pz[{extra}]"'
+
+
+def require(module: str, what: str) -> ModuleType:
+    """`module` (an optional package or one of its submodules) imported, or a
+    MissingDependency saying that `what` needs it and which extra installs it."""
+    package = module.split(".")[0]
+    if package not in EXTRAS:
+        raise ValueError(f"{package!r} is not an optional dependency of lbs_pz "
+                         f"({', '.join(EXTRAS)})")
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:
+        extra, installs = EXTRAS[package]
+        installs = "" if installs == package else f" ({installs})"
+        raise MissingDependency(
+            f"{what} needs {package}, which did not import ({err}); install the "
+            f"[{extra}] extra{installs}: {install_hint(package)}") from err
+
+
+def available(module: str) -> bool:
+    """True if the optional `module` imports."""
+    try:
+        require(module, module)
+    except MissingDependency:
+        return False
+    return True
+
+
+def require_torch(what: str = "this feature") -> ModuleType:
+    """torch, or a MissingDependency naming the [torch] extra."""
+    return require("torch", what)
+
+
+def require_sb3(what: str = "this feature") -> ModuleType:
+    """stable_baselines3, or a MissingDependency naming the [sb3] extra."""
+    return require("stable_baselines3", what)
+
+
+def require_ray(what: str = "this feature") -> ModuleType:
+    """ray, or a MissingDependency naming the [distributed] extra."""
+    return require("ray", what)
+
+
+def require_web(what: str = "this feature") -> ModuleType:
+    """starlette (after checking that uvicorn imports too), or a MissingDependency naming
+    the [web] extra."""
+    require("uvicorn", what)
+    return require("starlette", what)
+
+
+def torch_available() -> bool:
+    """True if torch imports: every model needs it (the [torch] extra)."""
+    return available("torch")
+
+
+def sb3_available() -> bool:
+    """True if stable_baselines3 imports (the [sb3] extra)."""
+    return available("stable_baselines3")
+
+
+def ray_available() -> bool:
+    """True if ray imports (the [distributed] extra)."""
+    return available("ray")
+
+
+def web_available() -> bool:
+    """True if starlette and uvicorn import (the [web] extra)."""
+    return available("starlette") and available("uvicorn")
+
+
+class TorchThreads:
+    """Context manager: torch's intra-op threads set to `n` inside (None: unchanged),
+    restored after. `torch` is the torch module (from `require_torch`)."""
+
+    def __init__(self, torch: ModuleType, n):
+        self.torch, self.n, self.old = torch, n, None
+
+    def __enter__(self):
+        if self.n is not None:
+            self.old = self.torch.get_num_threads()
+            if self.old != self.n:
+                self.torch.set_num_threads(self.n)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None and self.old != self.n:
+            self.torch.set_num_threads(self.old)
+        return False
