@@ -171,3 +171,25 @@ def test_a_margin_of_fewer_worlds_never_deviates_where_the_full_margin_would_not
         state.apply(int(legal[rng.integers(len(legal))]) if rng.random() < 0.3
                     else bot.act(state))
     assert full.deviations > 0 and full.deviations >= capped.deviations
+
+
+def test_threshold_pruning_drops_the_moves_the_capped_margin_rules_out():
+    """With margin_worlds, "threshold" pruning also stops rolling out a move whose gain
+    cannot clear the capped margin: fewer rollouts, and (on these positions) the same
+    moves as rolling every move out."""
+    bot = RuleBot("medium")
+    kwargs = dict(depth=-1, rollouts=128, seed=2, margin_worlds=16)
+    pruned = LBSAgent(bot, GroundedBelief(), pruning="threshold", **kwargs)
+    plain = LBSAgent(bot, GroundedBelief(), pruning="threshold", **dict(kwargs, margin_worlds=0))
+    full = LBSAgent(bot, GroundedBelief(), pruning="off", **kwargs)
+    state = HanabiState(HanabiConfig(), seed=8)
+    same = total = 0
+    while not state.is_terminal and state.num_moves_played < 20:
+        if state.current_player == 0:
+            a, b, c = pruned.search(state), full.search(state), plain.search(state)
+            same += a.move == b.move
+            total += 1
+            assert a.rollouts <= c.rollouts <= b.rollouts
+        state.apply(bot.act(state))
+    assert same == total and sum(r.rollouts for r in pruned.history) < \
+        sum(r.rollouts for r in plain.history)

@@ -153,8 +153,9 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         spread of returns comes from the worlds, which pairing cancels, so this drops
         weak moves after far fewer worlds;
         "threshold": as "paired", and a move is also dropped once its paired gain over
-        the blueprint's move is 2 s.e. below `delta`: it can no longer be played, since
-        a deviation must gain more than delta. This drops the moves that tie with the
+        the blueprint's move is 2 s.e. below `delta` (with `margin_worlds`, below the
+        larger of delta and the capped margin): it can no longer be played, since a
+        deviation must clear both. This drops the moves that tie with the
         blueprint's (equivalent discards and hints), which "paired" keeps to the end;
         "off" (or False): every move gets every world.
     batch_size: worlds rolled out together in the first batch (every legal move in each);
@@ -235,9 +236,15 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
                 d_mean, d_sem = _mean_sem(diff.sum(axis=1), (diff ** 2).sum(axis=1), used)
                 dropped = np.zeros(k, dtype=bool)
                 dropped[candidates] = d_mean + 2 * d_sem < 0
-                if pruning == "threshold":     # cannot clear delta: never played
+                if pruning == "threshold":     # cannot clear the bar: never played
                     g_mean, g_sem = _mean_sem(gain_sums, gain_sq_sums, counts)
-                    dropped |= alive & (g_mean + 2 * g_sem < delta)
+                    bar = delta
+                    if margin_worlds > 0 and verify_hands is None:
+                        # the capped margin of the final test is at least this, at any
+                        # number of worlds
+                        spread = g_sem * np.sqrt(np.maximum(counts, 1))
+                        bar = np.maximum(delta, confidence * spread / np.sqrt(margin_worlds))
+                    dropped |= alive & (g_mean + 2 * g_sem < bar)
             dropped[bp_index] = False     # the blueprint's move is the reference
             alive &= ~dropped
         if alive.sum() <= 1:
