@@ -1,6 +1,6 @@
 """Where do LBS-k's deviations go wrong: the value, the belief, or neither?
 
-    python benchmarks/deviation_check.py --blueprint lstm:distilled_strong_2p --depth 1 --games 5
+    python benchmarks/deviation_check.py --blueprint lstm:conventions_expert_value_2p --depth 1 --games 5
 
 Plays the blueprint's own games on evaluation deals and, at each of seat 0's decisions,
 runs the search (`--depth` blueprint moves, then the blueprint's own value; `--belief`
@@ -153,7 +153,7 @@ def parse_counts(parser: argparse.ArgumentParser, argv, names) -> argparse.Names
 
 
 def main(argv=None) -> int:
-    parser = common_parser(__doc__, "lstm:distilled_strong_2p")
+    parser = common_parser(__doc__, "lstm:conventions_expert_value_2p")
     parser.add_argument("--rollouts", type=int, default=32,
                         help="the search's worlds per decision (default 32)")
     parser.add_argument("--check-worlds", type=int, default=256,

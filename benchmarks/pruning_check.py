@@ -1,6 +1,6 @@
 """What each pruning rule costs and whether it changes the search's move.
 
-    python benchmarks/pruning_check.py --blueprint lstm:conventions_strong_2p --depth 16 --games 4
+    python benchmarks/pruning_check.py --blueprint lstm:conventions_expert_value_2p --depth 16 --games 4
 
 Plays the blueprint's own games on evaluation deals. At each of seat 0's decisions it
 samples the search's worlds once from the belief and runs LBS-k on them once per rule, with
@@ -65,7 +65,7 @@ def report(results, log=print) -> None:
 
 
 def main(argv=None) -> int:
-    parser = common_parser(__doc__, "lstm:conventions_strong_2p")
+    parser = common_parser(__doc__, "lstm:conventions_expert_value_2p")
     parser.add_argument("--worlds", type=int, default=256,
                         help="sampled worlds per decision (default 256)")
     parser.add_argument("--rules", default="means,paired,threshold",

@@ -204,19 +204,14 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 {PY} benchmarks/finetune.py --init results/distill/distill_strong.pt "
         f"--out-dir results/finetune --name finetune60 --threads 1"),
     "conventions-expert": (
-        "The best neural blueprint's moves in self-play, against its start and the strong bot",
-        "conventions_expert_2p (shipped as conventions_expert_value_2p: the same moves, with a "
-        "value of its own) is conventions_maxq_2p after 600 updates of `lbs-pz distill "
-        "--search-games` on 1,475 of LBS-16's own games on training deals (learned+cf, 32 "
-        "worlds, at seat game % 2; the search's moves weighted 30 where it left the "
-        "blueprint's), chosen on run seed 1's evaluation deals (docs/experiments/"
-        "expert_iteration.md). Greedy self-play of the start net, the "
-        "new net and the strong rule bot on the same evaluation deals of run seed 0, paired "
-        "with the start net, then the new net paired with the strong bot.",
+        "The best neural blueprint's moves in self-play, against the strong bot",
+        "conventions_expert_value_2p (the expert-iteration net: conventions_maxq_2p after "
+        "600 updates of `lbs-pz distill --search-games` on 1,475 of LBS-16's own games on "
+        "training deals, with a value of its own; docs/experiments/expert_iteration.md) "
+        "and the strong rule bot it was first distilled from, greedy self-play on the same "
+        "evaluation deals of run seed 0, paired.",
         *(f"OMP_NUM_THREADS=1 {PY} benchmarks/self_play_pair.py --blueprints "
-          f"lstm:conventions_maxq_2p,lstm:conventions_expert_2p,strong --games {n} && "
-          f"OMP_NUM_THREADS=1 {PY} benchmarks/self_play_pair.py --blueprints "
-          f"strong,lstm:conventions_expert_2p --games {n}" for n in (200, 5000))),
+          f"strong,lstm:conventions_expert_value_2p --games {n}" for n in (200, 5000))),
     "search-conventions-expert-value": (
         "LBS-1 and LBS-16 on the expert blueprint with a value of its own",
         "conventions_expert_value_2p is conventions_expert_2p with every move unchanged and "
@@ -249,6 +244,36 @@ SECTIONS = {
         "after it, with twice the deals.",
         fast_lbs16("conventions_expert_value_2p", "learned", 16, 2),
         fast_lbs16("conventions_expert_value_2p", "learned", 32, 600)),
+    "default-search": (
+        "LBS-16 with no flags on the rule bots",
+        "`lbs-pz compare --methods blueprint,lbs-16` with nothing but --blueprint: the "
+        "search resolves its belief, value and every setting for the blueprint (the notes "
+        "above each table say what it chose). 256 worlds per decision, seat 0 searches, "
+        "300 evaluation deals of run seed 0, paired with the blueprint on the same deals; "
+        "one core. No value ships for the medium bot, so its rollouts go to the end.",
+        f"{COMPARE} --blueprint strong --methods blueprint,lbs-16 --games 2 && "
+        f"{COMPARE} --blueprint medium --methods blueprint,lbs-16 --games 2",
+        f"{COMPARE} --blueprint strong --methods blueprint,lbs-16 --games 300 && "
+        f"{COMPARE} --blueprint medium --methods blueprint,lbs-16 --games 300"),
+    "default-search-net": (
+        "LBS-16 with no flags on the best neural blueprint",
+        "As default-search, on lstm:conventions_expert_value_2p: its shipped learned belief "
+        "filtered through it (learned+cf), its own value after 16 moves, and the settings "
+        "resolved for a blueprint whose rollouts are batched neural forwards.",
+        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --methods blueprint,lbs-16 "
+        f"--games 2",
+        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --methods blueprint,lbs-16 "
+        f"--games 300"),
+    "lbs-worlds-net": (
+        "More worlds, no worse: the paper's LBS at 32 and 256 worlds on the best neural blueprint",
+        "LBS-16 with the learned belief alone (the paper's LBS: no counterfactual filter) "
+        "on lstm:conventions_expert_value_2p, every other setting resolved, at 32 and then "
+        "256 sampled worlds per decision on the same 100 evaluation deals of run seed 0 "
+        "(docs/experiments/margin_worlds.md).",
+        *(f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
+          f"--methods blueprint,lbs-16 --rollouts 32 --games {n} && "
+          f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
+          f"--methods lbs-16 --rollouts 256 --games {n}" for n in (2, 100))),
     "pruning-strong": (
         "What each pruning rule saves on the strong bot, and whether it changes the move",
         "benchmarks/pruning_check.py on the strong bot with the grounded belief and its "
@@ -363,6 +388,9 @@ HEADLINE = {
     "env": r"^(\||Median)",
     "bots": r"^(\||Self-play|Speed)",
     "search-strong": None,
+    "default-search": None,
+    "default-search-net": None,
+    "lbs-worlds-net": None,
     "paper-scale": None,
     "conventions-expert": None,
     "search-conventions-expert-value": None,

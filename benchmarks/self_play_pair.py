@@ -3,7 +3,7 @@ with the first: e.g. what a net that learned a search's moves (`lbs-pz distill
 --search-games`) gains over the net it started from, and where the strong rule bot stands.
 
     OMP_NUM_THREADS=1 python benchmarks/self_play_pair.py --games 5000 \\
-        --blueprints lstm:conventions_maxq_2p,lstm:conventions_expert_2p,strong
+        --blueprints strong,lstm:conventions_expert_value_2p
 
 Every game is deal i of the evaluation stream of run --seed, played by the blueprint in
 every seat (batched); prints each blueprint's mean +- s.e.m. and perfect-game rate, and

@@ -1,6 +1,6 @@
 """Is a blueprint's own value right where LBS-k uses it? Predicted against realised scores.
 
-    python benchmarks/value_check.py --blueprint lstm:distilled_strong_2p --games 1000
+    python benchmarks/value_check.py --blueprint lstm:conventions_expert_value_2p --games 1000
 
 LBS-k bootstraps with `blueprint.value(worlds)` after a candidate move and k blueprint
 moves, so the value must be right after moves the blueprint itself would not make. For
@@ -57,7 +57,7 @@ def check(bp, config, games: int, t: int, kind: str, seed: int = 0):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--blueprint", default="lstm:distilled_strong_2p",
+    parser.add_argument("--blueprint", default="lstm:conventions_expert_value_2p",
                         help="a blueprint spec with its own value (default %(default)s)")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--moves", default="0,10,20,40", help="move numbers t")

@@ -1,6 +1,6 @@
 """How the net's own value ranks EVERY candidate move where LBS-k uses it.
 
-    python benchmarks/value_ranking.py --blueprint lstm:conventions_strong_2p --depth 1 --games 4
+    python benchmarks/value_ranking.py --blueprint lstm:conventions_expert_value_2p --depth 1 --games 4
 
 deviation_check.py measures the moves the search picks; this script measures all of them,
 to tell a value that is off by a constant for off-path moves from one whose errors are
@@ -93,7 +93,7 @@ def report(rows, delta: float, log=print) -> None:
 
 
 def main(argv=None) -> int:
-    parser = common_parser(__doc__, "lstm:conventions_strong_2p")
+    parser = common_parser(__doc__, "lstm:conventions_expert_value_2p")
     parser.add_argument("--worlds", type=int, default=32,
                         help="sampled worlds per decision (default 32)")
     parser.add_argument("--delta", type=float, default=0.05,

@@ -51,10 +51,14 @@ def test_search_plays_legal_moves_and_deviates_only_beyond_delta():
     assert deviated > 0
 
 
-def test_verification_decides_deviations_on_fresh_worlds():
+@pytest.mark.parametrize("margin", [0, 32])
+def test_verification_decides_deviations_on_fresh_worlds(margin):
     """With `verify`, a deviation needs its gain re-measured on the extra worlds to pass
-    delta and the confidence bound; without a proposal no verification rollouts run."""
-    agent = LBSAgent(BOT, GroundedBelief(), rollouts=32, verify=64, depth=-1, seed=4)
+    delta and the confidence bound (with margin_worlds, that of at most so many worlds);
+    without a proposal no verification rollouts run."""
+    agent = LBSAgent(BOT, GroundedBelief(), rollouts=32, verify=64, depth=-1, seed=4,
+                     margin_worlds=margin)
+    widen = np.sqrt(64 / margin) if margin else 1.0
     verified = 0
     for state in _positions(12, seed=1):
         result = agent.search(state)
@@ -64,7 +68,8 @@ def test_verification_decides_deviations_on_fresh_worlds():
             continue
         verified += 1
         assert result.rollouts == result.counts.sum() + 2 * 64
-        passes = result.verify_gain > 0.05 and result.verify_gain > 2.0 * result.verify_sem
+        passes = result.verify_gain > 0.05 and \
+            result.verify_gain > 2.0 * result.verify_sem * widen
         assert result.deviated == passes
     assert verified > 0
 

@@ -1,8 +1,7 @@
 """The `lbs-pz` command: one module per subcommand, each with `add_command(subparsers)`.
 
-    lbs-pz demo | eval | compare | train-belief | train-value | train-blueprint | distill
-           | belief-quality
-           | serve
+    lbs-pz demo | eval | compare | search-games | train-belief | train-value
+           | train-blueprint | distill | belief-quality | models | serve
 
 Every command that takes a blueprint takes one spec (`--blueprint SPEC`, see
 `lbs_pz.cli.options.BLUEPRINT_HELP`). A bad parameter (a ValueError, e.g. a checkpoint

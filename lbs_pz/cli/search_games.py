@@ -6,10 +6,9 @@ by the blueprint with the search at seat i % players; each game is appended to -
 one JSON line (the deal, every move, which moves the search chose and where it left the
 blueprint's move), so running the same command again plays only the missing games.
 
-    lbs-pz search-games --blueprint lstm:conventions_maxq_2p --method lbs-16 \\
-        --belief learned+cf --rollouts 32 --pruning threshold --search-precision bfloat16 \\
-        --games 1500 --out search_games.jsonl
-    lbs-pz distill --teacher lstm:conventions_maxq_2p --init conventions_maxq_2p \\
+    lbs-pz search-games --blueprint lstm:conventions_expert_value_2p --method lbs-16 \\
+        --rollouts 32 --games 1500 --out search_games.jsonl
+    lbs-pz distill --teacher lstm:conventions_expert_value_2p --init conventions_expert_value_2p \\
         --search-games search_games.jsonl --deviation-weight 30 --lr 3e-4 --updates 600 \\
         --out improved.pt
 """
