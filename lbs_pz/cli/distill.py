@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import add_dataclass_options, dataclass_from, interrupted
-from lbs_pz.cli.train_blueprint import add_arch_options
+from lbs_pz.cli.options import add_arch_options, add_dataclass_options, dataclass_from, interrupted
 from lbs_pz.train.configs import ARCH_OVERRIDES, DistillConfig
 
 

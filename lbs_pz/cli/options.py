@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import sys
+import textwrap
 import threading
 
 from lbs_pz.engine import HanabiConfig
@@ -21,6 +22,7 @@ from lbs_pz.search.config import ADVANCED, PRECISIONS, SearchConfig
 from lbs_pz.search.config import DEFAULTS as SEARCH_DEFAULTS
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.rollout_search import PRUNING_RULES
+from lbs_pz.train.configs import ARCH_OVERRIDES, ARCH_PRESETS, DUELING, FUSIONS
 
 BLUEPRINT_HELP = """\
 blueprint SPEC (--blueprint), one of:
@@ -217,48 +219,43 @@ def dataclass_from(config_class, args: argparse.Namespace, **overrides):
     return config_class(**values)
 
 
+def add_arch_options(parser: argparse.ArgumentParser, config_class) -> None:
+    """--arch (a preset of ARCH_PRESETS, each explained in the group's description) and
+    the architecture overrides of `config_class` (its ARCH_OVERRIDES fields, default None:
+    the preset's value) under their own heading; explained by the fields' comments."""
+    comments = field_comments(config_class)
+    fields = {f.name: f for f in dataclasses.fields(config_class)}
+    presets = "\n".join(
+        textwrap.fill(about, 88, initial_indent=f"  {name:<19}", subsequent_indent=" " * 21)
+        for name, about in ARCH_PRESETS.items())
+    group = parser.add_argument_group(
+        "architecture", "the public-LSTM net (--arch; lbs_pz.agents.public_lstm.ARCHITECTURES):"
+        f"\n{presets}")
+    default = fields["arch"].default
+    group.add_argument("--arch", choices=list(ARCH_PRESETS), default=default,
+                       help=comments.get("arch", "") + ("" if default is None else
+                                                        f" (default {default})"))
+    overrides = parser.add_argument_group("architecture overrides",
+                                          "each unset: the value of --arch's preset")
+    for name in ARCH_OVERRIDES:
+        flag, about = f"--{name.replace('_', '-')}", comments.get(name, "")
+        annotation = str(fields[name].type)
+        if "bool" in annotation:
+            overrides.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
+                                   help=about)
+        elif name in ("fusion", "dueling"):
+            overrides.add_argument(flag, choices=FUSIONS if name == "fusion" else DUELING,
+                                   default=None, help=about)
+        else:
+            overrides.add_argument(flag, type=int, default=None, metavar="N", help=about)
+
+
 def add_blueprint_command(subparsers, name: str, description: str,
                           help: str) -> argparse.ArgumentParser:
     """A subcommand that takes a blueprint: its --help ends with the spec list."""
     return subparsers.add_parser(name, help=help, description=description,
                                  epilog=BLUEPRINT_HELP,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-
-
-def add_trainer_command(subparsers, name: str, help: str, description: str, config_class,
-                        trainer, trained: str) -> argparse.ArgumentParser:
-    """A `train-*` subcommand that trains a model FOR a blueprint: --blueprint SPEC,
-    --seed (of the TRAIN deal stream), then one option per field of `config_class`; it
-    runs `trainer(config_class(...))`. `trained` names the model in --blueprint's help."""
-    parser = add_blueprint_command(subparsers, name, description, help=help)
-    add_blueprint_option(parser, what=f"the blueprint the {trained} is trained for")
-    add_seed_option(parser, "run seed of the training deals")
-    add_dataclass_options(parser, config_class, skip=("blueprint", "seed"))
-
-    def run(args) -> int:
-        trainer(dataclass_from(config_class, args))
-        return 0
-
-    parser.set_defaults(func=run)
-    return parser
-
-
-def add_net_trainer_command(subparsers, name: str, help: str, description: str,
-                            config_class, trainer) -> argparse.ArgumentParser:
-    """A subcommand that trains a network from scratch (train-blueprint, distill): one
-    option per field of `config_class`, and --no-progress; it runs
-    `trainer(config_class(...), progress_bar=...)`."""
-    parser = subparsers.add_parser(name, help=help, description=description,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_dataclass_options(parser, config_class)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-    def run(args) -> int:
-        trainer(dataclass_from(config_class, args), progress_bar=not args.no_progress)
-        return 0
-
-    parser.set_defaults(func=run)
-    return parser
 
 
 # How each SearchConfig field becomes an option: its flag (default --field-name) and type.

@@ -22,44 +22,9 @@ One option per field of `lbs_pz.train.configs.BlueprintTrainConfig`.
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import textwrap
 
-from lbs_pz.cli.options import (add_dataclass_options, dataclass_from, field_comments,
-                                interrupted)
-from lbs_pz.train.configs import (ARCH_OVERRIDES, ARCH_PRESETS, DUELING, FUSIONS,
-                                  BlueprintTrainConfig)
-
-
-def add_arch_options(parser: argparse.ArgumentParser, config_class) -> None:
-    """--arch (a preset of ARCH_PRESETS, each explained in the group's description) and
-    the architecture overrides of `config_class` (its ARCH_OVERRIDES fields, default None:
-    the preset's value) under their own heading; explained by the fields' comments."""
-    comments = field_comments(config_class)
-    fields = {f.name: f for f in dataclasses.fields(config_class)}
-    presets = "\n".join(
-        textwrap.fill(about, 88, initial_indent=f"  {name:<19}", subsequent_indent=" " * 21)
-        for name, about in ARCH_PRESETS.items())
-    group = parser.add_argument_group(
-        "architecture", "the public-LSTM net (--arch; lbs_pz.agents.public_lstm.ARCHITECTURES):"
-        f"\n{presets}")
-    default = fields["arch"].default
-    group.add_argument("--arch", choices=list(ARCH_PRESETS), default=default,
-                       help=comments.get("arch", "") + ("" if default is None else
-                                                        f" (default {default})"))
-    overrides = parser.add_argument_group("architecture overrides",
-                                          "each unset: the value of --arch's preset")
-    for name in ARCH_OVERRIDES:
-        flag, about = f"--{name.replace('_', '-')}", comments.get(name, "")
-        annotation = str(fields[name].type)
-        if "bool" in annotation:
-            overrides.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
-                                   help=about)
-        elif name in ("fusion", "dueling"):
-            overrides.add_argument(flag, choices=FUSIONS if name == "fusion" else DUELING,
-                                   default=None, help=about)
-        else:
-            overrides.add_argument(flag, type=int, default=None, metavar="N", help=about)
+from lbs_pz.cli.options import add_arch_options, add_dataclass_options, dataclass_from, interrupted
+from lbs_pz.train.configs import ARCH_OVERRIDES, BlueprintTrainConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
