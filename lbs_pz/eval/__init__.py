@@ -1,8 +1,7 @@
 """Evaluation, for users: what `lbs-pz eval`, `compare`, `demo` and `belief-quality` run.
 
     evaluate(blueprint, config, games, seed)   self-play of any blueprint -> EvalResult
-    specs      MethodSpec (a method and how to build it anywhere), parse_method, build_agent
-    backends   collect(specs, ...): every method on the same deals, inline / process pool / Ray
+    backends   collect(specs, ...) of `lbs_pz.search.methods.MethodSpec`s: every method on the same deals, inline / process pool / Ray
     report     summarize (mean +- s.e.m., paired difference to the blueprint), markdown,
                JSON, plot
     belief_quality   cross-entropy of beliefs over blueprint games
