@@ -275,3 +275,12 @@ def test_models_command_lists_what_ships(capsys):
             assert command in out
     assert main(["models", "--retired", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"retired": retired_models()}
+
+
+def test_models_output_cut_short_by_its_reader_is_no_traceback():
+    """`lbs-pz models --retired | head -1`: the pipe closing early ends the command quietly."""
+    import subprocess
+    import sys
+    proc = subprocess.run(f"{sys.executable} -m lbs_pz.cli models --retired | head -1",
+                          shell=True, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr

@@ -12,6 +12,7 @@ MissingDependency`, naming the pip extra) is one line on stderr and exit status 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import List, Optional
 
@@ -46,6 +47,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         message = " ".join(str(err).split("\n"))
         print(f"lbs-pz {args.command}: error: {message}", file=sys.stderr)
         return 2
+    except BrokenPipeError:     # the reader went away (`lbs-pz models | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
