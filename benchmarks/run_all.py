@@ -130,12 +130,15 @@ SECTIONS = {
         f"--out results/maskable_ppo_2p"),
     "search-sb3": (
         "LBS-16 on a MaskablePPO blueprint",
-        "LBS-16 with 256 worlds per decision on top of the sb3-train policy; its critic "
-        "bootstraps after 16 moves; grounded+cf belief (no learned belief ships for it).",
+        "LBS-16 with no flags but --blueprint on top of the sb3-train policy: 256 worlds "
+        "per decision, its critic bootstraps after 16 moves, grounded+cf belief (no learned "
+        "belief ships for it); 300 evaluation deals on two worker processes (s/game is per "
+        "worker, one core each).",
         f"{COMPARE} --blueprint sb3:results/maskable_ppo_2p/model.zip "
-        f"--methods blueprint,lbs-16 --rollouts 256 --games 2",
-        f"{COMPARE} --blueprint sb3:results/maskable_ppo_2p/model.zip "
-        f"--methods blueprint,lbs-16 --rollouts 256 --games 30"),
+        f"--methods blueprint,lbs-16 --games 2",
+        f"{COMPARE.replace('--backend inline', '--backend process --workers 2')} "
+        f"--blueprint sb3:results/maskable_ppo_2p/model.zip --methods blueprint,lbs-16 "
+        f"--games 300"),
     "walkthrough": (
         "Bring your own blueprint: walk-through",
         "The README's walk-through for examples/my_blueprint.py (a 20-line Python class), "
@@ -264,6 +267,18 @@ SECTIONS = {
         f"--games 2",
         f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --methods blueprint,lbs-16 "
         f"--games 300"),
+    "margin-strong": (
+        "The strong bot's LBS-16 with the capped margin and without it",
+        "default-search's strong-bot search with --margin-worlds 0 (the deviation test "
+        "with the standard error of all 256 worlds, the default before margin_worlds) on "
+        "the same 300 evaluation deals of run seed 0, for the paired difference with the "
+        "default (docs/experiments/margin_worlds.md).",
+        f"{COMPARE} --blueprint strong --methods blueprint,lbs-16 --games 2 --margin-worlds 0",
+        f"{COMPARE} --blueprint strong --methods blueprint,lbs-16 --games 300 "
+        f"--margin-worlds 0 --jsonl results/margin_strong.jsonl && "
+        f"{COMPARE} --blueprint strong --methods blueprint,lbs-16 --games 300 "
+        f"--jsonl results/margin_strong.jsonl && "
+        f"{PY} benchmarks/paired_log.py results/margin_strong.jsonl"),
     "lbs-worlds-net": (
         "More worlds, no worse: the paper's LBS at 32 and 256 worlds on the best neural blueprint",
         "LBS-16 with the learned belief alone (the paper's LBS: no counterfactual filter) "
@@ -271,9 +286,12 @@ SECTIONS = {
         "256 sampled worlds per decision on the same 100 evaluation deals of run seed 0 "
         "(docs/experiments/margin_worlds.md).",
         *(f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
-          f"--methods blueprint,lbs-16 --rollouts 32 --games {n} && "
+          f"--methods blueprint,lbs-16 --rollouts 32 --games {n} --jsonl {log} && "
           f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
-          f"--methods lbs-16 --rollouts 256 --games {n}" for n in (2, 100))),
+          f"--methods lbs-16 --rollouts 256 --games {n} --jsonl {log} && "
+          f"{PY} benchmarks/paired_log.py {log}"
+          for n, log in ((2, "results/worlds_net_quick.jsonl"),
+                         (100, "results/worlds_net.jsonl")))),
     "pruning-strong": (
         "What each pruning rule saves on the strong bot, and whether it changes the move",
         "benchmarks/pruning_check.py on the strong bot with the grounded belief and its "
