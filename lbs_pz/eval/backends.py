@@ -14,7 +14,6 @@ the same call again plays only the missing games and gives the uninterrupted res
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import multiprocessing
 import os

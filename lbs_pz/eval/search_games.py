@@ -13,7 +13,6 @@ search, variant or seed).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import multiprocessing
 import os
