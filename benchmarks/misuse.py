@@ -23,6 +23,11 @@ import sys
 import textwrap
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import misuse_blueprints  # noqa: E402
+import misuse_cli  # noqa: E402
+import misuse_web  # noqa: E402
+
 PRELUDE = """
 import numpy as np, pickle, copyreg, random
 from lbs_pz.engine import HanabiConfig, HanabiState, HanabiBatch
@@ -310,6 +315,8 @@ CASES = [
      "masks = v.action_masks()\nv.step(np.array([np.flatnonzero(m)[0] + 0.5 for m in masks]))"),
     ("env-bad-players", "raises", "ValueError", "from lbs_pz.envs import hanabi_v0\nhanabi_v0.env(players=7)"),
 ]
+
+CASES += misuse_blueprints.CASES + misuse_cli.CASES + misuse_web.CASES
 
 SIGNAL_NAMES = {-s.value: s.name for s in signal.Signals}
 
