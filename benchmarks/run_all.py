@@ -283,7 +283,7 @@ SECTIONS = {
         "More worlds, no worse: the paper's LBS at 32 and 256 worlds on the best neural blueprint",
         "LBS-16 with the learned belief alone (the paper's LBS: no counterfactual filter) "
         "on lstm:conventions_expert_value_2p, every other setting resolved, at 32 and then "
-        "256 sampled worlds per decision on the same 100 evaluation deals of run seed 0 "
+        "256 sampled worlds per decision on the same 300 evaluation deals of run seed 0 "
         "(docs/experiments/margin_worlds.md).",
         *(f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --belief learned "
           f"--methods blueprint,lbs-16 --rollouts 32 --games {n} --jsonl {log} && "
@@ -291,7 +291,7 @@ SECTIONS = {
           f"--methods lbs-16 --rollouts 256 --games {n} --jsonl {log} && "
           f"{PY} benchmarks/paired_log.py {log}"
           for n, log in ((2, "results/worlds_net_quick.jsonl"),
-                         (100, "results/worlds_net.jsonl")))),
+                         (300, "results/worlds_net.jsonl")))),
     "pruning-strong": (
         "What each pruning rule saves on the strong bot, and whether it changes the move",
         "benchmarks/pruning_check.py on the strong bot with the grounded belief and its "
