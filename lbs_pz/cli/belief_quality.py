@@ -12,10 +12,12 @@ on one core; choose --games (and --beliefs) accordingly.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from lbs_pz.agents import load_blueprint
-from lbs_pz.cli.options import add_blueprint_command, add_blueprint_option, add_seed_option
+from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_games_option,
+                                add_seed_option, check_output_path, output_errors)
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.belief_quality import phase_table, plot, run_quality
 
@@ -27,8 +29,8 @@ def run(args) -> int:
     for b in beliefs:
         if b not in BELIEFS:
             raise ValueError(f"unknown belief {b!r}; choose from {', '.join(BELIEFS)}")
-    if args.games < 1:
-        raise ValueError(f"--games must be >= 1, got {args.games}")
+    if args.plot:       # before the games: a bad path cannot lose the run at its end
+        check_output_path(args.plot, "--plot")
     config = HanabiConfig(players=args.players, hand_size=args.hand_size)
     blueprint = load_blueprint(args.blueprint)
     cap = None if args.memory_cap_gb is None else int(args.memory_cap_gb * 2**30)
@@ -42,7 +44,11 @@ def run(args) -> int:
           f"{time.perf_counter() - t0:.0f} s")
     print(phase_table(result))
     if args.plot:
-        if plot(result, args.plot, f"{blueprint.name}, {config.players}p, {args.games} games"):
+        sys.stdout.flush()          # the table is out before a write can fail
+        with output_errors(args.plot, "--plot"):
+            drawn = plot(result, args.plot, f"{blueprint.name}, {config.players}p, "
+                                            f"{args.games} games")
+        if drawn:
             print(f"plot: {args.plot}")
         else:
             print("plot skipped: matplotlib is not installed (pip install matplotlib)")
@@ -54,7 +60,8 @@ def add_command(subparsers) -> argparse.ArgumentParser:
         subparsers, "belief-quality", __doc__,
         help="cross-entropy of exact, grounded and learned beliefs over blueprint games "
              "(table + PNG)")
-    p.add_argument("--games", type=int, default=1000, help="games of the blueprint (default 1000)")
+    add_games_option(p, 1000, "games of the blueprint (one at a time: memory grows with "
+                        "the per-move results kept, not with N)")
     add_blueprint_option(p, what="the blueprint playing every seat")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--hand-size", type=int, default=None)
@@ -67,7 +74,8 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                    help="use a learned belief trained for another blueprint or game anyway")
     p.add_argument("--memory-cap-gb", type=float, default=None, help="exact belief cap")
     add_seed_option(p)
-    p.add_argument("--plot", default="belief_quality.png", help="PNG path ('' for none)")
+    p.add_argument("--plot", default="belief_quality.png",
+                   help="PNG path, a regular file or none yet ('' for no plot)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
     return p

@@ -31,9 +31,10 @@ import sys
 import warnings
 
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_search_options, add_seed_option, check_distinct_outputs,
-                                check_output_path, game_from, int_at_least, interrupted,
-                                one_interrupt, search_spec)
+                                add_games_option, add_search_options, add_seed_option,
+                                check_distinct_outputs, check_output_path, game_from,
+                                int_at_least, interrupted, one_interrupt, output_errors,
+                                search_spec)
 from lbs_pz.eval.backends import BACKENDS, check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
 from lbs_pz.optional import install_hint, ray_available
@@ -54,7 +55,14 @@ interrupting and resuming:
   run warns (file and line), drops it and plays that game again. A broken line
   elsewhere is an error. --report-only reports the games of the log in range without
   playing; it fails if the log is missing or holds no games for a method, variant or
-  seed asked for. Outputs (--json, --plot, --jsonl) are checked before any game."""
+  seed asked for. Every logged game is checked against its variant (field types, the
+  score within the maximum, a plausible number of moves): a line that cannot be true
+  is an error naming the file and line (remove it: its game is played again). A run
+  locks its log: a second run on the same --jsonl is refused while the first one runs.
+  Outputs (--json, --plot, --jsonl) are checked before any game: each must be a regular
+  file or not exist yet (a FIFO or a device such as /dev/full is refused). If writing
+  --json or --plot fails at the end, the table is printed first and the error is one
+  line (exit status 2)."""
 
 
 def _parse_methods(text: str):
@@ -93,7 +101,7 @@ def _check_outputs(args) -> None:
     if args.report_only:
         if not args.jsonl:
             raise ValueError("--report-only reads the games of --jsonl PATH: give it")
-        check_log_path(args.jsonl, must_exist=True)
+        check_log_path(args.jsonl, must_exist=True, option="--jsonl")
     elif args.jsonl:
         check_output_path(args.jsonl, "--jsonl")
     if args.json:
@@ -148,11 +156,14 @@ def run(args) -> int:
                 f"it holds: {'; '.join(held) if held else 'no games'}")
     rows = summarize(results, config.colors * config.ranks)
     print(format_markdown(rows))
+    sys.stdout.flush()          # the table is out before a write can fail
     if args.json:
-        write_json(args.json, rows, results, config=config_kwargs, games=args.games,
-                   seed=args.seed, backend=args.backend, blueprint=args.blueprint)
+        with output_errors(args.json, "--json"):
+            write_json(args.json, rows, results, config=config_kwargs, games=args.games,
+                       seed=args.seed, backend=args.backend, blueprint=args.blueprint)
     if args.plot:
-        plot(rows, args.plot)
+        with output_errors(args.plot, "--plot"):
+            plot(rows, args.plot)
     return 0
 
 
@@ -165,8 +176,8 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     add_search_options(parser)
     parser.add_argument("--search-seats", default="0",
                         help="seats that search, comma-separated, or 'all' (default 0)")
-    parser.add_argument("--games", type=int_at_least(1), default=100,
-                        help="games per method (default 100)")
+    add_games_option(parser, 100, "games per method; with --first-game, games FIRST .. "
+                     "FIRST + N - 1 of the evaluation stream")
     add_seed_option(parser, "seed of the deals and searches")
     parser.add_argument("--first-game", type=int_at_least(0), default=0,
                         help="index of the first deal (to split a run; default 0)")

@@ -13,7 +13,7 @@ import time
 
 from lbs_pz.agents import BOT_NAMES, RuleBot, load_blueprint
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_seed_option, game_from, int_at_least)
+                                add_games_option, add_seed_option, game_from, int_at_least)
 from lbs_pz.engine import HanabiState, move_name
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.eval.backends import collect
@@ -74,10 +74,10 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     add_blueprint_option(parser, what="the blueprint shown and searched on")
     add_game_options(parser)
     add_seed_option(parser, "seed of the shown game and the deals")
-    parser.add_argument("--games", type=int, default=10_000, help="self-play games per blueprint")
+    add_games_option(parser, 10_000, "self-play games per blueprint")
     parser.add_argument("--show-moves", type=int, default=12, help="moves of the game to print")
-    parser.add_argument("--search-games", type=int, default=5,
-                        help="games played with LBS on top of the blueprint (0: skip)")
+    add_games_option(parser, 5, "games played with LBS on top of the blueprint (0: skip)",
+                     flag="--search-games", minimum=0)
     parser.add_argument("--rollouts", type=int_at_least(1), default=SearchConfig.rollouts,
                         help=f"LBS worlds per move (default {SearchConfig.rollouts})")
     parser.set_defaults(func=run)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from lbs_pz.agents import load_blueprint
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_seed_option, check_output_path, game_from, int_at_least,
-                                interrupted, one_interrupt)
+                                add_games_option, add_seed_option, check_output_path, game_from,
+                                interrupted, one_interrupt, output_errors)
 from lbs_pz.eval.evaluate import evaluate
 
 
@@ -38,8 +39,10 @@ def run(args) -> int:
     print(f"  speed          {result.games_per_s:,.0f} games/s, {result.moves_per_s:,.0f} moves/s "
           f"({result.seconds:.2f} s)")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({**result.to_dict(), "blueprint_spec": args.blueprint}, fh, indent=2)
+        sys.stdout.flush()          # the summary is out before a write can fail
+        with output_errors(args.json, "--json"):
+            with open(args.json, "w") as fh:
+                json.dump({**result.to_dict(), "blueprint_spec": args.blueprint}, fh, indent=2)
         print(f"  results        {args.json}")
     return 0
 
@@ -49,8 +52,8 @@ def add_command(subparsers) -> argparse.ArgumentParser:
         subparsers, "eval", __doc__,
         help="self-play a blueprint: mean score, s.e.m., perfect and bomb-out rates")
     add_blueprint_option(parser)
-    parser.add_argument("--games", type=int_at_least(1), default=1000,
-                        help="games to play (default 1000)")
+    add_games_option(parser, 1000, "games to play (a chunk at a time: memory does not "
+                     "grow with N)")
     add_seed_option(parser)
     parser.add_argument("--json", metavar="PATH", default=None,
                         help="also write the results as JSON to PATH")

@@ -1,5 +1,7 @@
 """Options shared by the subcommands: the game variant, the blueprint spec, the run seed,
-and options generated from a trainer's hyper-parameter dataclass."""
+the count of games (one parser, one maximum), the check of every output path
+(`check_output_path`, from `lbs_pz.eval.files`: a regular file or nothing yet), and
+options generated from a trainer's hyper-parameter dataclass."""
 
 from __future__ import annotations
 
@@ -16,13 +18,14 @@ import textwrap
 import threading
 
 from lbs_pz.engine import HanabiConfig
-from lbs_pz.engine.seeds import MAX_SEED, check_run_seed
+from lbs_pz.engine.seeds import MAX_GAMES, MAX_SEED, check_run_seed
+from lbs_pz.eval.files import check_input_path, check_output_path, output_errors  # noqa: F401
 from lbs_pz.search.beliefs import BELIEF_KINDS
 from lbs_pz.search.config import ADVANCED, PRECISIONS, SearchConfig
 from lbs_pz.search.config import DEFAULTS as SEARCH_DEFAULTS
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.rollout_search import PRUNING_RULES
-from lbs_pz.train.configs import ARCH_OVERRIDES, ARCH_PRESETS, DUELING, FUSIONS
+from lbs_pz.train.configs import ARCH_OVERRIDES, ARCH_PRESETS, DUELING, FUSIONS, curve_path
 
 BLUEPRINT_HELP = """\
 blueprint SPEC (--blueprint), one of:
@@ -71,7 +74,8 @@ def run_seed(text: str) -> int:
 
 
 def int_at_least(minimum: int):
-    """argparse type: an integer >= `minimum` (e.g. --games, --workers)."""
+    """argparse type: an integer >= `minimum` (e.g. --workers, --first-game; a count of
+    games is `game_count`)."""
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -99,24 +103,47 @@ def finite_float_at_least(minimum: float):
     return parse
 
 
-def check_output_path(path: str, option: str) -> None:
-    """ValueError (one line: exit status 2) unless a file can be written at `path`, named
-    by `option` in the message: not a folder, in an existing folder, and creatable or
-    appendable there (tried: the file is left as it was). Commands check every output
-    before a long run, so that a typo cannot lose the run at its end."""
-    if os.path.isdir(path):
-        raise ValueError(f"{option} {path!r} is a folder; expected a file path")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"{option} {path!r}: folder {folder!r} does not exist")
-    existed = os.path.exists(path)
-    try:
-        with open(path, "a"):
-            pass
-    except OSError as err:
-        raise ValueError(f"{option} {path!r}: cannot write there ({err.strerror})") from None
-    if not existed:
-        os.remove(path)
+MAX_GAMES_TEXT = f"2**{MAX_GAMES.bit_length() - 1}"     # how --help writes MAX_GAMES
+
+
+def game_count(minimum: int = 1):
+    """argparse type of every option that counts games (--games, --search-games, a
+    trainer's --val-games, ...): an integer in [`minimum`, MAX_GAMES]. MAX_GAMES (2**32)
+    is the number of deals in a run's stream, so no run can ask for more; the commands
+    that play a run's games (eval, compare, search-games, belief-quality, demo) play them
+    as a stream, so that memory does not grow with the count."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not minimum <= value <= MAX_GAMES:
+            raise argparse.ArgumentTypeError(f"expected an integer in [{minimum}, "
+                                             f"{MAX_GAMES_TEXT}], got {text!r}")
+        return value
+    parse.__name__ = f"game count >= {minimum}"
+    return parse
+
+
+def add_games_option(parser, default: int, about: str, flag: str = "--games",
+                     minimum: int = 1) -> None:
+    """`flag` (a count of games, `game_count(minimum)`): its help says `about`, the
+    default and the maximum."""
+    parser.add_argument(flag, type=game_count(minimum), default=default, metavar="N",
+                        help=f"{about} (default {default:,}; at most {MAX_GAMES_TEXT})")
+
+
+def check_trainer_outputs(config) -> None:
+    """Every file a trainer's `config` makes it write, checked with `check_output_path`
+    before any training: --out, --slim-out (where the config has it), and the learning
+    curve's CSV and the PNG beside it (same stem; unless --curve none)."""
+    check_output_path(config.out, "--out")
+    if getattr(config, "slim_out", ""):
+        check_output_path(config.slim_out, "--slim-out")
+    curve = curve_path(config.out, getattr(config, "curve", "none"))
+    if curve:
+        check_output_path(curve, "--curve")
+        check_output_path((curve[:-4] if curve.endswith(".csv") else curve) + ".png", "--curve")
 
 
 def check_distinct_outputs(**paths) -> None:
@@ -199,6 +226,9 @@ def add_dataclass_options(parser: argparse.ArgumentParser, config_class, skip=()
         if isinstance(default, bool):
             parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default,
                                 help=f"{about}(default {default})")
+        elif isinstance(default, int) and field.name.endswith("games"):
+            parser.add_argument(flag, type=game_count(0), default=default, metavar="N",
+                                help=f"{about}(default {default!r}; at most {MAX_GAMES_TEXT})")
         elif isinstance(default, (int, float, str)):
             parser.add_argument(flag, type=type(default), default=default,
                                 help=f"{about}(default {default!r})")

@@ -19,8 +19,8 @@ import argparse
 import dataclasses
 
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_search_options, add_seed_option, game_from, int_at_least,
-                                search_spec)
+                                add_games_option, add_search_options, add_seed_option,
+                                check_output_path, game_from, int_at_least, search_spec)
 from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.search.config import parse_method
 from lbs_pz.search.methods import describe
@@ -32,10 +32,11 @@ def run(args) -> int:
     if method == "blueprint":
         raise ValueError("--method must be a search: sparta or lbs-K")
     spec = search_spec(args, method)
+    check_output_path(args.out, "--out")        # before the agent is built
     for note in describe(spec, config):          # builds the agent: bad input fails now
         print(f"{spec.label()}: {note}")
     record_search_games(spec, args.games, args.out, dataclasses.asdict(config), seed=args.seed,
-                        first_game=args.first_game, workers=args.workers)
+                        first_game=args.first_game, workers=args.workers, option="--out")
     return 0
 
 
@@ -47,14 +48,14 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                         help="the search: sparta | lbs-K | lbs-inf (default lbs-16)")
     add_blueprint_option(parser)
     add_search_options(parser)
-    parser.add_argument("--games", type=int_at_least(1), default=100,
-                        help="training deals to play (default 100)")
+    add_games_option(parser, 100, "training deals to play")
     parser.add_argument("--first-game", type=int_at_least(0), default=0,
                         help="index of the first deal (default 0)")
     parser.add_argument("--workers", type=int_at_least(1), default=1,
                         help="processes playing games at once (default 1)")
     parser.add_argument("--out", required=True, metavar="PATH",
-                        help="the JSONL file the games are appended to")
+                        help="the JSONL file the games are appended to (a regular file, or "
+                             "none yet)")
     add_seed_option(parser, "run seed of the training deals and the search")
     add_game_options(parser)
     parser.set_defaults(func=run)

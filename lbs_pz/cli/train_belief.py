@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_dataclass_options,
-                               add_seed_option, dataclass_from, interrupted)
+                               add_seed_option, check_trainer_outputs, dataclass_from,
+                               interrupted)
 from lbs_pz.train.configs import BeliefTrainConfig
 
 
@@ -31,6 +32,7 @@ def run(args) -> int:
     from lbs_pz.train.belief import train_belief    # torch: only when the command runs
 
     config = dataclass_from(BeliefTrainConfig, args)
+    check_trainer_outputs(config)       # before any training: a bad path cannot lose it
     try:
         train_belief(config)
     except KeyboardInterrupt as stop:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_dataclass_options,
-                               add_seed_option, dataclass_from, interrupted)
+                               add_seed_option, check_trainer_outputs, dataclass_from,
+                               interrupted)
 from lbs_pz.train.configs import ValueTrainConfig
 
 
@@ -31,8 +32,10 @@ def add_command(subparsers) -> argparse.ArgumentParser:
 def run(args) -> int:
     from lbs_pz.train.value import train_value      # torch: only when the command runs
 
+    config = dataclass_from(ValueTrainConfig, args)
+    check_trainer_outputs(config)       # before any training: a bad path cannot lose it
     try:
-        train_value(dataclass_from(ValueTrainConfig, args))
+        train_value(config)
     except KeyboardInterrupt as stop:
         return interrupted("train-value", getattr(stop, "note", "nothing saved"))
     return 0

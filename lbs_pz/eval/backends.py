@@ -3,6 +3,13 @@ pool, default all cores) or "ray" (a Ray cluster, `address`, or a local Ray). Ga
 independent and agents deterministic given their seed, so every backend gives the same
 numbers. `collect` plays every spec on the same deals of the evaluation stream
 (`deal_seeds(EVAL, seed, game, 1)`) and can log every game to a JSONL file to resume.
+Tasks are generated as games end (a few per worker in flight), so memory does not grow
+with the number of games asked for.
+
+The log: a regular file (never a FIFO or a device), locked (`flock`) by the run that
+appends to it, so that a second run on it is refused; read a bounded line at a time, and
+every line checked against its game variant (`read_log`), so that a result that cannot
+be true is an error naming the file and line, never a number in a report.
 
 Interrupts: a KeyboardInterrupt (Ctrl-C) or any error while games run stops every backend
 at once: queued games are cancelled (process pool: workers ignore SIGINT and are
@@ -14,6 +21,8 @@ the same call again plays only the missing games and gives the uninterrupted res
 from __future__ import annotations
 
 import contextlib
+import errno
+import itertools
 import json
 import multiprocessing
 import os
@@ -21,14 +30,21 @@ import signal
 import threading
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 from tqdm import tqdm
 
+try:                    # POSIX: a log is locked while a run appends to it
+    import fcntl
+except ImportError:     # pragma: no cover (Windows): no lock
+    fcntl = None
+
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
+from lbs_pz.eval.files import (check_input_path, check_output_path, open_regular,
+                               output_errors, read_lines)
 from lbs_pz.optional import require_ray
 from lbs_pz.search.methods import MethodSpec, build_agent
 
@@ -73,7 +89,10 @@ def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> di
 
 
 # --- backends -------------------------------------------------------------------------------
-# Each yields one result per task, in completion order.
+# Each yields one result per task, in completion order, taking tasks from the iterable as
+# games end: at most IN_FLIGHT_PER_WORKER games per worker are queued at a time, so that
+# memory does not grow with the number of games.
+IN_FLIGHT_PER_WORKER = 4
 
 def _inline(tasks, workers, address):
     for task in tasks:
@@ -128,13 +147,20 @@ def _stop_pool(pool, grace: float = 2.0) -> None:
 def _process_pool(tasks, workers, address):
     # "spawn": forking a process that already runs torch's thread pool can deadlock.
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context,
+    workers = workers or os.cpu_count() or 1
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                initializer=_worker_init)
+    window = IN_FLIGHT_PER_WORKER * workers
+    tasks = iter(tasks)
     try:
-        with _sigint_ignored():     # workers are spawned by submit: they start ignoring it
-            futures = [pool.submit(play_game, *t) for t in tasks]
-        for future in as_completed(futures):
-            yield future.result()
+        # The first `window` submits start every worker: they start ignoring SIGINT.
+        with _sigint_ignored():
+            pending = {pool.submit(play_game, *t) for t in itertools.islice(tasks, window)}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            pending |= {pool.submit(play_game, *t) for t in itertools.islice(tasks, len(done))}
+            for future in done:
+                yield future.result()
     except BaseException:           # Ctrl-C, a failed game, or the consumer stopped early
         _stop_pool(pool)
         raise
@@ -153,10 +179,13 @@ def _ray(tasks, workers, address):
                              f"{err}") from None
     try:
         remote_play = ray.remote(play_game)
-        pending = [remote_play.remote(*t) for t in tasks]
+        tasks = iter(tasks)
+        window = IN_FLIGHT_PER_WORKER * int(workers or ray.cluster_resources().get("CPU", 1))
+        pending = [remote_play.remote(*t) for t in itertools.islice(tasks, max(window, 1))]
         try:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
+                pending += [remote_play.remote(*t) for t in itertools.islice(tasks, 1)]
                 yield ray.get(done[0])
         except BaseException:       # Ctrl-C, a failed game, or the consumer stopped early
             with _sigint_ignored():
@@ -176,67 +205,148 @@ def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int) -> str:
     return json.dumps([spec.to_dict(), config_kwargs, seed], sort_keys=True)
 
 
-_RESULT_FIELDS = ("game", "score", "seconds", "moves", "decisions", "rollouts", "fallbacks",
-                  "deviations")
+_COUNTS = ("score", "moves", "decisions", "rollouts", "fallbacks", "deviations")
 
 
-def _check_entry(entry) -> str:
-    """'' if `entry` (a decoded log line) is a logged game, else what is wrong with it."""
+def _variant_limits(key: str, variants: Dict[str, object]):
+    """(max score, most moves a game can last) of the variant in a log key, or what is
+    wrong with the key; cached in `variants` (a log holds few keys)."""
+    if key not in variants:
+        try:
+            config = HanabiConfig(**json.loads(key)[1])
+            # plays + discards <= deck size; each hint spends a token, and tokens come
+            # back one per discard and one per completed color.
+            most = 2 * config.deck_size + config.max_information_tokens + config.colors
+            variants[key] = (config.colors * config.ranks, most)
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError) as err:
+            variants[key] = f"its 'key' names no game variant ({str(err)[:100]})"
+    return variants[key]
+
+
+def _check_entry(entry, variants: Dict[str, object]) -> str:
+    """'' if `entry` (a decoded log line) is a game that its variant can produce, else
+    what is wrong with it: every field of the right type, the score in [0, max score],
+    the moves at least the score and at most the variant's longest game, decisions at
+    most the moves, fallbacks and deviations at most the decisions."""
     if not isinstance(entry, dict):
         return f"a JSON {type(entry).__name__}, not an object"
     if not isinstance(entry.get("key"), str):
         return "no 'key' string"
-    if type(entry.get("game")) is not int or entry["game"] < 0:
-        return "no 'game' index"
+    game = entry.get("game")
+    if type(game) is not int or not 0 <= game < MAX_GAMES:
+        return f"no 'game' index in [0, {MAX_GAMES})"
     result = entry.get("result")
     if not isinstance(result, dict):
         return "no 'result' object"
-    missing = [k for k in _RESULT_FIELDS if k not in result]
-    return f"'result' lacks {', '.join(missing)}" if missing else ""
+    missing = [k for k in ("game", "seconds") + _COUNTS if k not in result]
+    if missing:
+        return f"'result' lacks {', '.join(missing)}"
+    wrong = [k for k in ("game",) + _COUNTS if type(result[k]) is not int or result[k] < 0]
+    if wrong:
+        return f"'result' {', '.join(f'{k}={result[k]!r:.40}' for k in wrong)}: not a count"
+    seconds = result["seconds"]
+    if type(seconds) not in (int, float) or not 0 <= seconds < float("inf"):
+        return f"'result' seconds={seconds!r:.40}: not a finite time >= 0"
+    if result["game"] != game:
+        return f"'result' is of game {result['game']} but the line says game {game}"
+    if result.get("depth") is not None and type(result["depth"]) is not int:
+        return f"'result' depth={result['depth']!r:.40}: not an integer"
+    limits = _variant_limits(entry["key"], variants)
+    if isinstance(limits, str):
+        return limits
+    max_score, most_moves = limits
+    r = result
+    if r["score"] > max_score:
+        return f"score {r['score']} is not in [0, {max_score}] (this variant's scores)"
+    if not max(1, r["score"]) <= r["moves"] <= most_moves:
+        return (f"{r['moves']} moves cannot give score {r['score']} in this variant "
+                f"(a game lasts 1..{most_moves} moves, at least one per point)")
+    if r["decisions"] > r["moves"]:
+        return f"{r['decisions']} search decisions in a game of {r['moves']} moves"
+    if max(r["fallbacks"], r["deviations"]) > r["decisions"]:
+        return (f"{r['fallbacks']} fallbacks and {r['deviations']} deviations out of "
+                f"{r['decisions']} decisions")
+    return ""
+
+
+def _read_entries(f, path: str, repair: bool) -> List[dict]:
+    """The games of the open log `f` (binary, at its start); see `read_log`."""
+    entries, broken, variants, last = [], None, {}, b""
+    for number, offset, raw in read_lines(f, path, "game log"):
+        last = raw
+        if not raw.strip():
+            continue
+        if broken is not None:
+            raise ValueError(f"{path}, line {broken[0]}: not a logged game ({broken[2]}); "
+                             f"this is not an interrupted write (the line is not the "
+                             f"last): fix or remove the line, or start a new log")
+        try:
+            entry = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as err:
+            broken = (number, offset, f"not JSON ({str(err)[:80]})")
+            continue
+        problem = _check_entry(entry, variants)
+        if problem:
+            raise ValueError(f"{path}, line {number}: not a game this program can have "
+                             f"played ({problem}); remove the line (its game is then played "
+                             f"again) or start a new log")
+        entries.append(entry)
+    if broken is not None:
+        removed = " and removed" if repair else ""
+        warnings.warn(f"{path}, line {broken[0]}: incomplete last line ignored{removed} "
+                      f"({broken[2]}); its game is played again", stacklevel=4)
+        if repair:
+            f.truncate(broken[1])
+    elif repair and last and not last.endswith(b"\n"):
+        f.seek(0, os.SEEK_END)
+        f.write(b"\n")
+        f.flush()
+    return entries
 
 
 def read_log(path: str, repair: bool = False) -> List[dict]:
-    """The games logged in the JSONL file `path` by `collect` ([] if there is none).
+    """The games logged in the JSONL file `path` by `collect` ([] if there is none),
+    each checked against its game variant (`_check_entry`): a line with a result that
+    cannot be true (a score above the variant's maximum, more moves than a game lasts, a
+    field of the wrong type) is a ValueError naming the file and line.
 
-    A broken LAST line (a run killed while writing it) is ignored with a warning naming
-    the file and line; its game is simply played again. With `repair` the file is also
-    cut after its last complete line (and a missing final newline added) so that lines
-    appended afterwards stay valid. A broken line before the last is a ValueError naming
-    the file and line: that is not an interrupted run, and guessing could lose games."""
-    if not path or not os.path.exists(path):
+    The log must be a regular file (a FIFO or a device is refused before it is read),
+    and is read a line at a time, no line longer than `files.MAX_LINE_BYTES`. A LAST
+    line that is not JSON (a run killed while writing it) is ignored with a warning
+    naming the file and line; its game is simply played again. With `repair` the file is
+    also cut after its last complete line (and a missing final newline added) so that
+    lines appended afterwards stay valid. A broken line before the last is a ValueError
+    naming the file and line: that is not an interrupted run, and guessing could lose
+    games."""
+    if not path or not os.path.lexists(path):
         return []
-    with open(path, "rb") as f:
-        data = f.read()
-    lines, starts, offset = data.split(b"\n"), [], 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
-    numbered = [i for i, line in enumerate(lines) if line.strip()]
-    entries, cut = [], None
-    for i in numbered:
+    try:
+        fd = open_regular(path, os.O_RDWR if repair else os.O_RDONLY, "game log")
+    except OSError as err:
+        raise ValueError(f"game log {path!r}: cannot open it ({err.strerror})") from None
+    with os.fdopen(fd, "r+b" if repair else "rb") as f:
+        return _read_entries(f, path, repair)
+
+
+def _open_log(path: str):
+    """The log at `path` opened to read and append (created if missing), locked for this
+    run: ValueError if it is not a regular file, or if another run holds its lock (two
+    runs appending to one log would both play every game)."""
+    try:
+        fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, "game log")
+    except OSError as err:
+        raise ValueError(f"game log {path!r}: cannot write it ({err.strerror})") from None
+    if fcntl is not None:
         try:
-            entry = json.loads(lines[i].decode("utf-8"))
-            problem = _check_entry(entry)
-        except (UnicodeDecodeError, ValueError) as err:
-            problem = f"not JSON ({err})"
-        if not problem:
-            entries.append(entry)
-        elif i == numbered[-1]:
-            cut = starts[i]
-            removed = " and removed" if repair else ""
-            warnings.warn(f"{path}, line {i + 1}: incomplete last line ignored{removed} "
-                          f"({problem}); its game is played again", stacklevel=3)
-        else:
-            raise ValueError(f"{path}, line {i + 1}: not a logged game ({problem}); this is "
-                             f"not an interrupted write (the line is not the last): fix or "
-                             f"remove the line, or start a new log")
-    if repair and cut is not None:
-        with open(path, "r+b") as f:
-            f.truncate(cut)
-    elif repair and data and not data.endswith(b"\n"):
-        with open(path, "ab") as f:
-            f.write(b"\n")
-    return entries
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            os.close(fd)
+            if err.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise ValueError(f"game log {path!r} is in use: another run holds its lock "
+                                 f"and is writing to it; wait for that run to end, or give "
+                                 f"this one another log") from None
+            raise ValueError(f"game log {path!r}: cannot lock it ({err.strerror})") from None
+    return os.fdopen(fd, "r+b")
 
 
 def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dict = None,
@@ -272,16 +382,14 @@ def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dic
     return lines
 
 
-def check_log_path(path: str, must_exist: bool = False) -> None:
-    """ValueError unless `path` can be a game log: not a folder, in an existing folder
-    (and an existing file if `must_exist`)."""
-    if os.path.isdir(path):
-        raise ValueError(f"game log {path!r} is a folder; expected a file path")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"game log {path!r}: folder {folder!r} does not exist")
-    if must_exist and not os.path.isfile(path):
-        raise ValueError(f"no game log at {path!r}: nothing to report")
+def check_log_path(path: str, must_exist: bool = False, option: str = "game log") -> None:
+    """ValueError (naming `option`) unless `path` can be a game log: a regular file, or
+    (unless `must_exist`) nothing yet in an existing folder. Checked from `os.stat`
+    alone (`lbs_pz.eval.files`): a FIFO or a device is never opened."""
+    if must_exist:
+        check_input_path(path, option, "game log: nothing to report")
+    else:
+        check_output_path(path, option)
 
 
 def _check_count(name: str, value, minimum: int) -> int:
@@ -331,33 +439,40 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
     wanted = range(first_game, first_game + games)
     out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
     keys = {_jsonl_key(spec, config_kwargs, seed): spec for spec in specs}
-    done = set()
-    for line in read_log(jsonl, repair=play):
-        spec = keys.get(line["key"])
-        if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
-            done.add((spec, line["game"]))
-            out[labels[spec]].append(line["result"])
-    tasks = [(spec, config_kwargs, g, seed) for spec in specs for g in wanted
-             if (spec, g) not in done and play]
+    log = _open_log(jsonl) if jsonl and play else None     # locked until the run ends
     try:
-        log = open(jsonl, "a") if jsonl and play else None
-    except OSError as err:
-        raise ValueError(f"game log {jsonl!r}: cannot write it ({err.strerror})") from None
-    stream = BACKENDS[backend](tasks, workers, address)
-    try:
-        with tqdm(total=len(tasks), desc="compare", unit="game",
-                  disable=not show_progress) as bar:
-            for result in stream:
-                spec = result.pop("spec")
-                out[labels[spec]].append(result)
-                if log is not None:     # one write and flush: the log holds whole lines
-                    log.write(json.dumps({"key": _jsonl_key(spec, config_kwargs, seed),
-                                          "method": labels[spec], "game": result["game"],
-                                          "result": result}) + "\n")
-                    log.flush()
-                bar.update(1)
+        entries = _read_entries(log, jsonl, repair=True) if log is not None else \
+            read_log(jsonl)
+        done = set()
+        for line in entries:
+            spec = keys.get(line["key"])
+            if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
+                done.add((spec, line["game"]))
+                out[labels[spec]].append(line["result"])
+        del entries
+        # Generated as the backend asks for them: memory does not grow with `games`.
+        tasks = ((spec, config_kwargs, g, seed) for spec in specs for g in wanted
+                 if (spec, g) not in done) if play else iter(())
+        todo = len(specs) * games - len(done) if play else 0
+        stream = BACKENDS[backend](tasks, workers, address)
+        try:
+            with tqdm(total=todo, desc="compare", unit="game",
+                      disable=not show_progress) as bar:
+                for result in stream:
+                    spec = result.pop("spec")
+                    out[labels[spec]].append(result)
+                    if log is not None:     # one write and flush: the log holds whole lines
+                        line = json.dumps({"key": _jsonl_key(spec, config_kwargs, seed),
+                                           "method": labels[spec], "game": result["game"],
+                                           "result": result}) + "\n"
+                        with output_errors(jsonl, "game log", "the games logged before "
+                                           "are kept: run again to play the others"):
+                            log.write(line.encode("utf-8"))
+                            log.flush()
+                    bar.update(1)
+        finally:
+            stream.close()              # stops the backend now if the loop did not finish
     finally:
-        stream.close()                  # stops the backend now if the loop did not finish
         if log is not None:
             log.close()
     for results in out.values():

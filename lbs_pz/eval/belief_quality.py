@@ -26,7 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from lbs_pz.engine import HanabiState
-from lbs_pz.engine.seeds import EVAL, check_run_seed, deal_seeds
+from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.search.config import learned_belief
 from lbs_pz.search.beliefs import make_belief
 
@@ -43,7 +43,10 @@ def run_quality(config, blueprint, num_games: int, seed: int = 0,
 
     Returns {"ce": {belief: list of per-game float arrays (one entry per move)},
              "seconds": {belief: total update+scoring time}, "scores": game scores}."""
-    seeds = deal_seeds(EVAL, check_run_seed(seed), 0, num_games)
+    seed = check_run_seed(seed)
+    if isinstance(num_games, bool) or not isinstance(num_games, int) or \
+            not 1 <= num_games <= MAX_GAMES:
+        raise ValueError(f"num_games must be an integer in [1, {MAX_GAMES}], got {num_games!r}")
     ce: Dict[str, List[np.ndarray]] = {b: [] for b in beliefs}
     seconds = {b: 0.0 for b in beliefs}
     scores = []
@@ -52,7 +55,7 @@ def run_quality(config, blueprint, num_games: int, seed: int = 0,
     if progress:
         it = tqdm(it, unit="game", dynamic_ncols=True)
     for g in it:
-        state = HanabiState(config, seed=int(seeds[g]))
+        state = HanabiState(config, seed=int(deal_seeds(EVAL, seed, g, 1)[0]))
         seat = g % config.players
         tracked = {}
         for b in beliefs:

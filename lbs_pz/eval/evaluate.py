@@ -27,7 +27,7 @@ from tqdm import tqdm
 from lbs_pz.agents import RuleBot, as_blueprint, load_blueprint
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
-from lbs_pz.search.stats import mean_sem
+from lbs_pz.search.stats import mean_sem_from_sums
 
 
 @dataclasses.dataclass
@@ -91,7 +91,9 @@ def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: in
             class with `name` and `act(state, seat=None)`), or a blueprint spec string
             ("strong", "lstm:PATH", "py:my_bot.py:MyBot": `load_blueprint`).
         config: the game variant (default `HanabiConfig()`).
-        games: number of games (>= 1); chunk: games per batch.
+        games: number of games (>= 1, games + first_game <= 2**32); chunk: games per
+            batch. The games are played a chunk at a time and only running totals are
+            kept, so memory does not grow with `games`.
         seed: run seed in [0, 2**31): game i is dealt from deal_seeds(EVAL, seed, i, 1).
     """
     config = HanabiConfig() if config is None else config
@@ -105,9 +107,11 @@ def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: in
         raise ValueError(f"games {first_game} .. {first_game + games - 1}: a run has games "
                          f"0 .. {MAX_GAMES - 1}")
     name = getattr(blueprint, "name", type(blueprint).__name__)
-    scores = np.empty(games, dtype=np.int64)
-    moves = np.empty(games, dtype=np.int64)
-    lives = np.empty(games, dtype=np.int64)
+    max_score = config.colors * config.ranks
+    # Running totals only (a histogram of the scores, sums of moves and bomb-outs):
+    # memory is one chunk's, whatever `games` is.
+    histogram = np.zeros(max_score + 1, dtype=np.int64)
+    total_moves = bombs = 0
     bar = None
     if progress:
         bar = tqdm(total=games, unit="game", desc=f"eval {name}", file=sys.stderr)
@@ -116,25 +120,28 @@ def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: in
     while done < games:
         n = min(chunk, games - done)
         batch = HanabiBatch(config, n, seeds=deal_seeds(EVAL, seed, first_game + done, n))
-        moves[done:done + n] = play_batch(blueprint, batch)
-        scores[done:done + n] = batch.scores()
-        lives[done:done + n] = [batch.get_state(i).life_tokens for i in range(n)]
+        total_moves += int(play_batch(blueprint, batch).sum())
+        histogram += np.bincount(np.asarray(batch.scores(), dtype=np.int64),
+                                 minlength=max_score + 1)[:max_score + 1]
+        bombs += sum(batch.get_state(i).life_tokens == 0 for i in range(n))
         done += n
         if bar is not None:
             bar.update(n)
-            bar.set_postfix(mean=f"{scores[:done].mean():.3f}")
+            bar.set_postfix(mean=f"{histogram @ np.arange(max_score + 1) / done:.3f}")
     seconds = max(time.perf_counter() - start, 1e-9)
     if bar is not None:
         bar.close()
-    max_score = config.colors * config.ranks
-    mean, sem = mean_sem(scores)
+    points = np.arange(max_score + 1, dtype=np.float64)
+    sums, squares = float(histogram @ points), float(histogram @ points ** 2)
+    mean, sem = (float(x) for x in mean_sem_from_sums(sums, squares, games))
+    variance = max(squares / games - mean ** 2, 0.0) * games / (games - 1) if games > 1 else 0.0
     return EvalResult(
         bot=name, config=dataclasses.asdict(config), games=games, seed=seed,
-        mean=mean, sem=sem, std=float(np.std(scores, ddof=1)) if games > 1 else 0.0,
-        perfect_rate=float(np.mean(scores == max_score)),
-        bomb_rate=float(np.mean(lives == 0)),
-        mean_moves=float(np.mean(moves)), seconds=seconds, games_per_s=games / seconds,
-        moves_per_s=float(np.sum(moves)) / seconds,
-        histogram=np.bincount(scores, minlength=max_score + 1).tolist(),
+        mean=mean, sem=sem, std=float(np.sqrt(variance)),
+        perfect_rate=float(histogram[max_score] / games),
+        bomb_rate=float(bombs / games),
+        mean_moves=total_moves / games, seconds=seconds, games_per_s=games / seconds,
+        moves_per_s=total_moves / seconds,
+        histogram=histogram.tolist(),
         first_game=first_game,
     )

@@ -13,15 +13,17 @@ search, variant or seed).
 
 from __future__ import annotations
 
+import itertools
 import json
 import multiprocessing
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from lbs_pz.engine import HanabiConfig, HanabiState
-from lbs_pz.engine.seeds import TRAIN, check_run_seed, deal_seeds
-from lbs_pz.eval.backends import cached_agents
+from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
+from lbs_pz.eval.backends import IN_FLIGHT_PER_WORKER, cached_agents
+from lbs_pz.eval.files import check_output_path, output_errors
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
 
@@ -52,40 +54,57 @@ def play_search_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int
 
 def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=None,
                         seed: int = 0, first_game: int = 0, workers: int = 1,
-                        log=print) -> str:
+                        log=print, option: str = "out") -> str:
     """Play training deals first_game .. first_game + games - 1 of run `seed` with the
     search `spec` at one seat (see the module) on `workers` processes, appending each game
-    to the JSONL file `out` as it ends; games already in `out` are not played again."""
+    to the JSONL file `out` as it ends; games already in `out` are not played again.
+    `out` must be a regular file or not exist yet (`files.check_output_path`; errors name
+    it as `option`). Games are handed to the workers a few at a time, so memory does not
+    grow with `games`."""
     check_run_seed(seed)
     if spec.method == "blueprint":
         raise ValueError("the blueprint does not search: give sparta or lbs-K")
     if games < 1 or workers < 1 or first_game < 0:
         raise ValueError("games and workers must be >= 1 and first_game >= 0")
+    if first_game + games > MAX_GAMES:
+        raise ValueError(f"games {first_game} .. {first_game + games - 1}: a run has games "
+                         f"0 .. {MAX_GAMES - 1}")
     config_kwargs = dict(config_kwargs or {})
-    folder = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(folder):
-        raise ValueError(f"{out}: the folder {folder} does not exist")
+    check_output_path(out, option)          # a regular file or nothing yet, never a FIFO
     run = json.dumps([spec.to_dict(), config_kwargs, seed], sort_keys=True)
     held = read_search_games(out) if os.path.exists(out) else []
     other = [g for g in held if g.get("run") != run]
     if other:
         raise ValueError(f"{out} holds games of another search, variant or seed (game "
                          f"{other[0]['game']}): give a new file to record this one")
-    done = {g["game"] for g in held}
-    todo = [g for g in range(first_game, first_game + games) if g not in done]
-    log(f"{len(done)} games already in {out}; playing {len(todo)}")
-    start, deviations, decisions = time.perf_counter(), 0, 0
+    wanted = range(first_game, first_game + games)
+    done = {g["game"] for g in held if g["game"] in wanted}
+    del held
+    count = games - len(done)
+    todo = (g for g in wanted if g not in done)     # generated as games end: bounded memory
+    log(f"{len(done)} games already in {out}; playing {count}")
+    start, deviations, decisions, k = time.perf_counter(), 0, 0, 0
     with open(out, "a") as f, ProcessPoolExecutor(
             max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(play_search_game, spec, config_kwargs, g, seed) for g in todo]
-        for k, future in enumerate(as_completed(futures), 1):
-            record = dict(future.result(), run=run)
-            f.write(json.dumps(record) + "\n")
-            f.flush()
-            deviations += len(record["deviated"])
-            decisions += len(record["searched"])
-            if k % 20 == 0 or k == len(todo):
-                log(f"{k}/{len(todo)} games, {(time.perf_counter() - start) / k:.2f} s each; "
-                    f"the search left the blueprint's move at {deviations / max(decisions, 1):.1%} "
-                    f"of {decisions} decisions")
+        def submit(n: int) -> set:
+            return {pool.submit(play_search_game, spec, config_kwargs, g, seed)
+                    for g in itertools.islice(todo, n)}
+
+        pending = submit(IN_FLIGHT_PER_WORKER * workers)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            pending |= submit(len(finished))
+            for future in finished:
+                k += 1
+                record = dict(future.result(), run=run)
+                with output_errors(out, option, "the games recorded before are kept: run "
+                                   "again to play the others"):
+                    f.write(json.dumps(record) + "\n")
+                    f.flush()
+                deviations += len(record["deviated"])
+                decisions += len(record["searched"])
+                if k % 20 == 0 or k == count:
+                    log(f"{k}/{count} games, {(time.perf_counter() - start) / k:.2f} s each; "
+                        f"the search left the blueprint's move at "
+                        f"{deviations / max(decisions, 1):.1%} of {decisions} decisions")
     return out
