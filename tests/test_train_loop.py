@@ -13,8 +13,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from lbs_pz.cli import main  # noqa: E402
 from lbs_pz.models.checkpoint import load_checkpoint  # noqa: E402
 from lbs_pz.train.belief import BeliefTrainConfig, train_belief  # noqa: E402
+from lbs_pz.train.configs import MAX_GAMES_HELD  # noqa: E402
 from lbs_pz.train.loop import Budget, Clock, Trainer, run  # noqa: E402
 
 TINY = dict(blueprint="simple", games_per_step=2, minutes=0, val_games=4, val_every=2,
@@ -125,3 +127,24 @@ def test_ctrl_c_saves_a_checkpoint_and_exits_130(tmp_path):
     assert "interrupted" in err and str(out) in err
     ckpt = load_checkpoint(str(out), "belief")
     assert ckpt["info"]["steps"] >= 1 and "optimizer" in ckpt["resume"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["train-belief", "--val-games", "2000000000"],
+    ["train-value", "--games-per-step", "2000000000"],
+    ["train-blueprint", "--replay-games", "2000000000"],
+    ["distill", "--buffer-games", "2000000000"],
+])
+def test_games_held_in_memory_are_capped_before_anything_is_allocated(argv, tmp_path, capsys):
+    """Every trainer refuses a count of games it would hold in memory beyond
+    MAX_GAMES_HELD, naming the option, before it plays or allocates anything."""
+    start = time.perf_counter()
+    try:
+        status = main(argv + ["--minutes", "0.05", "--out", str(tmp_path / "out.pt")])
+    except SystemExit as exit:
+        status = exit.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert f"--{argv[1][2:]} must be an int in 1..{MAX_GAMES_HELD:,}" in err
+    assert time.perf_counter() - start < 10
+    assert not (tmp_path / "out.pt").exists()

@@ -41,7 +41,7 @@ from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
 from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig, count_parameters, load_belief
 from lbs_pz.train.common import command_line, load_training_blueprint
-from lbs_pz.train.configs import BeliefTrainConfig, curve_path
+from lbs_pz.train.configs import BeliefTrainConfig, check_games_held, curve_path
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
 KIND = "belief"
@@ -121,8 +121,9 @@ def deals_note(seed: int, games: int, val_games: int) -> str:
 def train_belief(tc: BeliefTrainConfig, log=print):
     """Train a belief for the blueprint `tc.blueprint` and save it to `tc.out`; returns
     (model, history of (step, train_loss, val_loss)), one entry per validation."""
-    if tc.games_per_step < 1 or tc.val_games < 1 or tc.val_every < 1:
-        raise ValueError("games_per_step, val_games and val_every must be >= 1")
+    check_games_held(tc)
+    if tc.val_every < 1:
+        raise ValueError("val_every must be >= 1")
     budget = Budget(tc.minutes, tc.steps)
     budget.check()
     if tc.threads > 0:

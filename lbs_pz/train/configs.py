@@ -31,6 +31,32 @@ def check_budget(minutes: float, updates: int) -> None:
         raise ValueError("give --minutes > 0 or --updates > 0")
 
 
+MAX_GAMES_HELD = 20_000
+"""The most games a trainer holds in memory at once through any one option (games per
+step, validation games, actors, a replay buffer): memory grows with each of them."""
+
+HELD_GAMES = {
+    "BeliefTrainConfig": ("games_per_step", "val_games"),
+    "ValueTrainConfig": ("games_per_step", "val_games"),
+    "BlueprintTrainConfig": ("num_actors", "replay_games", "demo_actors", "demo_replay_games",
+                             "eval_games", "batch_size", "learning_starts"),
+    "DistillConfig": ("num_actors", "buffer_games", "eval_games", "batch_size"),
+}
+"""The fields of each trainer's config that count games held in memory at once."""
+
+
+def check_games_held(config) -> None:
+    """ValueError unless every field of `HELD_GAMES` of `config`'s class is an int in
+    1..MAX_GAMES_HELD, naming the option: checked before anything is allocated."""
+    for name in HELD_GAMES[type(config).__name__]:
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, int) \
+                or not 1 <= value <= MAX_GAMES_HELD:
+            raise ValueError(f"--{name.replace('_', '-')} must be an int in "
+                             f"1..{MAX_GAMES_HELD:,} (games held in memory at once), "
+                             f"got {value!r}")
+
+
 def curve_path(out: str, curve: str) -> str:
     """Where a run's learning curve CSV goes ("" when off): `curve`, or OUT's stem +
     ".curve.csv" when it is empty, none when it is "none". The PNG has the CSV's stem."""
@@ -258,6 +284,7 @@ class BlueprintTrainConfig:
         need(self.anchor_weight == 0 or self.init or self.resume,
              "anchor_weight > 0 needs a start net: give --init")
         check_arch(self, BLUEPRINT_ARCH)
+        check_games_held(self)
         check_run_seed(self.seed)
         check_budget(self.minutes, self.updates)
         for name in ("num_actors", "act_steps", "batch_size", "n_step", "target_every",
@@ -354,6 +381,7 @@ class DistillConfig:
         check_run_seed(self.seed)
         check_budget(self.minutes, self.updates)
         check_arch(self)
+        check_games_held(self)
         for name in ("batch_size", "num_actors", "act_steps", "buffer_games",
                      "eval_games", "save_every", "threads"):
             need(getattr(self, name) >= 1, f"{name} must be >= 1, got {getattr(self, name)}")

@@ -38,7 +38,7 @@ from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
 from lbs_pz.search.value import ValueNetConfig, load_value, make_value_net, value_features
 from lbs_pz.train.common import command_line, load_training_blueprint
-from lbs_pz.train.configs import ValueTrainConfig, curve_path
+from lbs_pz.train.configs import ValueTrainConfig, check_games_held, curve_path
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
 KIND = "value"
@@ -67,8 +67,9 @@ def generate_positions(config, blueprint, num_games: int, seed: int, first_game:
 def train_value(tc: ValueTrainConfig, log=print) -> dict:
     """Train a value for the blueprint `tc.blueprint`, save it to `tc.out`; returns the
     run's info (as stored in the checkpoint) plus "history" [(step, validation MSE)]."""
-    if tc.games_per_step < 1 or tc.val_games < 1 or tc.batch_size < 1:
-        raise ValueError("games_per_step, val_games and batch_size must be >= 1")
+    check_games_held(tc)
+    if tc.batch_size < 1:
+        raise ValueError("batch_size must be >= 1")
     budget = Budget(tc.minutes, tc.steps)
     budget.check()
     torch.set_num_threads(tc.threads)
