@@ -25,7 +25,7 @@ from lbs_pz.search.config import ADVANCED, PRECISIONS, SearchConfig
 from lbs_pz.search.config import DEFAULTS as SEARCH_DEFAULTS
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.rollout_search import PRUNING_RULES
-from lbs_pz.train.configs import ARCH_OVERRIDES, ARCH_PRESETS, DUELING, FUSIONS, curve_path
+from lbs_pz.train.configs import ARCH_OVERRIDES, ARCH_PRESETS, DUELING, FUSIONS, curve_path, curve_png_path
 
 BLUEPRINT_HELP = """\
 blueprint SPEC (--blueprint), one of:
@@ -143,7 +143,7 @@ def check_trainer_outputs(config) -> None:
     curve = curve_path(config.out, getattr(config, "curve", "none"))
     if curve:
         check_output_path(curve, "--curve")
-        check_output_path((curve[:-4] if curve.endswith(".csv") else curve) + ".png", "--curve")
+        check_output_path(curve_png_path(curve), "--curve")
 
 
 def check_distinct_outputs(**paths) -> None:

@@ -68,6 +68,11 @@ def curve_path(out: str, curve: str) -> str:
     return stem + ".curve.csv"
 
 
+def curve_png_path(csv: str) -> str:
+    """The learning curve's PNG beside its CSV `csv`: the same stem, ".png"."""
+    return (csv[:-4] if csv.endswith(".csv") else csv) + ".png"
+
+
 # --- the public-LSTM architecture (train-blueprint, distill) --------------------------------------
 
 ARCH_PRESETS = {

@@ -46,7 +46,7 @@ import torch
 from tqdm import tqdm
 
 from lbs_pz.models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from lbs_pz.train.configs import check_budget
+from lbs_pz.train.configs import check_budget, curve_png_path
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the Agg backend is chosen)
@@ -154,7 +154,6 @@ def write_curve(path: str, columns: Sequence[str], rows: List[list], plot: Seque
     plot = [c for c in plot if c in columns] or [c for c in columns[2:]][:1]
     if not plot:
         return
-    stem = path[:-4] if path.endswith(".csv") else path
     x = np.array([r[0] for r in rows], dtype=float)
     fig, axes = plt.subplots(len(plot), 1, figsize=(7, 1 + 3 * len(plot)), squeeze=False)
     for i, (ax, name) in enumerate(zip(axes[:, 0], plot)):
@@ -176,7 +175,7 @@ def write_curve(path: str, columns: Sequence[str], rows: List[list], plot: Seque
     if title:
         axes[0, 0].set_title("\n".join(textwrap.wrap(title, 110)[:3]), fontsize=7)
     fig.tight_layout()
-    fig.savefig(stem + ".png", dpi=100)
+    fig.savefig(curve_png_path(path), dpi=100)
     plt.close(fig)
 
 
