@@ -67,7 +67,7 @@ CASES = [
      "    bad = tamper(f'bad{i}.jsonl', lambda e: e['result'].update(change))\n"
      "    refused('compare', *TINY, '--jsonl', bad, '--report-only')"),
     ("cli-compare-log-endless-line", "ok", None,
-     LOG + "from lbs_pz.eval.files import MAX_LINE_BYTES\n"
+     LOG + "from lbs_pz.files import MAX_LINE_BYTES\n"
      "bad = os.path.join(folder, 'long.jsonl')\n"
      "with open(bad, 'w') as f:\n"
      "    f.write(lines[0] + '\\n' + 'x' * (4 * MAX_LINE_BYTES))\n"

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from lbs_pz.eval.files import MAX_LINE_BYTES
+from lbs_pz.files import MAX_LINE_BYTES
 
 CLI = [sys.executable, "-m", "lbs_pz.cli"]
 # Tiny, fast games: 2 colors (max score 10), hand of 3, two methods.

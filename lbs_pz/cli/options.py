@@ -1,6 +1,6 @@
 """Options shared by the subcommands: the game variant, the blueprint spec, the run seed,
 the count of games (one parser, one maximum), the check of every output path
-(`check_output_path`, from `lbs_pz.eval.files`: a regular file or nothing yet), and
+(`check_output_path`, from `lbs_pz.files`: a regular file or nothing yet), and
 options generated from a trainer's hyper-parameter dataclass."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import threading
 
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.engine.seeds import MAX_GAMES, MAX_SEED, check_run_seed
-from lbs_pz.eval.files import check_input_path, check_output_path, output_errors  # noqa: F401
+from lbs_pz.files import check_input_path, check_output_path, output_errors  # noqa: F401
 from lbs_pz.search.beliefs import BELIEF_KINDS
 from lbs_pz.search.config import ADVANCED, PRECISIONS, SearchConfig
 from lbs_pz.search.config import DEFAULTS as SEARCH_DEFAULTS

@@ -5,12 +5,10 @@
     report     summarize (mean +- s.e.m., paired difference to the blueprint), markdown,
                JSON, plot
     belief_quality   cross-entropy of beliefs over blueprint games
-    files      the one check of an output path (a regular file or nothing yet), bounded
-               reading of a game log, a failed write as one clear error
 
 Every game here is dealt from the evaluation stream (`lbs_pz.engine.seeds.EVAL`), disjoint
 from the deals training uses. Throughput benchmarks live outside the package, in
-benchmarks/.
+benchmarks/. Output paths and logs are checked and read by `lbs_pz.files`.
 """
 
 from lbs_pz.eval.backends import collect

@@ -43,7 +43,7 @@ except ImportError:     # pragma: no cover (Windows): no lock
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
-from lbs_pz.eval.files import (check_input_path, check_output_path, open_regular,
+from lbs_pz.files import (check_input_path, check_output_path, open_regular,
                                output_errors, read_lines)
 from lbs_pz.optional import require_ray
 from lbs_pz.search.methods import MethodSpec, build_agent
@@ -385,7 +385,7 @@ def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dic
 def check_log_path(path: str, must_exist: bool = False, option: str = "game log") -> None:
     """ValueError (naming `option`) unless `path` can be a game log: a regular file, or
     (unless `must_exist`) nothing yet in an existing folder. Checked from `os.stat`
-    alone (`lbs_pz.eval.files`): a FIFO or a device is never opened."""
+    alone (`lbs_pz.files`): a FIFO or a device is never opened."""
     if must_exist:
         check_input_path(path, option, "game log: nothing to report")
     else:

@@ -1,6 +1,7 @@
-"""The files that evaluation writes and resumes from: one check of an output path, one way
-to open a game log, one bounded reader of its lines, and one conversion of a failed write
-into a clear error.
+"""The files that commands write and resume from (game logs, tables, checkpoints, recorded
+searches): one check of an output path, one way to open a log, one bounded reader of its
+lines, and one conversion of a failed write into a clear error. Below every layer: any
+module may import it, and it imports nothing of lbs_pz.
 
 Outputs and logs are regular files (or do not exist yet): a folder, a FIFO, a device
 (/dev/zero, /dev/full, /dev/urandom) or a socket is refused from `os.stat` alone, before
