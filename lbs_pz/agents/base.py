@@ -180,34 +180,63 @@ def checked_move(blueprint_name: str, state: HanabiState, move, where: str = "ac
 ActFn = Callable[[HanabiState, Optional[int]], int]
 
 
+def acted_move(name: str, act: ActFn, state: HanabiState, where: str = "act") -> int:
+    """The move `act` chooses for the player to move in `state`, checked (`checked_move`)
+    against `state` itself: `act` receives a copy (`state.clone()`), so whatever it does
+    to the state it is given changes neither `state` nor the check."""
+    return checked_move(name, state, act(state.clone(), state.current_player), where)
+
+
+def check_batch_unchanged(name: str, batch: HanabiBatch, generation: int, where: str) -> None:
+    """BlueprintError naming the blueprint if `batch` was changed (reset, stepped, a state
+    or hand written: `HanabiBatch.generation` moved on from `generation`) while the
+    blueprint's `where` ran: a blueprint reads the positions it is given and never
+    changes the batch a caller is acting on or rolling out."""
+    if batch.generation != generation:
+        raise BlueprintError(
+            f"blueprint {name!r}: the batch it was given changed while its {where} ran "
+            f"({batch.generation - generation} change(s): a reset, step, set_state, "
+            f"set_hands or rollout of that batch from inside the blueprint); a blueprint "
+            f"may read the positions it is given, and must not change the batch its caller "
+            f"is playing")
+
+
 def act_each(name: str, act: ActFn, batch: HanabiBatch) -> np.ndarray:
     """`act_batch` from a per-state `act`: every running world's state is taken out of the
-    batch once and `act(state, seat)` is asked for its player to move. Illegal or non-int
-    moves are BlueprintErrors naming `name` and the position. int64 (N,), -1 where over."""
+    batch once and `act(copy of the state, seat)` is asked for its player to move
+    (`acted_move`). Illegal or non-int moves, and a batch changed meanwhile
+    (`check_batch_unchanged`), are BlueprintErrors naming `name` and the position. int64
+    (N,), -1 where over."""
     batch = require_batch(batch, f"blueprint {name!r}: act_batch")
     out = np.full(len(batch), -1, dtype=np.int64)
+    generation = batch.generation
     for i in np.flatnonzero(~batch.terminals()):
-        state = batch.get_state(int(i))
-        out[i] = checked_move(name, state, act(state, state.current_player))
+        out[i] = acted_move(name, act, batch.get_state(int(i)))
+    check_batch_unchanged(name, batch, generation, "act")
     return out
 
 
 def rollout_each(name: str, act: ActFn, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
     """`rollout` from a per-state `act`: every running world is taken out of the batch once,
-    played forward with `act` in every seat (at most `max_moves` moves; all if negative)
-    and written back. Illegal or non-int moves are BlueprintErrors. int32 (N,) moves made."""
+    played forward with `act` in every seat (at most `max_moves` moves; all if negative;
+    `act` receives a copy of each position, `acted_move`) and written back. Illegal or
+    non-int moves, and a batch changed by anyone but this loop while it runs
+    (`check_batch_unchanged`), are BlueprintErrors. int32 (N,) moves made."""
     batch = require_batch(batch, f"blueprint {name!r}: rollout")
     max_moves = check_max_moves(max_moves)
     made = np.zeros(len(batch), dtype=np.int32)
     if max_moves == 0:
         return made
+    generation = batch.generation
     for i in np.flatnonzero(~batch.terminals()):
         state = batch.get_state(int(i))
         count = 0
         while not state.is_terminal and (max_moves < 0 or count < max_moves):
-            state.apply(checked_move(name, state, act(state, state.current_player)))
+            state.apply(acted_move(name, act, state))
             count += 1
+        check_batch_unchanged(name, batch, generation, "act (in a rollout)")
         batch.set_state(int(i), state)
+        generation = batch.generation
         made[i] = count
     return made
 
@@ -249,8 +278,9 @@ class BlueprintBase:
     subclass only implements `act(state, seat=None)` (read `state.view(seat)`), and may
     override `value(batch)` (then set `has_value = True`). Deterministic, memoryless by
     default. The batched methods take a HanabiBatch and take each running world out of it
-    once (`act_each`, `rollout_each`); an illegal move is a BlueprintError naming the
-    blueprint, the position and the legal moves."""
+    once (`act_each`, `rollout_each`), and `act` receives a copy of each position; an
+    illegal move, or a batch changed by `act` while they run, is a BlueprintError naming
+    the blueprint (and the position and the legal moves)."""
 
     name = "blueprint"
     deterministic = True

@@ -66,7 +66,7 @@ from lbs_pz.agents.features import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS
                                     encode_batch, public_part, seat_inputs)
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.engine.features import private_size
-from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint
+from lbs_pz.models.checkpoint import build_network, game_of, load_checkpoint
 from lbs_pz.optional import require_torch
 
 torch = require_torch("the public-LSTM blueprint")
@@ -756,14 +756,12 @@ class PublicLSTMBlueprint:
         """The blueprint of a public-LSTM checkpoint (`lbs_pz.models.checkpoint` layout,
         kind "public_lstm", full or slim): a file path or a shipped model's name (default
         "public_lstm_2p"). kwargs go to the constructor. CheckpointError (a ValueError) for
-        a missing, foreign or mismatched file; nothing in the file is ever run."""
+        a missing, foreign or mismatched file, NaN or infinite weights, or sizes above the
+        caps (checked before the net is allocated: `lbs_pz.models.checkpoint.
+        build_network`); nothing in the file is ever run."""
         ckpt = load_checkpoint(path or "public_lstm_2p", kind="public_lstm")
-        try:
-            net = PublicLSTMNet(**ckpt["architecture"])
-            net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
-        except (TypeError, RuntimeError, ValueError, AttributeError) as err:
-            raise CheckpointError(f"{ckpt['path']!r}: weights do not fit a public-LSTM net: "
-                                  f"{str(err).splitlines()[0][:160]}") from None
+        net = build_network(ckpt, lambda: PublicLSTMNet(**ckpt["architecture"]),
+                            "public-LSTM net")
         blueprint = cls(net, game_of(ckpt), name=name, **kwargs)
         shipped = path is None or not os.path.isfile(path)
         blueprint.spec = f"lstm:{path or 'public_lstm_2p'}" if shipped \

@@ -31,8 +31,32 @@ the blueprint: a class instead of an instance, a missing `act`, an `act` without
 turn it is, and the legal moves), an `act_batch` of the wrong shape or with illegal
 moves, a `rollout` that returns None / the wrong shape / counts that do not match the
 moves it made, or does not advance, a `value` of the wrong shape or dtype. Moves are
-always checked (a legal-mask lookup); a user's own `rollout` and `value` are checked on
-their first `check_calls` calls, then trusted.
+always checked (a legal-mask lookup); a user's own `rollout` is always checked to leave
+every world a continuation of its game with as many moves as it reports, its other checks
+and those of `value` run on its first `check_calls` calls, then it is trusted.
+
+What the user's code receives, and cannot corrupt:
+
+- `act` receives a copy of the caller's state (`state.clone()`, one per call): a
+  blueprint that applies a move or rewrites a hand changes only its copy, and its
+  returned move is checked against the caller's untouched position.
+- a user's own `act_batch(batch)` and `value(batch)` receive the caller's batch and must
+  only read it; a user's own `rollout(batch, max_moves)` must only play it forward. A
+  batch changed while `act`, `act_batch` or `value` runs (a reset, step or write from
+  inside the blueprint, the batch being rolled out included: `HanabiBatch.generation`
+  tells) is a BlueprintError, and so is a rollout that leaves a world that does not
+  continue its game (a reset or overwritten world).
+
+Time limit: every call into the user's object (`act`, `act_batch`, `rollout`, `value`)
+may take at most `time_limit` seconds (default DEFAULT_TIME_LIMIT = 60; None: no
+limit). On the main thread a call that runs past it is interrupted (SIGALRM every TICK
+= 0.05 s through `signal.setitimer` while the blueprint runs, the previous handler and
+timer restored afterwards) and raises BlueprintError, within the limit plus a tick for
+Python code (a long C call is interrupted when
+it returns to Python; code that catches BaseException can swallow the interruption). Off
+the main thread a signal cannot interrupt the call: it runs to its end, and raises
+BlueprintError then if it took longer than the limit; one that never returns is not
+stopped there (run it in a process of its own to bound it).
 
 `as_blueprint(obj)` is what search and evaluation call on whatever they are given: the
 library's own blueprints (RuleBot, RandomAgent, PublicLSTMBlueprint, SB3Blueprint, a
@@ -58,21 +82,29 @@ import importlib
 import importlib.machinery
 import importlib.util
 import inspect
+import math
 import os
 import sys
-from typing import Any, Optional
+import threading
+import time
+from typing import Any, Callable, Optional
 
 import numpy as np
 
+# `_signal` is what the `signal` module wraps; its calls skip the enum conversions, which
+# cost microseconds per call into a blueprint.
+import _signal  # noqa: E402
+
 from lbs_pz.agents.base import (
-    BlueprintBase, BlueprintError, act_each, check_max_moves, checked_move,
-    describe_position, file_sha256, legal_text, require_batch, rollout_each,
+    BlueprintBase, BlueprintError, act_each, acted_move, check_batch_unchanged,
+    check_max_moves, describe_position, file_sha256, legal_text, require_batch, rollout_each,
 )
 from lbs_pz.agents.random_agent import RandomAgent
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.engine import HanabiBatch, HanabiState, move_name
 
 CHECK_CALLS = 4
+DEFAULT_TIME_LIMIT = 60.0            # seconds per call into a user's blueprint
 USER_MODULES = "_lbs_pz_user"        # prefix of the module names of py: files
 SIGNATURE = "def act(self, state, seat=None) -> int"
 
@@ -115,21 +147,97 @@ def _own(obj: Any, attr: str):
     return method
 
 
+class _OutOfTime(BaseException):
+    """Raised inside the user's code when its call runs past the time limit (a
+    BaseException, so that the user's `except Exception` does not swallow it); the
+    PythonBlueprint turns it into a BlueprintError."""
+
+
+def _alarm(signum, frame):
+    """SIGALRM, every TICK seconds while a PythonBlueprint runs on the main thread:
+    interrupts the user's call once its deadline has passed."""
+    if time.monotonic() > _ALARM["deadline"]:
+        _ALARM["deadline"] = math.inf
+        raise _OutOfTime()
+
+
+TICK = 0.05                          # seconds between two looks at the deadline
+_MAIN_THREAD = threading.main_thread().ident
+# The main thread's alarm: entry points under way, the handler and timer found before
+# the outermost one (restored after it), when that began, the running call's deadline.
+_ALARM = {"depth": 0, "previous": None, "timer": (0.0, 0.0), "start": 0.0,
+          "deadline": math.inf}
+
+
+def _check_time_limit(time_limit) -> Optional[float]:
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer,
+                                                                   np.floating)) \
+            or not np.isfinite(time_limit) or time_limit <= 0:
+        raise ValueError(f"time_limit must be a positive number of seconds or None (no "
+                         f"limit), got {time_limit!r}")
+    return float(time_limit)
+
+
+class _Limited:
+    """`PythonBlueprint._limited`'s context (a class: a generator-based context manager
+    costs microseconds per call into a blueprint)."""
+
+    __slots__ = ("bp", "armed")
+
+    def __init__(self, bp: "PythonBlueprint"):
+        self.bp = bp
+        self.armed = bp.time_limit is not None and threading.get_ident() == _MAIN_THREAD
+
+    def __enter__(self):
+        if self.armed:
+            if _ALARM["depth"] == 0:
+                _ALARM["previous"] = _signal.signal(_signal.SIGALRM, _alarm)
+                _ALARM["timer"] = timer = _signal.setitimer(_signal.ITIMER_REAL, TICK, TICK)
+                if timer[0] > 0:
+                    _ALARM["start"] = time.monotonic()
+            _ALARM["depth"] += 1
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if self.armed:
+            _ALARM["depth"] -= 1
+            if _ALARM["depth"] == 0:
+                _signal.setitimer(_signal.ITIMER_REAL, 0)
+                previous = _ALARM["previous"]
+                _signal.signal(_signal.SIGALRM, _signal.SIG_DFL if previous is None else previous)
+                delay, interval = _ALARM["timer"]
+                if delay > 0:           # someone else's timer: give it its remaining time
+                    left = delay - (time.monotonic() - _ALARM["start"])
+                    _signal.setitimer(_signal.ITIMER_REAL, max(left, 1e-3), interval)
+        if kind is _OutOfTime:
+            bp = self.bp
+            raise bp._fail(f"{bp._calling} did not return within its time limit of "
+                           f"{bp.time_limit:g} s (PythonBlueprint(obj, time_limit=S); None: "
+                           f"no limit)") from None
+        return False
+
+
 class PythonBlueprint:
     """A user's object with `act(state, seat=None)` as a Blueprint (module docstring).
 
     Args:
         obj: an instance with `act` (and usually `name`).
         name: overrides obj.name (default: obj.name, else its class name).
-        check_calls: how many calls of a user's own `rollout` / `value` are checked
-            before they are trusted (moves are always checked).
+        check_calls: how many calls of a user's own `rollout` / `value` are fully checked
+            before they are trusted (moves, and that a rollout continues every game, are
+            always checked).
+        time_limit: seconds each call into `obj` may take (module docstring); None: no
+            limit.
 
     Attributes: name, deterministic, has_private_memory, has_value (from obj, with the
-    defaults True, False, "obj has value"), obj, spec (the blueprint spec it was loaded
-    from, or None), fingerprint (sha256 of its source file, or None).
+    defaults True, False, "obj has value"), obj, time_limit, spec (the blueprint spec it
+    was loaded from, or None), fingerprint (sha256 of its source file, or None).
     """
 
-    def __init__(self, obj: Any, name: Optional[str] = None, check_calls: int = CHECK_CALLS):
+    def __init__(self, obj: Any, name: Optional[str] = None, check_calls: int = CHECK_CALLS,
+                 time_limit: Optional[float] = DEFAULT_TIME_LIMIT):
         if isinstance(obj, PythonBlueprint):
             raise BlueprintError(f"{obj!r} is already a PythonBlueprint; use it as it is "
                                  f"(as_blueprint returns it unchanged)")
@@ -150,52 +258,91 @@ class PythonBlueprint:
         self._value = _own(obj, "value")
         self.has_value = self._value is not None and bool(getattr(obj, "has_value", True))
         self.check_calls = check_calls
+        self.time_limit = _check_time_limit(time_limit)
+        self._calling = "act"               # the user's method being called (for messages)
         self._checks = {"rollout": check_calls, "value": check_calls}
         self.spec: Optional[str] = None
         self.fingerprint: Optional[str] = None
 
-    # --- Agent ------------------------------------------------------------------------------
+    # --- calls into the user's object ----------------------------------------------------
+
+    def _limited(self) -> "_Limited":
+        """A context around every entry point: on the main thread, SIGALRM is handled and
+        fires every TICK seconds (the previous handler and timer kept, and restored at
+        the end), so that a call `_call` makes is interrupted once it runs past its
+        deadline; the interruption becomes a BlueprintError."""
+        return _Limited(self)
+
+    def _call(self, what: str, fn: Callable, *args):
+        """fn(*args), a call into the user's object, under the time limit."""
+        self._calling = what
+        if self.time_limit is None:
+            return fn(*args)
+        if _ALARM["depth"] and threading.get_ident() == _MAIN_THREAD:
+            outer = _ALARM["deadline"]
+            _ALARM["deadline"] = time.monotonic() + self.time_limit
+            try:
+                return fn(*args)
+            finally:
+                _ALARM["deadline"] = outer
+        start = time.perf_counter()
+        out = fn(*args)
+        took = time.perf_counter() - start
+        if took > self.time_limit:
+            raise self._fail(f"{what} took {took:.1f} s, more than its time limit of "
+                             f"{self.time_limit:g} s (off the main thread a call is not "
+                             f"interrupted; it is refused when it returns)")
+        return out
 
     def _call_act(self, state: HanabiState, seat: int):
-        return self.obj.act(state, seat)
+        return self._call("act", self.obj.act, state, seat)
+
+    # --- Agent ------------------------------------------------------------------------------
 
     def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
         """The user's move for `seat` (default: the player to move), checked to be a legal
-        int; -1 if the game is over."""
+        int in `state`; -1 if the game is over. The user's `act` receives a copy of
+        `state`, which it cannot change."""
         if state.is_terminal:
             return -1
         seat = state.current_player if seat is None else seat
         if seat != state.current_player:
             raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
-        return checked_move(self.name, state, self.obj.act(state, seat))
+        with self._limited():
+            return acted_move(self.name, self._call_act, state)
 
     # --- Blueprint --------------------------------------------------------------------------
 
     def act_batch(self, batch: HanabiBatch) -> np.ndarray:
         """int64 (N,): the move of each world's player to move, -1 where it is over."""
         batch = require_batch(batch, f"blueprint {self.name!r}: act_batch")
-        if self._act_batch is None:
-            return act_each(self.name, self._call_act, batch)
-        return self._check_moves(self._act_batch(batch), batch)
+        with self._limited():
+            if self._act_batch is None:
+                return act_each(self.name, self._call_act, batch)
+            generation = batch.generation
+            out = self._call("act_batch", self._act_batch, batch)
+            check_batch_unchanged(self.name, batch, generation, "act_batch")
+        return self._check_moves(out, batch)
 
     def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
         """Play every world forward in place, this blueprint in every seat, at most
         `max_moves` moves each (all if negative): int32 (N,) moves made."""
         batch = require_batch(batch, f"blueprint {self.name!r}: rollout")
         max_moves = check_max_moves(max_moves)
-        if self._rollout is None:
-            return rollout_each(self.name, self._call_act, batch, max_moves)
-        if self._checks["rollout"] <= 0:
-            return np.asarray(self._rollout(batch, max_moves), dtype=np.int32)
-        self._checks["rollout"] -= 1
-        return self._checked_rollout(batch, max_moves)
+        with self._limited():
+            if self._rollout is None:
+                return rollout_each(self.name, self._call_act, batch, max_moves)
+            return self._checked_rollout(batch, max_moves)
 
     def value(self, batch: HanabiBatch) -> Optional[np.ndarray]:
         """float32 (N,) expected final scores (the user's `value`), or None without one."""
         batch = require_batch(batch, f"blueprint {self.name!r}: value")
         if not self.has_value:
             return None
-        out = self._value(batch)
+        with self._limited():
+            generation = batch.generation
+            out = self._call("value", self._value, batch)
+            check_batch_unchanged(self.name, batch, generation, "value")
         if self._checks["value"] <= 0:
             return np.asarray(out, dtype=np.float32)
         self._checks["value"] -= 1
@@ -240,19 +387,36 @@ class PythonBlueprint:
         return arr
 
     def _checked_rollout(self, batch: HanabiBatch, max_moves: int) -> np.ndarray:
+        """The user's own rollout, checked: every call, that each world continues its game
+        (its public history extends the one it had: not reset, not overwritten) by as
+        many moves as reported; on the first `check_calls` calls also that no world's
+        deal changed and that each running world advanced as far as it should."""
         n = len(batch)
+        full = self._checks["rollout"] > 0
+        if full:
+            self._checks["rollout"] -= 1
         running = ~batch.terminals()
-        before = np.array([batch.get_state(i).num_moves_played for i in range(n)])
-        made = self._rollout(batch, max_moves)
+        before = batch.public_history_keys()
+        decks = [batch.get_state(i).deck for i in range(n)] if full else None
+        made = self._call("rollout", self._rollout, batch, max_moves)
         what = f"rollout(batch, max_moves={max_moves})"
         arr = self._int_array(made, n, what, "the moves made in each world")
-        after = np.array([batch.get_state(i).num_moves_played for i in range(n)])
+        after = batch.public_history_keys()
+        for i in range(n):
+            if not after[i].startswith(before[i]) or \
+                    (full and batch.get_state(i).deck != decks[i]):
+                raise self._fail(
+                    f"{what} left world {i} in a position that does not continue its game "
+                    f"(it had {(len(before[i]) - 1) // 3} moves, and now holds another "
+                    f"game{' or deal' if full else ''}): the batch was reset or a world "
+                    f"overwritten during the rollout; a rollout only plays each world "
+                    f"forward")
+            if (len(after[i]) - len(before[i])) // 3 != arr[i]:
+                raise self._fail(f"{what} says world {i} made {arr[i]} moves, but it made "
+                                 f"{(len(after[i]) - len(before[i])) // 3}")
+        if not full:
+            return arr.astype(np.int32)
         done = batch.terminals()
-        wrong = np.flatnonzero(after - before != arr)
-        if wrong.size:
-            i = int(wrong[0])
-            raise self._fail(f"{what} says world {i} made {arr[i]} moves, but it made "
-                             f"{after[i] - before[i]}")
         if max_moves != 0:
             stuck = np.flatnonzero(running & (arr == 0))
             if stuck.size:
@@ -288,7 +452,7 @@ class PythonBlueprint:
     def __reduce__(self):
         # A blueprint loaded from a spec travels (to worker processes) as its spec.
         if self.spec is not None and self.spec.startswith("py:"):
-            return (load_python_blueprint, (self.spec,))
+            return (load_python_blueprint, (self.spec, self.time_limit))
         return object.__reduce__(self)
 
     def __repr__(self) -> str:
@@ -319,11 +483,14 @@ def as_blueprint(obj: Any):
 
 # --- py: specs ------------------------------------------------------------------------------
 
-def load_python_blueprint(spec: str):
+def load_python_blueprint(spec: str, time_limit: Optional[float] = DEFAULT_TIME_LIMIT):
     """The blueprint a `py:MODULE_OR_FILE.py:CLASS` spec names (`lbs_pz.agents.spec`):
     the class instantiated without arguments (or the object itself) through
-    `as_blueprint`, with `spec` set to its canonical form and `fingerprint` to the sha256
-    of its source file. BlueprintError naming the spec when it cannot be loaded."""
+    `as_blueprint`, with `spec` set to its canonical form, `fingerprint` to the sha256
+    of its source file and the per-call `time_limit` (seconds, None: none) set. A
+    blueprint so loaded pickles as (spec, time_limit). BlueprintError naming the spec
+    when it cannot be loaded."""
+    time_limit = _check_time_limit(time_limit)
     rest = spec.strip().partition(":")[2]
     target, sep, attr = rest.rpartition(":")
     if not sep or not target or not attr:
@@ -367,10 +534,12 @@ def load_python_blueprint(spec: str):
     except BlueprintError as err:
         raise BlueprintError(f"blueprint spec {spec!r}: {err}") from None
     bp.spec = canonical
+    if isinstance(bp, PythonBlueprint):
+        bp.time_limit = time_limit
     if isinstance(found, type):
         try:
             source = inspect.getsourcefile(found) or source
-        except TypeError:
+        except (TypeError, OSError):
             pass
     bp.fingerprint = file_sha256(source) if source and os.path.isfile(source) else None
     return bp

@@ -78,7 +78,7 @@ from gymnasium import spaces
 
 from lbs_pz.agents.base import BlueprintBase, check_max_moves, file_sha256, require_batch
 from lbs_pz.engine import HanabiBatch, HanabiState
-from lbs_pz.models.checkpoint import CheckpointError
+from lbs_pz.models.checkpoint import CheckpointError, check_finite
 from lbs_pz.optional import require, require_torch
 
 torch = require_torch("SB3Blueprint")
@@ -199,12 +199,7 @@ def _read_zip(path: str, device: str):
                               f"True, which never runs code from a file)") from None
     if not isinstance(state_dict, dict):
         raise CheckpointError(f"{path!r}: policy.pth does not hold a state dict")
-    for key, value in state_dict.items():
-        if torch.is_tensor(value) and value.is_floating_point() and \
-                not bool(torch.isfinite(value).all()):
-            bad = int((~torch.isfinite(value)).sum())
-            raise CheckpointError(f"{path!r}: policy.pth weight {key!r} holds {bad} NaN or "
-                                  f"infinite value(s); refusing a broken policy")
+    check_finite(state_dict, f"{path!r}: policy.pth")
     return data, state_dict
 
 

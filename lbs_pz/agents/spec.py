@@ -97,7 +97,7 @@ def _class_identity(obj: Any) -> Dict[str, Optional[str]]:
     cls = type(obj)
     try:
         source = inspect.getsourcefile(cls)
-    except TypeError:
+    except (TypeError, OSError):       # a builtin, or a class made where no file is (python -c)
         source = None
     module = cls.__module__
     where = module if module != "__main__" and not module.startswith(USER_MODULES) else source

@@ -9,6 +9,9 @@ cdef class HanabiBatch:
     # Concurrent-use guard: > 0 while that many calls read the games, -1 while one call
     # changes them; a conflicting call raises RuntimeError (see the class docstring).
     cdef int _busy
+    # Calls that have changed the games so far (every write entry counts one): a caller
+    # that hands the batch to other code tells from it whether that code changed it.
+    cdef readonly unsigned long long generation
 
     cdef int _check_index(self, index) except -1
     cdef int _enter_read(self) except -1

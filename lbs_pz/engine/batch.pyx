@@ -153,6 +153,10 @@ cdef class HanabiBatch:
     another call reads it (concurrent reads, e.g. two `encode`s, are allowed). The batch
     is not initialised until `__init__` succeeds (methods raise RuntimeError before), and
     `__init__` cannot be called twice.
+
+    `generation` counts the calls that have changed the games (each of the calls above,
+    and a rule bot's rollout, adds one): code that hands the batch to other code (a
+    user's blueprint) compares it before and after to tell whether the batch was changed.
     """
 
     def __cinit__(self):
@@ -205,6 +209,7 @@ cdef class HanabiBatch:
         if self._busy != 0:
             raise _in_use()
         self._busy = -1
+        self.generation += 1
         return 0
 
     @property

@@ -22,8 +22,15 @@ atomically and read with `torch.load(weights_only=True)`, so a file can never ru
 
 `load_checkpoint(path_or_name, kind)` reads a file path or the name of a model shipped in
 this folder ("belief_strong_2p" or "belief_strong_2p.pt"), and raises `CheckpointError` (a
-ValueError) for a missing, corrupt, foreign, code-carrying or old-layout file, and for a
-shipped file whose sha256 is not the one its manifest entry records. A belief or value
+ValueError) for a missing, corrupt, foreign, code-carrying or old-layout file, for a
+shipped file whose sha256 is not the one its manifest entry records, for a weight holding
+NaN or infinite values (`check_finite`, which the SB3 loader uses too), and for an
+architecture above the caps of ARCHITECTURE_CAPS (`check_architecture`: every int
+field, nested dicts included, before any network is built). The loaders then build their
+network with `build_network`, which first builds it on torch's "meta" device (no memory)
+to compare its parameter shapes with the file's tensors and count its parameters
+(at most MAX_PARAMETERS), so that a header that does not fit its weights is refused
+before anything is allocated. A belief or value
 checkpoint used for a blueprint or game variant other than the one it was trained for
 raises `CheckpointMismatchError` (`check_trained_for`).
 
@@ -61,6 +68,20 @@ LEGACY_FORMATS = {"lbs_pz.belief": "belief", "lbs_pz.value": "value",
 # starts (random_start_player) changes neither the observations nor the blueprint.
 GAME_FIELDS = ("players", "colors", "ranks", "hand_size", "max_information_tokens",
                "max_life_tokens", "observation_type")
+# Caps on the sizes a checkpoint's architecture may claim, far above any model lbs_pz
+# trains (the shipped ones are 128 to 658 wide), checked before a network is built.
+MAX_WIDTH = 4096                    # hidden, embed, decoder, value_hidden, value_lstm
+MAX_INPUTS = 1 << 16                # input vector sizes (and any int field not named here)
+MAX_LAYERS = 16                     # stacked LSTM layers
+MAX_PARAMETERS = 1 << 26            # parameters of the built network (256 MiB of float32)
+ARCHITECTURE_CAPS = {
+    "hidden": MAX_WIDTH, "embed": MAX_WIDTH, "decoder": MAX_WIDTH,
+    "value_hidden": MAX_WIDTH, "value_lstm": MAX_WIDTH, "layers": MAX_LAYERS,
+    "inputs": MAX_INPUTS, "encoding_size": MAX_INPUTS, "pub_dim": MAX_INPUTS,
+    "obs_dim": MAX_INPUTS, "conventions": MAX_INPUTS,
+    "players": 16, "hand_size": 64, "colors": 64, "ranks": 64, "card_types": 4096,
+    "num_moves": 4096, "deck_size": 4096,
+}
 FIX = ("train one with `lbs-pz train-{kind} --blueprint SPEC`, or pass "
        "allow_mismatch=True / --allow-mismatch")
 
@@ -158,6 +179,85 @@ def check_trained_for(ckpt: dict, blueprint=None, game=None, allow_mismatch: boo
         raise CheckpointMismatchError(f"{kind} {where}: {'; '.join(problems)}. Fix: "
                                       + FIX.format(kind=kind))
     return problems
+
+
+# --- what a file may hold -------------------------------------------------------------------
+
+def check_finite(weights: dict, where: str) -> None:
+    """CheckpointError naming `where` (the file) and the tensor if a floating-point tensor
+    of `weights` (a state dict) holds a NaN or an infinity: such a network returns NaN,
+    which a search would silently treat as an estimate."""
+    torch = require_torch("checking weights")
+    for key, value in weights.items():
+        if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()) \
+                and not bool(torch.isfinite(value).all()):
+            bad = int((~torch.isfinite(value)).sum())
+            raise CheckpointError(f"{where}: weight {key!r} holds {bad} NaN or infinite "
+                                  f"value(s); refusing a broken network")
+
+
+def check_architecture(architecture: dict, where: str, prefix: str = "") -> None:
+    """CheckpointError naming `where`, the field, its value and the cap if an int field of
+    `architecture` (nested dicts included) is above its cap in ARCHITECTURE_CAPS (a field
+    not named there: MAX_INPUTS). Checked before a network is built: an absurd size would
+    otherwise allocate gigabytes before the weights are found not to fit."""
+    for key, value in architecture.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            check_architecture(value, where, f"{name}.")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            cap = ARCHITECTURE_CAPS.get(key, MAX_INPUTS)
+            if value > cap:
+                raise CheckpointError(f"{where}: architecture field {name!r} = {value:,} is "
+                                      f"above the loader's cap of {cap:,} "
+                                      f"(lbs_pz.models.checkpoint.ARCHITECTURE_CAPS)")
+
+
+def build_network(ckpt: dict, build, what: str):
+    """The network `build()` makes, with the checkpoint's weights loaded (as float32). It
+    is first built on torch's "meta" device, which allocates nothing, and its parameter
+    names and shapes compared with the file's tensors and its size with MAX_PARAMETERS:
+    CheckpointError naming the file and the first tensor that does not fit, before
+    anything is allocated. `what` names the network in messages ("value network")."""
+    torch = require_torch("building a network")
+    where = repr(ckpt.get("path", "checkpoint"))
+    weights = ckpt["weights"]
+    try:
+        with torch.device("meta"):
+            shapes = {k: tuple(v.shape) for k, v in build().state_dict().items()}
+    except (TypeError, ValueError, RuntimeError, AttributeError, NotImplementedError) as err:
+        raise CheckpointError(f"{where}: the architecture {ckpt['architecture']!r} does not "
+                              f"make a {what}: {type(err).__name__}: "
+                              f"{str(err).splitlines()[0][:200] if str(err) else ''}") from None
+    count = sum(int(torch.Size(s).numel()) for s in shapes.values())
+    if count > MAX_PARAMETERS:
+        raise CheckpointError(f"{where}: its architecture describes a {what} of {count:,} "
+                              f"parameters, above the loader's cap of {MAX_PARAMETERS:,} "
+                              f"(lbs_pz.models.checkpoint.MAX_PARAMETERS)")
+    missing = sorted(set(shapes) - set(weights))
+    extra = sorted(set(weights) - set(shapes))
+    if missing or extra:
+        raise CheckpointError(f"{where}: the weights do not fit a {what} of its architecture: "
+                              + "; ".join(p for p in (
+                                  f"missing {', '.join(missing[:5])}" if missing else "",
+                                  f"unexpected {', '.join(extra[:5])}" if extra else "") if p))
+    for key, shape in shapes.items():
+        tensor = weights[key]
+        if not isinstance(tensor, torch.Tensor) or tuple(tensor.shape) != shape:
+            got = tuple(tensor.shape) if isinstance(tensor, torch.Tensor) \
+                else type(tensor).__name__
+            raise CheckpointError(f"{where}: weight {key!r} has shape {got}, but the "
+                                  f"architecture makes it {shape}: the header does not fit "
+                                  f"the weights")
+    try:
+        net = build()
+        net.load_state_dict({k: v.float() if v.is_floating_point() else v
+                             for k, v in weights.items()})
+    except (TypeError, ValueError, RuntimeError, AttributeError) as err:
+        raise CheckpointError(f"{where}: the weights do not fit a {what}: "
+                              f"{type(err).__name__}: "
+                              f"{str(err).splitlines()[0][:200] if str(err) else ''}") from None
+    return net
 
 
 # --- files ----------------------------------------------------------------------------------
@@ -282,6 +382,8 @@ def load_checkpoint(path_or_name: str, kind: Optional[str] = None, map_location=
         if not isinstance(ckpt.get(key), types):
             raise CheckpointError(f"{path!r}: {what} checkpoint without a valid {key!r} entry")
     game_from_dict(ckpt["game"], repr(path))
+    check_architecture(ckpt["architecture"], repr(path))
+    check_finite(ckpt["weights"], repr(path))
     ckpt["path"] = path
     return ckpt
 

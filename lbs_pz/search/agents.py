@@ -24,14 +24,14 @@ move whatever the true hidden cards are.
 from __future__ import annotations
 
 import warnings
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import numpy as np
 
 from lbs_pz.agents import as_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.config import RESOLVED, SearchConfig, method_of, resolve
-from lbs_pz.search.rollout_search import SearchResult, ValueFn, search_move
+from lbs_pz.search.rollout_search import NON_FINITE, SearchResult, ValueFn, search_move
 
 
 def _check_state(agent, state) -> None:
@@ -127,7 +127,19 @@ class SearchAgent:
 
     @property
     def fallbacks(self) -> int:
+        """Decisions that played the blueprint's move as a fallback (too few sampled
+        hands, or a non-finite return: `fallback_reasons`)."""
         return sum(r.fallback for r in self.history)
+
+    @property
+    def fallback_reasons(self) -> Dict[str, int]:
+        """{reason: decisions} of the fallbacks so far (`SearchResult.fallback_reason`:
+        `rollout_search.FEW_WORLDS`, `rollout_search.NON_FINITE`)."""
+        out: Dict[str, int] = {}
+        for r in self.history:
+            if r.fallback:
+                out[r.fallback_reason] = out.get(r.fallback_reason, 0) + 1
+        return out
 
     @property
     def deviations(self) -> int:
@@ -201,6 +213,12 @@ class SearchAgent:
             margin_worlds=self.config.margin_worlds,
             seed=int(rng.integers(2**62)))
         self.history.append(result)
+        if result.fallback_reason == NON_FINITE:
+            warnings.warn(f"{type(self).__name__}: the value or the rollouts returned a "
+                          f"non-finite estimate (NaN or inf) at move "
+                          f"{state.num_moves_played}; the blueprint's move was played (a "
+                          f"fallback: `fallbacks`, `fallback_reasons`)", RuntimeWarning,
+                          stacklevel=2)
         return result
 
     def act(self, state: HanabiState, seat: Optional[int] = None) -> int:

@@ -39,7 +39,7 @@ class SearchResult:
     move: int                      # the move to play
     blueprint_move: int
     deviated: bool                 # move != blueprint_move
-    fallback: bool                 # too few sampled hands: the blueprint's move was played
+    fallback: bool                 # the blueprint's move was played as a fallback (fallback_reason)
     moves: np.ndarray
     means: np.ndarray
     sems: np.ndarray
@@ -51,9 +51,13 @@ class SearchResult:
     seconds: float
     verify_gain: float = float("nan")  # the best move's gain re-measured on fresh worlds
     verify_sem: float = float("nan")   # (nan: no verification ran)
+    fallback_reason: str = ""      # why: FEW_WORLDS or NON_FINITE ("" without a fallback)
 
 
 PRUNING_RULES = ("means", "paired", "threshold", "off")
+# Why a search fell back to the blueprint's move (`SearchResult.fallback_reason`).
+FEW_WORLDS = "too few sampled hands"
+NON_FINITE = "a non-finite return (NaN or inf) from the value or the rollouts"
 
 
 def pruning_rule(pruning) -> str:
@@ -166,11 +170,16 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         rollout blueprint's `wide_batches` (a neural blueprint's batched forward is several
         times cheaper per world at 512 worlds than at 64; a rule bot's rollouts cost the
         same per world, and later pruning only adds rollouts).
-    min_worlds: fewer sampled hands than this -> fall back to the blueprint's move.
+    min_worlds: fewer sampled hands than this -> fall back to the blueprint's move
+        (`fallback_reason` FEW_WORLDS).
     time_budget: seconds; the search stops after the batch that exceeds it.
     rollout_blueprint: plays the rollouts (default: `blueprint`), e.g. the blueprint in a
         faster precision (`PublicLSTMBlueprint.with_precision`); `blueprint` still gives
         the reference move.
+
+    A return that is not finite (a value estimate or a blueprint's `rollout_value` that is
+    NaN or infinite) cannot rank moves: the search stops and falls back to the
+    blueprint's move (`fallback_reason` NON_FINITE), counted with the other fallbacks.
     """
     start = time.perf_counter()
     pruning = pruning_rule(pruning)
@@ -188,7 +197,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     hands = np.asarray(hands, dtype=np.int64).reshape(len(hands), -1) if len(hands) else hands
     verified = [np.nan, np.nan, 0]                        # gain, its s.e., rollouts
 
-    def result(move, fallback, worlds_used):
+    def result(move, fallback, worlds_used, reason=""):
         means, sems = _mean_sem(sums, sq_sums, counts)
         gains, gain_sems = _mean_sem(gain_sums, gain_sq_sums, counts)
         return SearchResult(
@@ -196,10 +205,11 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
             fallback=fallback, moves=legal, means=means, sems=sems, counts=counts,
             gains=gains, gain_sems=gain_sems, worlds=worlds_used,
             rollouts=int(counts.sum()) + verified[2], seconds=time.perf_counter() - start,
-            verify_gain=verified[0], verify_sem=verified[1])
+            verify_gain=verified[0], verify_sem=verified[1],
+            fallback_reason=reason if fallback else "")
 
     if len(hands) < max(min_worlds, 1) or k == 1:
-        return result(blueprint_move, fallback=k > 1, worlds_used=0)
+        return result(blueprint_move, fallback=k > 1, worlds_used=0, reason=FEW_WORLDS)
 
     bp_index = int(np.flatnonzero(legal == blueprint_move)[0])
     alive = np.ones(k, dtype=bool)
@@ -217,6 +227,8 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         chunk = slice(lo, min(lo + worlds, len(hands)))
         per_move = move_returns(state, seat, legal[candidates], hands[chunk],
                                  world_seeds[chunk], rollout_blueprint, depth, value)
+        if not np.isfinite(per_move).all():
+            return result(blueprint_move, fallback=True, worlds_used=used, reason=NON_FINITE)
         sums[candidates] += per_move.sum(axis=1)
         sq_sums[candidates] += (per_move ** 2).sum(axis=1)
         counts[candidates] += per_move.shape[1]
@@ -262,6 +274,8 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         pair = move_returns(state, seat, [legal[best], blueprint_move], verify_hands,
                              seeds.integers(0, 2**63, size=len(verify_hands)),
                              rollout_blueprint, depth, value)
+        if not np.isfinite(pair).all():
+            return result(blueprint_move, fallback=True, worlds_used=used, reason=NON_FINITE)
         diff = pair[0] - pair[1]
         gain, gain_sem = mean_sem(diff)
         verified[:] = [gain, gain_sem, pair.size]

@@ -25,7 +25,8 @@ import numpy as np
 
 from lbs_pz.engine import HanabiBatch
 from lbs_pz.models import path as model_path
-from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint, save_checkpoint
+from lbs_pz.models.checkpoint import (CheckpointError, build_network, game_of, load_checkpoint,
+                                     save_checkpoint)
 from lbs_pz.optional import TorchThreads, require_torch
 from lbs_pz.search.trained_for import TrainedForBlueprint
 
@@ -171,14 +172,16 @@ def save_value(path: str, net, net_cfg: ValueNetConfig, config, trained_for: Opt
 def load_value(path_or_name: str):
     """A value checkpoint (file path or shipped name, e.g. "value_strong_2p") ->
     (network in eval mode, HanabiConfig, checkpoint dict). CheckpointError (a ValueError)
-    if the file is missing, corrupt, foreign, in an old layout or does not fit the
-    network (read with weights_only=True, which never runs code)."""
+    if the file is missing, corrupt, foreign, in an old layout, holds NaN or infinite
+    weights, claims sizes above the caps or does not fit the network (read with
+    weights_only=True, which never runs code; the shapes are checked before the network
+    is allocated: `lbs_pz.models.checkpoint.build_network`)."""
     ckpt = load_checkpoint(path_or_name, "value")
     config = game_of(ckpt)
     try:
-        net = make_value_net(ValueNetConfig(**ckpt["architecture"]))
-        net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
-    except (TypeError, ValueError, RuntimeError) as err:
+        net_cfg = ValueNetConfig(**ckpt["architecture"])
+    except TypeError as err:
         raise CheckpointError(f"{ckpt['path']!r}: value checkpoint does not match the "
-                              f"network: {type(err).__name__}: {str(err)[:200]}") from None
+                              f"network: {err}") from None
+    net = build_network(ckpt, lambda: make_value_net(net_cfg), "value network")
     return net.eval(), config, ckpt

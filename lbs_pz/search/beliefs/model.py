@@ -26,7 +26,8 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from lbs_pz.models.checkpoint import CheckpointError, game_of, load_checkpoint, save_checkpoint
+from lbs_pz.models.checkpoint import (CheckpointError, build_network, game_of, load_checkpoint,
+                                     save_checkpoint)
 from lbs_pz.optional import require_torch
 
 torch = require_torch("the learned belief network")
@@ -188,13 +189,15 @@ def load_belief(path_or_name: str, map_location="cpu"):
     """A belief checkpoint (file path or shipped name, e.g. "belief_strong_2p") ->
     (BeliefNet in eval mode, HanabiConfig, checkpoint dict). Read with
     `torch.load(weights_only=True)`; CheckpointError (a ValueError) for a missing,
-    corrupt, foreign or old-layout file or weights that do not fit the network."""
+    corrupt, foreign or old-layout file, NaN or infinite weights, sizes above the caps, or
+    weights that do not fit the network (checked before the network is allocated:
+    `lbs_pz.models.checkpoint.build_network`)."""
     ckpt = load_checkpoint(path_or_name, "belief", map_location)
     config = game_of(ckpt)
     try:
-        model = BeliefNet(BeliefNetConfig(**ckpt["architecture"]), config)
-        model.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
-    except (TypeError, ValueError, RuntimeError) as err:
+        net_cfg = BeliefNetConfig(**ckpt["architecture"])
+    except TypeError as err:
         raise CheckpointError(f"{ckpt['path']!r}: belief checkpoint does not match the "
-                              f"network: {type(err).__name__}: {str(err)[:200]}") from None
+                              f"network: {err}") from None
+    model = build_network(ckpt, lambda: BeliefNet(net_cfg, config), "belief network")
     return model.eval(), config, ckpt
