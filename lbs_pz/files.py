@@ -22,6 +22,11 @@ import os
 import stat
 from typing import BinaryIO, Iterator, Tuple
 
+try:                    # POSIX: a log is locked while a run appends to it
+    import fcntl
+except ImportError:     # pragma: no cover (Windows): no lock
+    fcntl = None
+
 MAX_LINE_BYTES = 2**20      # the longest line a game log may hold (a logged game is ~1 KB)
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
@@ -91,6 +96,28 @@ def open_regular(path: str, flags: int, option: str) -> int:
         os.close(fd)
         raise _not_regular(path, mode, option)
     return fd
+
+
+def open_locked(path: str, option: str):
+    """The file at `path` opened to read and append in binary (created if missing), locked
+    (`flock`) for this run: ValueError naming `option` if it is not a regular file, or if
+    another run holds its lock (two runs appending to one log would both play every game).
+    The lock ends when the file is closed."""
+    try:
+        fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, option)
+    except OSError as err:
+        raise ValueError(f"{option} {path!r}: cannot write it ({err.strerror})") from None
+    if fcntl is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            os.close(fd)
+            if err.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise ValueError(f"{option} {path!r} is in use: another run holds its lock "
+                                 f"and is writing to it; wait for that run to end, or give "
+                                 f"this one another file") from None
+            raise ValueError(f"{option} {path!r}: cannot lock it ({err.strerror})") from None
+    return os.fdopen(fd, "r+b")
 
 
 def read_lines(f: BinaryIO, path: str, option: str) -> Iterator[Tuple[int, int, bytes]]:

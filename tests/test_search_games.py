@@ -16,6 +16,7 @@ from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
 from lbs_pz.eval.search_games import record_search_games
+from lbs_pz.files import MAX_LINE_BYTES, open_locked
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement, distill,
@@ -186,3 +187,29 @@ def test_cli_records_and_checks_its_input(tmp_path):
                         str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "x.pt")],
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 2 and "missing.jsonl" in r.stderr
+
+
+def test_a_file_another_run_records_into_is_refused(recorded, tmp_path):
+    """While one run holds the recorded-games file, a second is refused at once, naming
+    the file, and the file is left as it was."""
+    out = tmp_path / "games.jsonl"
+    out.write_bytes(open(recorded, "rb").read())
+    before = out.read_bytes()
+    with open_locked(str(out), "--out"):
+        with pytest.raises(ValueError, match="is in use: another run holds its lock"):
+            record_search_games(SPARTA, 8, str(out), SMALL, workers=1, log=lambda s: None)
+    assert out.read_bytes() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+def test_reading_recorded_games_is_bounded(tmp_path):
+    """A FIFO is refused without blocking, and an endless line stops at MAX_LINE_BYTES,
+    naming the file and the line."""
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="FIFO"):
+        read_search_games(str(fifo))
+    long = tmp_path / "long.jsonl"
+    long.write_bytes(b"[" * (MAX_LINE_BYTES + 10))
+    with pytest.raises(ValueError, match="line 1: longer than"):
+        read_search_games(str(long))

@@ -36,14 +36,9 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 from tqdm import tqdm
 
-try:                    # POSIX: a log is locked while a run appends to it
-    import fcntl
-except ImportError:     # pragma: no cover (Windows): no lock
-    fcntl = None
-
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
-from lbs_pz.files import (check_input_path, check_output_path, open_regular,
+from lbs_pz.files import (check_input_path, check_output_path, open_locked, open_regular,
                                output_errors, read_lines)
 from lbs_pz.optional import require_ray
 from lbs_pz.search.methods import MethodSpec, build_agent
@@ -328,27 +323,6 @@ def read_log(path: str, repair: bool = False) -> List[dict]:
         return _read_entries(f, path, repair)
 
 
-def _open_log(path: str):
-    """The log at `path` opened to read and append (created if missing), locked for this
-    run: ValueError if it is not a regular file, or if another run holds its lock (two
-    runs appending to one log would both play every game)."""
-    try:
-        fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, "game log")
-    except OSError as err:
-        raise ValueError(f"game log {path!r}: cannot write it ({err.strerror})") from None
-    if fcntl is not None:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as err:
-            os.close(fd)
-            if err.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise ValueError(f"game log {path!r} is in use: another run holds its lock "
-                                 f"and is writing to it; wait for that run to end, or give "
-                                 f"this one another log") from None
-            raise ValueError(f"game log {path!r}: cannot lock it ({err.strerror})") from None
-    return os.fdopen(fd, "r+b")
-
-
 def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dict = None,
                  seed: int = None) -> List[str]:
     """What the log at `path` holds, one line per method, run seed and variant: "METHOD:
@@ -439,7 +413,7 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
     wanted = range(first_game, first_game + games)
     out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
     keys = {_jsonl_key(spec, config_kwargs, seed): spec for spec in specs}
-    log = _open_log(jsonl) if jsonl and play else None     # locked until the run ends
+    log = open_locked(jsonl, "game log") if jsonl and play else None     # locked until the run ends
     try:
         entries = _read_entries(log, jsonl, repair=True) if log is not None else \
             read_log(jsonl)

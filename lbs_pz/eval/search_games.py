@@ -16,14 +16,13 @@ from __future__ import annotations
 import itertools
 import json
 import multiprocessing
-import os
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
 from lbs_pz.eval.backends import IN_FLIGHT_PER_WORKER, cached_agents
-from lbs_pz.files import check_output_path, output_errors
+from lbs_pz.files import check_output_path, open_locked, output_errors
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
 
@@ -72,11 +71,16 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     config_kwargs = dict(config_kwargs or {})
     check_output_path(out, option)          # a regular file or nothing yet, never a FIFO
     run = json.dumps([spec.to_dict(), config_kwargs, seed], sort_keys=True)
-    held = read_search_games(out) if os.path.exists(out) else []
-    other = [g for g in held if g.get("run") != run]
-    if other:
-        raise ValueError(f"{out} holds games of another search, variant or seed (game "
-                         f"{other[0]['game']}): give a new file to record this one")
+    log_file = open_locked(out, option)     # one run records into a file at a time
+    try:
+        held = read_search_games(out, log_file, option)
+        other = [g for g in held if g.get("run") != run]
+        if other:
+            raise ValueError(f"{out} holds games of another search, variant or seed (game "
+                             f"{other[0]['game']}): give a new file to record this one")
+    except BaseException:
+        log_file.close()
+        raise
     wanted = range(first_game, first_game + games)
     done = {g["game"] for g in held if g["game"] in wanted}
     del held
@@ -84,7 +88,7 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     todo = (g for g in wanted if g not in done)     # generated as games end: bounded memory
     log(f"{len(done)} games already in {out}; playing {count}")
     start, deviations, decisions, k = time.perf_counter(), 0, 0, 0
-    with open(out, "a") as f, ProcessPoolExecutor(
+    with log_file as f, ProcessPoolExecutor(
             max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         def submit(n: int) -> set:
             return {pool.submit(play_search_game, spec, config_kwargs, g, seed)
@@ -99,7 +103,7 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
                 record = dict(future.result(), run=run)
                 with output_errors(out, option, "the games recorded before are kept: run "
                                    "again to play the others"):
-                    f.write(json.dumps(record) + "\n")
+                    f.write((json.dumps(record) + "\n").encode())
                     f.flush()
                 deviations += len(record["deviated"])
                 decisions += len(record["searched"])
