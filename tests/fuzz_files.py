@@ -47,7 +47,8 @@ HOSTILE = st.one_of(
     st.sampled_from([None, True, False, 0, -1, 1, 2**31, 2**63, -2**63, 10**30, 1e308,
                      float("nan"), float("inf"), -0.0, "", "x", "16", [], {}, [1, 2], {"a": 1},
                      "\ud800", "../../etc/passwd", 6000, 4097, 65537, 17]),
-    st.integers(), st.floats(allow_nan=True), st.text(max_size=8))
+    st.integers(), st.floats(allow_nan=True), st.text(max_size=8),
+    st.builds(torch.zeros, st.integers(0, 3)))
 
 
 def make_files(folder: str) -> dict:
@@ -129,6 +130,8 @@ def fuzz(paths: dict, folder: str, examples: int, seed_value: int) -> int:
         what = f"line {i + 1}: {op}"
         if op == "field":
             where, value = data.draw(st.sampled_from(list(places(objs[i]))))[0], data.draw(HOSTILE)
+            if isinstance(value, torch.Tensor):
+                value = value.tolist()
             lines[i] = json.dumps(replaced(objs[i], where, value)).encode() + b"\n"
             what += f" {where} = {value!r:.60}"
         elif op == "bytes":

@@ -363,20 +363,27 @@ def load_checkpoint(path_or_name: str, kind: Optional[str] = None, map_location=
     path = resolve(path_or_name, models_dir)
     verify_shipped(path, models_dir)
     ckpt = read(path, what, map_location)
-    if isinstance(ckpt, dict) and ckpt.get("format") in LEGACY_FORMATS:
+    # Header entries are compared only when they have the expected type: a tensor or a
+    # list where a string belongs must be refused, not compared.
+    fmt = ckpt.get("format") if isinstance(ckpt, dict) else None
+    if isinstance(fmt, str) and fmt in LEGACY_FORMATS:
         raise CheckpointError(
-            f"{path!r} is a {LEGACY_FORMATS[ckpt['format']]} checkpoint in the old "
-            f"{ckpt['format']!r} layout, which this lbs_pz no longer reads; convert it once "
-            f"with lbs_pz.models.checkpoint.upgrade_legacy(path, out, trained_for) or "
-            f"train it again")
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+            f"{path!r} is a {LEGACY_FORMATS[fmt]} checkpoint in the old {fmt!r} layout, "
+            f"which this lbs_pz no longer reads; convert it once with "
+            f"lbs_pz.models.checkpoint.upgrade_legacy(path, out, trained_for) or train it "
+            f"again")
+    if not (isinstance(fmt, str) and fmt == FORMAT):
         raise CheckpointError(f"{path!r} is not an {what} checkpoint (no format={FORMAT!r} "
                               f"entry)")
-    if ckpt.get("version") != VERSION:
-        raise CheckpointError(f"{path!r} has checkpoint version {ckpt.get('version')!r}; "
+    version = ckpt.get("version")
+    if not (type(version) is int and version == VERSION):
+        raise CheckpointError(f"{path!r} has checkpoint version {version!r:.40}; "
                               f"this lbs_pz reads version {VERSION}")
-    if kind is not None and ckpt.get("kind") != kind:
-        raise CheckpointError(f"{path!r} holds a {ckpt.get('kind')!r} model, not a {kind!r} one")
+    found = ckpt.get("kind")
+    if not (isinstance(found, str) and found in KINDS):
+        raise CheckpointError(f"{path!r} holds no known kind of model ({found!r:.40})")
+    if kind is not None and found != kind:
+        raise CheckpointError(f"{path!r} holds a {found!r} model, not a {kind!r} one")
     for key, types in (("game", dict), ("architecture", dict), ("weights", dict),
                        ("info", dict), ("trained_for", (dict, type(None)))):
         if not isinstance(ckpt.get(key), types):
