@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 
 from lbs_pz.cli.options import (add_arch_options, add_dataclass_options, check_input_path,
-                                check_trainer_outputs, dataclass_from, interrupted)
+                                run_trainer)
 from lbs_pz.train.configs import ARCH_OVERRIDES, DistillConfig
 
 
@@ -46,13 +46,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from lbs_pz.train.distill import distill         # torch: only when the command runs
-
-    config = dataclass_from(DistillConfig, args)
-    check_trainer_outputs(config)       # before any training: a bad path cannot lose it
-    if config.search_games:             # read whole: a FIFO or a device would never end
-        check_input_path(config.search_games, "--search-games")
-    try:
-        distill(config, progress_bar=not args.no_progress)
-    except KeyboardInterrupt as stop:
-        return interrupted("distill", getattr(stop, "note", "nothing saved"))
-    return 0
+    if args.search_games:               # read whole: a FIFO or a device would never end
+        check_input_path(args.search_games, "--search-games")
+    return run_trainer("distill", DistillConfig, args, distill,
+                       progress_bar=not args.no_progress)

@@ -191,6 +191,20 @@ def interrupted(command: str, note: str = "") -> int:
     return 130
 
 
+def run_trainer(command: str, config_cls, args, train, **train_kwargs) -> int:
+    """Run a trainer command: its config from the parsed `args`, every output checked
+    before any training (a bad path cannot lose the run), then `train(config,
+    **train_kwargs)`; Ctrl-C ends it as `interrupted` (exit 130, with the trainer's note
+    of what it saved)."""
+    config = dataclass_from(config_cls, args)
+    check_trainer_outputs(config)
+    try:
+        train(config, **train_kwargs)
+    except KeyboardInterrupt as stop:
+        return interrupted(command, getattr(stop, "note", "nothing saved"))
+    return 0
+
+
 def add_seed_option(parser: argparse.ArgumentParser, help: str = "seed of the deals") -> None:
     parser.add_argument("--seed", type=run_seed, default=0,
                         help=f"{help}, in [0, 2**31) (default 0); evaluation deals come "

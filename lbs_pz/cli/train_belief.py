@@ -13,8 +13,7 @@ from __future__ import annotations
 import argparse
 
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_dataclass_options,
-                               add_seed_option, check_trainer_outputs, dataclass_from,
-                               interrupted)
+                               add_seed_option, run_trainer)
 from lbs_pz.train.configs import BeliefTrainConfig
 
 
@@ -30,11 +29,4 @@ def add_command(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from lbs_pz.train.belief import train_belief    # torch: only when the command runs
-
-    config = dataclass_from(BeliefTrainConfig, args)
-    check_trainer_outputs(config)       # before any training: a bad path cannot lose it
-    try:
-        train_belief(config)
-    except KeyboardInterrupt as stop:
-        return interrupted("train-belief", getattr(stop, "note", "nothing saved"))
-    return 0
+    return run_trainer("train-belief", BeliefTrainConfig, args, train_belief)

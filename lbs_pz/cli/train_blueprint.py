@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import (add_arch_options, add_dataclass_options, check_trainer_outputs,
-                                dataclass_from, interrupted)
+from lbs_pz.cli.options import add_arch_options, add_dataclass_options, run_trainer
 from lbs_pz.train.configs import ARCH_OVERRIDES, BlueprintTrainConfig
 
 
@@ -41,11 +40,5 @@ def add_command(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from lbs_pz.train.blueprint import train_blueprint    # torch: only when the command runs
-
-    config = dataclass_from(BlueprintTrainConfig, args)
-    check_trainer_outputs(config)       # before any training: a bad path cannot lose it
-    try:
-        train_blueprint(config, progress_bar=not args.no_progress)
-    except KeyboardInterrupt as stop:
-        return interrupted("train-blueprint", getattr(stop, "note", "nothing saved"))
-    return 0
+    return run_trainer("train-blueprint", BlueprintTrainConfig, args, train_blueprint,
+                       progress_bar=not args.no_progress)

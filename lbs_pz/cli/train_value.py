@@ -13,8 +13,7 @@ from __future__ import annotations
 import argparse
 
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_dataclass_options,
-                               add_seed_option, check_trainer_outputs, dataclass_from,
-                               interrupted)
+                               add_seed_option, run_trainer)
 from lbs_pz.train.configs import ValueTrainConfig
 
 
@@ -31,11 +30,4 @@ def add_command(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from lbs_pz.train.value import train_value      # torch: only when the command runs
-
-    config = dataclass_from(ValueTrainConfig, args)
-    check_trainer_outputs(config)       # before any training: a bad path cannot lose it
-    try:
-        train_value(config)
-    except KeyboardInterrupt as stop:
-        return interrupted("train-value", getattr(stop, "note", "nothing saved"))
-    return 0
+    return run_trainer("train-value", ValueTrainConfig, args, train_value)
