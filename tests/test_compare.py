@@ -296,3 +296,22 @@ def test_delta_reaches_the_search_and_names_the_row():
         games = next(iter(out.values()))
         deviations[delta] = sum(g["deviations"] for g in games)
     assert deviations[1e9] == 0 < deviations[0.05]
+
+
+def test_blueprint_games_in_a_log_are_shared_by_every_search_setting(tmp_path):
+    """The blueprint searches nothing: its spec keeps the default SearchConfig whatever
+    knobs it is given (still validated), so two runs that differ only in search settings
+    play the blueprint's games once."""
+    assert MethodSpec("blueprint", rollouts=8, delta=0.5) == MethodSpec("blueprint")
+    with pytest.raises(ValueError):
+        MethodSpec("blueprint", rollouts=0)
+    log = str(tmp_path / "g.jsonl")
+    small = dict(players=2, colors=2, ranks=2, hand_size=2)
+    for rollouts in (4, 8):
+        specs = [MethodSpec("blueprint", rollouts=rollouts),
+                 MethodSpec("lbs-inf", belief="grounded", rollouts=rollouts)]
+        collect(specs, small, games=2, seed=0, backend="inline", show_progress=False,
+                jsonl=log)
+    methods = [json.loads(line)["method"] for line in open(log)]
+    assert methods.count("blueprint") == 2
+    assert len(methods) == 2 + 2 * 2

@@ -32,7 +32,9 @@ class MethodSpec:
     """A method and everything needed to build it in any process (hashable, picklable).
 
     MethodSpec(method, blueprint="strong", search_seats=(0,), search=SearchConfig(),
-    **knobs): knobs are SearchConfig fields, applied over `search`."""
+    **knobs): knobs are SearchConfig fields, applied over `search`. The "blueprint"
+    method keeps the default SearchConfig whatever is given (it searches nothing), so
+    that its games in a compare log are shared by runs of any search settings."""
 
     method: str
     blueprint: str
@@ -48,7 +50,10 @@ class MethodSpec:
         object.__setattr__(self, "method", parse_method(method))
         object.__setattr__(self, "blueprint", blueprint)
         object.__setattr__(self, "search_seats", tuple(search_seats))
-        object.__setattr__(self, "search", (search or SearchConfig()).replace(**knobs))
+        search = (search or SearchConfig()).replace(**knobs)     # validated even if unused
+        if self.method == "blueprint":   # it searches nothing: one log key whatever the knobs
+            search = SearchConfig()
+        object.__setattr__(self, "search", search)
 
     def __getattr__(self, name):      # spec.rollouts, spec.delta ...: the search's knobs
         if name in SEARCH_FIELDS:
