@@ -63,6 +63,8 @@ def test_options(client):
     assert "strong" in o["blueprints"] and o["searches"][0] == "none"
     assert "lbs-16" in o["searches"] and o["server_blueprint"] == "strong"
     assert o["default_variant"]["players"] == 2 and o["default_variant"]["hand_size"] == 5
+    assert o["limits"]["search"]["rollouts"] >= 256 and o["limits"]["body_bytes"] > 0
+    assert o["limits"]["allow_code"] is False and o["limits"]["allow_files"] is False
 
 
 def test_index_is_served(client):

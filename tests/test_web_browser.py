@@ -128,6 +128,8 @@ def test_play_a_whole_game_by_clicking(page):
     _idle(page)
     _no_error(page)
     assert page.get_attribute("#board", "data-mode") == "play"
+    # The deal the person asked for is marked as chosen.
+    assert page.text_content("#deal-label") == "deal #3, chosen"
     # The person's own cards are never shown: every card of seat 0 is hidden.
     assert page.locator("#hand-0 .card").count() == 5
     assert page.locator("#hand-0 .card.hidden-card").count() == 5
@@ -193,13 +195,17 @@ def test_play_a_whole_game_by_clicking(page):
 
 
 def test_stale_move_is_refused_with_the_servers_message(page):
-    """A move sent for an old turn is refused (409) and the page shows the server's message."""
+    """A move sent for an old turn is refused (409) and the page shows the server's message.
+    The deal box is left empty: a random deal, its number not shown while the game runs."""
+    assert page.input_value("#seed") == ""
     page.select_option("#mode", "play")
     page.check("#seat-1-human")
     page.select_option("#seat-0-search", "none")
     page.click("#start")
     _idle(page)
     _no_error(page)
+    assert page.text_content("#deal-label") == "random deal"
+    assert page.get_attribute("#board", "data-deal") == "random"
     # Make the page believe it is an earlier turn, then click a move.
     page.evaluate("app.snap.moves_played = app.snap.moves_played + 7")
     page.locator("#legal-moves button.move").first.click()

@@ -5,17 +5,21 @@ seat's own hand as a colour x rank heat map); replay a `compare --jsonl` line or
 hanab.live JSON file; export any game to hanab.live JSON; play one seat yourself with any
 blueprint or LBS as partner (the page never receives your own cards or the deck order).
 
-Deal N of the page is game N of `lbs-pz eval --seed 0` (the evaluation stream). A
+Deal N of the page is game N of `lbs-pz eval --seed 0` (the evaluation stream); a game
+without a deal number gets a random one, which a play game shows only once it is over. A
 `compare --jsonl` line holds no moves: its game is re-dealt from the evaluation stream
 (game and run seed from the line) and its method re-run (deterministic given its spec);
 the logged score is shown beside the replayed one. A hanab.live record replays its own
 moves. The server
 binds to 127.0.0.1 by default: the games run on this machine and anyone who can reach the
-port can start searches, so bind elsewhere only on a trusted network. The page may name
-a py: blueprint (Python code) only if it is --blueprint's or with --allow-code; on
-localhost, requests for another host name are refused (DNS rebinding). Games live in memory
-(the 64 newest); stop the server with Ctrl-C. Needs the [web] extra: pip install
-'lbs_pz[web]' (starlette, uvicorn)."""
+port can start searches, so bind elsewhere only on a trusted network. The page names
+rule bots and shipped models; a py: blueprint (Python code) only if it is --blueprint's or
+with --allow-code, a file (sb3:PATH, lstm:PATH, a checkpoint) only if it is --blueprint's
+or with --allow-files; on localhost, requests for another host name are refused (DNS
+rebinding). A search move has --move-seconds; a request still busy after three times that
+answers 503. Games live in memory (the 64 newest); stop the server with Ctrl-C (or
+SIGTERM: it exits within about a second, abandoning moves in progress). Needs the [web]
+extra: pip install 'lbs_pz[web]' (starlette, uvicorn)."""
 
 from __future__ import annotations
 
@@ -23,12 +27,15 @@ import argparse
 import socket
 import sys
 
-from lbs_pz.cli.options import add_blueprint_command, add_blueprint_option, int_at_least
+from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option,
+                                finite_float_at_least, int_at_least)
 from lbs_pz.optional import require, require_web
 from lbs_pz.search.config import SearchConfig
+from lbs_pz.web.games import MOVE_SECONDS
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 LOCAL_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")   # Host headers answered when local
+SHUTDOWN_SECONDS = 0.5      # on Ctrl-C / SIGTERM, requests in progress get this long
 
 
 def run(args) -> int:
@@ -40,7 +47,9 @@ def run(args) -> int:
 
     local = args.host in LOCAL_HOSTS
     app = create_app(blueprint=args.blueprint, search=args.search, rollouts=args.rollouts,
-                     allowed_hosts=LOCAL_NAMES if local else None, allow_code=args.allow_code)
+                     allowed_hosts=LOCAL_NAMES if local else None, allow_code=args.allow_code,
+                     allow_files=args.allow_files, move_seconds=args.move_seconds,
+                     request_seconds=3 * args.move_seconds)
     if not local:
         print(f"warning: serving on {args.host}, not localhost: anyone who can reach this "
               f"port can start games and searches on this machine", file=sys.stderr)
@@ -52,7 +61,8 @@ def run(args) -> int:
             port = sock.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"lbs_pz web page: http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
-    uvicorn.run(app, host=args.host, port=port, log_level=args.log_level)
+    uvicorn.run(app, host=args.host, port=port, log_level=args.log_level,
+                timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     return 0
 
 
@@ -72,7 +82,16 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                              f"{SearchConfig.rollouts})")
     parser.add_argument("--allow-code", action="store_true",
                         help="let the page name any py:FILE.py:CLASS blueprint (Python code run "
-                             "on this machine); by default only --blueprint's own")
+                             "on this machine) and any file; by default only --blueprint's "
+                             "own")
+    parser.add_argument("--allow-files", action="store_true",
+                        help="let the page name blueprint and checkpoint files on this machine "
+                             "(sb3:PATH, lstm:PATH); by default rule bots and shipped models by "
+                             "name, and --blueprint's own")
+    parser.add_argument("--move-seconds", type=finite_float_at_least(0.1),
+                        default=MOVE_SECONDS,
+                        help=f"time budget of one search move, in seconds (default "
+                             f"{MOVE_SECONDS:g}); a request still busy after 3x this answers 503")
     parser.add_argument("--log-level", default="warning",
                         choices=("critical", "error", "warning", "info", "debug"),
                         help="uvicorn's log level (default warning)")

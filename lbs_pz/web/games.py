@@ -1,19 +1,34 @@
 """Game sessions of the local web page: a timeline of states, the agent of every seat, the
-search records, snapshots (what one view may see), replays and export.
+search records, snapshots (what one view may see), replays and export; and the limits
+every route applies (the module-level constants below, defined here once).
 
 A `Game` keeps every position of its game (`states[k]` is the position after k moves;
 each move clones the last one), so stepping back is free. Agents move only at the end of
-the timeline. Each search decision stores its `SearchResult` and the searching seat's
-belief over its own hand at that decision as a DECISION dict (`Game.decision(k)`).
+the timeline, a request's moves stop once `move_seconds` have passed (the client asks
+again), and a search move has `SearchConfig.time_budget` = `move_seconds`. Each search
+decision stores its `SearchResult` and the searching seat's belief over its own hand at
+that decision as a DECISION dict (`Game.decision(k)`).
 
 Hidden information is filtered in ONE place, `Game.snapshot`: a view of seat s shows the
 other seats' cards and only the hints about s's own cards; in play mode, until the game
-is over, every snapshot is the human seat's view. No response holds the deck order.
+is over, every snapshot is the human seat's view. No response holds the deck order. A
+deal is game N of the evaluation stream: the N a request chose ("deal": "chosen"), else
+a random N drawn with `secrets` ("deal": "random"); a random deal's N is left out of the
+snapshots ("seed": null) of a play game until it is over. A search's duration depends on
+rollouts through the human's hand, so in play mode a searching seat's move ends on a
+whole number of `PLAY_PAD_SECONDS` (shorter searches all look alike; longer ones show
+their length to that resolution).
+
+Specs a request may name: rule bots and shipped models by name (`lstm:public_lstm_2p`);
+a file (sb3:PATH, lstm:PATH, a checkpoint path) only with `allow_files`, Python code
+(py:...) only with `allow_code`, either when it is the server's own blueprint. A spec
+that cannot be loaded is reported without the loader's words (they may quote a file):
+those go to the "lbs_pz.web" logger.
 
 Replays: a hanab.live record replays its recorded moves; a `compare --jsonl` line holds
 only (spec, variant, run seed, game, result), so its game is re-dealt from the evaluation
-stream and its method re-run, deterministic given the spec (the logged score is kept in
-the snapshot's "record" to compare).
+stream and its method re-run, deterministic given the spec as long as no search move
+reaches `move_seconds` (the logged score is kept in the snapshot's "record" to compare).
 
 Errors are `ApiError(status, message)`: the app turns them into {"error": message}.
 """
@@ -23,7 +38,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import json
+import logging
 import math
+import os
 import secrets
 import threading
 import time
@@ -32,11 +49,12 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from lbs_pz.agents import load_blueprint
+from lbs_pz.agents import BlueprintError
 from lbs_pz.engine import HanabiConfig, HanabiState, decode_move, move_name
 from lbs_pz.engine.config import COLOR_CHARS
 from lbs_pz.engine.records import from_hanablive, to_hanablive
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, deal_seeds
+from lbs_pz.models import CheckpointError, shipped_names
 from lbs_pz.search.config import SearchConfig, parse_method
 from lbs_pz.search.methods import MethodSpec, build_agent
 
@@ -44,10 +62,23 @@ SEARCHES = ("none", "lbs-1", "lbs-16", "lbs-inf", "sparta")
 BLUEPRINT_EXAMPLES = ("strong", "medium", "weak", "simple", "random", "lstm:public_lstm_2p")
 VARIANT_FIELDS = ("players", "colors", "ranks", "hand_size", "max_information_tokens",
                   "max_life_tokens")
-MAX_GAMES_KEPT = 64
-MAX_ROLLOUTS = 10_000
 BELIEF_SAMPLES = 256        # hands drawn from the belief for a DECISION's heat map
 RUN_SEED = 0                # deal i of a game is game i of `lbs-pz eval --seed 0`
+
+# --- the limits: every route applies these (the app and `lbs-pz serve` read them here) ---
+MAX_GAMES_KEPT = 64         # games in memory (the oldest evicted)
+MAX_BODY_BYTES = 4 * 2**20  # a request body; longer: 413 before it is read whole
+MAX_TEXT = 1000             # characters of a spec, a player name, a method name
+# The search settings a request (a seat, a compare --jsonl key) may ask for, at most.
+SEARCH_CAPS = {"rollouts": 10_000, "verify": 2_000, "batch_size": 512,
+               "margin_worlds": 10_000}
+MOVE_SECONDS = 10.0         # a search move's time budget; a request starts no move after it
+REQUEST_SECONDS = 30.0      # a request still working after this answers 503
+WORKERS = 8                 # requests doing work (moves, loading a net) at a time
+QUEUE = 16                  # requests waiting for a worker; more: 503 at once
+PLAY_PAD_SECONDS = 0.25     # play mode: a search move ends on a multiple of this
+
+log = logging.getLogger("lbs_pz.web")
 
 
 class ApiError(Exception):
@@ -64,7 +95,38 @@ def _bad(message: str) -> ApiError:
 
 def _int(value, name: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise _bad(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+        raise _bad(f"{name} must be an integer in [{lo}, {hi}], got {_shown(value)}")
+    return value
+
+
+def _shown(value) -> str:
+    """A request's value as an error message quotes it: repr, cut to 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads(text):
+    """json.loads without the NaN / Infinity / -Infinity that Python's json accepts and no
+    response can hold (ValueError, as for any text that is not JSON)."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def _first_line(err: Exception) -> str:
+    """An exception's first line, at most 200 characters (its class name if it has none)."""
+    lines = str(err).splitlines()
+    return lines[0][:200] if lines and lines[0].strip() else type(err).__name__
+
+
+def _text(value, name: str) -> str:
+    """A non-empty string of at most MAX_TEXT characters (a spec, a name)."""
+    if not isinstance(value, str) or not value.strip():
+        raise _bad(f"{name} must be a non-empty string, got {_shown(value)}")
+    if len(value) > MAX_TEXT:
+        raise _bad(f"{name} is longer than {MAX_TEXT} characters")
     return value
 
 
@@ -124,37 +186,26 @@ class Seat:
                 "search": self.search, "rollouts": self.rollouts}
 
 
-def make_seat(entry, config: HanabiConfig, default_rollouts: int, index: int) -> Seat:
-    """A Seat from one entry of a request's "seats" list."""
-    where = f"seats[{index}]"
-    if not isinstance(entry, dict):
-        raise _bad(f"{where} must be an object: {{\"blueprint\": SPEC, \"search\": ...}} or "
-                   f"{{\"human\": true}}")
-    if entry.get("human") is True:
-        return Seat(name="you", human=True)
-    spec = entry.get("blueprint")
-    if not isinstance(spec, str) or not spec.strip():
-        raise _bad(f"{where}.blueprint must be a blueprint spec string (e.g. \"strong\")")
-    search = parse_search(entry.get("search", "none"))
-    rollouts = entry.get("rollouts", default_rollouts)
-    rollouts = _int(rollouts, f"{where}.rollouts", 1, MAX_ROLLOUTS)
+def _build(spec: MethodSpec, config: HanabiConfig, where: str):
+    """`build_agent(spec, config)` for a request: a blueprint or checkpoint that cannot be
+    loaded is a 400 that says only that (the loader's words may quote a file or say
+    whether a path exists: they go to the log); a search setting that does not fit the
+    blueprint is a 400 with its message."""
     try:
         with warnings.catch_warnings():         # LBS's defaults are said in the seat name
             warnings.simplefilter("ignore")
-            if search == "none":
-                blueprint, searcher = load_blueprint(spec), None
-            else:
-                method = "sparta" if search == "sparta" else search
-                blueprint, searcher = build_agent(
-                    MethodSpec(method=method, blueprint=spec, rollouts=rollouts), config)
-    except ValueError as err:
-        raise _bad(f"{where}: {err}") from None
-    name = getattr(blueprint, "spec", None) or spec
-    if searcher is not None:
-        name = f"{name} + {searcher.name}"
-    return Seat(name=name, blueprint=blueprint, searcher=searcher,
-                search=search if searcher is None else searcher.name, spec=spec,
-                rollouts=rollouts if searcher is not None else None)
+            return build_agent(spec, config)
+    except Exception as err:   # noqa: BLE001 - a loader may raise anything; none is shown
+        if isinstance(err, ValueError) and not isinstance(err, (BlueprintError,
+                                                                CheckpointError)):
+            raise _bad(f"{where}: {err}") from None
+        log.warning("%s: %s could not be loaded: %s: %s", where, _shown(spec.blueprint),
+                    type(err).__name__, err)
+        what = (f"the blueprint {_shown(spec.blueprint)}" if isinstance(err, BlueprintError)
+                or not isinstance(err, ValueError)
+                else f"a checkpoint of the search for {_shown(spec.blueprint)}")
+        raise _bad(f"{where}: {what} could not be loaded (the server's log says why); the "
+                   f"page offers {', '.join(BLUEPRINT_EXAMPLES)}") from None
 
 
 def _card(config: HanabiConfig, card) -> Optional[str]:
@@ -185,12 +236,16 @@ def _knowledge_text(config: HanabiConfig, colors, ranks) -> str:
 
 
 class Game:
-    """One game session (module docstring). `lock` serialises the moves of the agents."""
+    """One game session (module docstring). `lock` serialises the moves of the agents.
+    `deal`: "chosen" (the request named deal `seed`), "random" (drawn here) or "record"
+    (a replay). `pad_seconds`: a search move ends on a multiple of it (0: off)."""
 
     def __init__(self, game_id: str, mode: str, state: HanabiState, seats: List[Seat],
                  seed: Optional[int], script: Optional[List[int]] = None,
-                 record: Optional[dict] = None):
+                 record: Optional[dict] = None, deal: str = "chosen",
+                 pad_seconds: float = 0.0):
         self.id, self.mode, self.seats, self.seed = game_id, mode, seats, seed
+        self.deal, self.pad_seconds = deal, pad_seconds
         self.config: HanabiConfig = state.config
         self.states: List[HanabiState] = [state]
         self.searched: Dict[int, bool] = {}
@@ -234,7 +289,7 @@ class Game:
             return
         seat = self.seats[seat_index]
         if seat.searcher is None:
-            self._apply(seat.blueprint.act(state.clone(), seat_index))
+            self._apply(self._blueprint_move(seat, state, seat_index, k))
             return
         start = time.perf_counter()
         try:
@@ -242,7 +297,7 @@ class Game:
         except (RuntimeError, ValueError) as err:
             # E.g. SPARTA's exact belief is empty once a partner left the blueprint (a
             # human, another searcher): play the blueprint's move and say why.
-            move = int(seat.blueprint.act(state.clone(), seat_index))
+            move = self._blueprint_move(seat, state, seat_index, k)
             name = move_name(self.config, move).strip("()")
             self.decisions[k] = {
                 "k": k, "seat": seat_index, "search": seat.search, "move": move,
@@ -250,12 +305,34 @@ class Game:
                 "deviated": False, "fallback": True, "worlds": 0, "rollouts": 0,
                 "seconds": time.perf_counter() - start, "candidates": [],
                 "belief": self._belief_table(seat.searcher, k, len(state.hand(seat_index))),
-                "error": f"the search failed ({err}); the blueprint's move was played"}
+                "error": f"the search failed ({_first_line(err)}); the blueprint's move "
+                         f"was played"}
+            self._pad(start)
             self._apply(move, searched=True)
             return
         self.results[k] = result
         self.decisions[k] = self._decision_record(k, seat_index, seat, result, state)
+        self._pad(start)
         self._apply(result.move, searched=True)
+
+    def _blueprint_move(self, seat: Seat, state: HanabiState, seat_index: int, k: int) -> int:
+        """The seat's blueprint's move; a blueprint that raises is a 500 that names the seat
+        and the move (its words go to the log)."""
+        try:
+            return int(seat.blueprint.act(state.clone(), seat_index))
+        except Exception as err:   # noqa: BLE001 - a user's blueprint may raise anything
+            log.warning("game %s: seat %d's blueprint %s failed on move %d: %s: %s", self.id,
+                        seat_index, _shown(seat.spec), k, type(err).__name__, err)
+            raise ApiError(500, f"seat {seat_index}'s blueprint failed on move {k} (the "
+                                f"server's log says why)") from None
+
+    def _pad(self, start: float) -> None:
+        """Wait until a whole number of `pad_seconds` has passed since `start` (play mode:
+        how long a search took depends on rollouts through the human's hand)."""
+        if self.pad_seconds > 0:
+            spent = time.perf_counter() - start
+            time.sleep(math.ceil(max(spent, 1e-9) / self.pad_seconds) * self.pad_seconds
+                       - spent)
 
     def _decision_record(self, k: int, seat_index: int, seat: Seat, result, state) -> dict:
         config = self.config
@@ -299,19 +376,24 @@ class Game:
                 "slots": [[[round(float(p), 4) for p in table[i, c * R:(c + 1) * R]]
                            for c in range(C)] for i in range(hand_len)]}
 
-    def advance(self, n: int) -> None:
-        """The agents play up to n moves (all if n < 0), stopping at a human's turn or at
-        the end of the game (or of the record). Call with `lock` held."""
+    def advance(self, n: int, seconds: Optional[float] = None) -> None:
+        """The agents play up to n moves (all if n < 0), stopping at a human's turn, at
+        the end of the game (or of the record), or, with `seconds`, at the first move
+        that would start after that many seconds (the client asks again). Call with
+        `lock` held."""
         done = 0
+        start = time.monotonic()
         while (n < 0 or done < n) and not self.over:
             if self.human is not None and self.latest.current_player == self.human:
+                break
+            if seconds is not None and done and time.monotonic() - start >= seconds:
                 break
             self._agent_move()
             done += 1
 
-    def human_move(self, move, turn) -> None:
+    def human_move(self, move, turn, seconds: Optional[float] = None) -> None:
         """The human's move at `turn` moves played; then the agents move until the human's
-        next turn. Call with `lock` held."""
+        next turn (or for `seconds`, as `advance`). Call with `lock` held."""
         if self.mode != "play":
             raise _bad("moves are sent in play mode only; a watch game advances")
         if isinstance(turn, bool) or not isinstance(turn, int):
@@ -331,7 +413,7 @@ class Game:
             names = ", ".join(f"{m} {move_name(self.config, m).strip('()')}" for m in legal)
             raise _bad(f"illegal move {move}; legal moves: {names}")
         self._apply(move)
-        self.advance(-1)
+        self.advance(-1, seconds)
 
     # --- what a view may see: the ONE place hidden information is filtered -------------
 
@@ -408,7 +490,8 @@ class Game:
             legal = state.legal_moves()
         snap = {
             "id": self.id, "mode": self.mode, "at": k, "moves_played": self.moves_played,
-            "variant": variant_dict(config), "seed": self.seed,
+            "variant": variant_dict(config), "deal": self.deal,
+            "seed": None if secret and self.deal == "random" else self.seed,
             "view": "spectator" if viewer is None else viewer,
             "current_player": mover, "terminal": bool(state.is_terminal),
             "over": bool(self.over), "score": state.score,
@@ -419,7 +502,7 @@ class Game:
             "seats": seats, "human_seat": self.human,
             "legal_moves": [_move_entry(config, m) for m in legal],
             "history": history, "last_move": history[-1] if history else None,
-            "decisions": sorted(list(self.decisions)),
+            "decisions": sorted(self.decisions.copy()),   # a copy: a move may be adding
         }
         if self.record is not None:
             snap["record"] = self.record
@@ -438,149 +521,298 @@ class Game:
         return to_hanablive(self.latest, [s.name for s in self.seats])
 
 
-def deal(config: HanabiConfig, seed, run_seed: int = RUN_SEED) -> HanabiState:
+def deal(config: HanabiConfig, seed, run_seed: int = RUN_SEED,
+         name: str = "seed (deal index)") -> HanabiState:
     """Deal `seed` of the evaluation stream (game `seed` of `lbs-pz eval --seed run_seed`)."""
-    seed = _int(seed, "seed (deal index)", 0, MAX_GAMES - 1)
+    seed = _int(seed, name, 0, MAX_GAMES - 1)
     return HanabiState(config, seed=int(deal_seeds(EVAL, run_seed, seed, 1)[0]))
+
+
+def check_strings(value, where: str = "body") -> None:
+    """400 naming the field for a string (or object key) of a decoded JSON body that holds
+    a lone surrogate (JSON's "\\ud800" escape decodes to one; no response could hold it)."""
+    stack = [(value, where)]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            strings = [item]
+        elif isinstance(item, dict):
+            strings = list(item)
+            stack.extend((v, f"{path}.{k}") for k, v in item.items() if isinstance(k, str))
+        elif isinstance(item, list):
+            strings = []
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(item))
+        else:
+            continue
+        for text in strings:
+            if isinstance(text, str) and not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise _bad(f"{path} holds a lone surrogate (not a character); send "
+                               f"text as UTF-8") from None
 
 
 class GameStore:
     """The games of one server, in memory: at most `cap` (the oldest evicted), ids from
-    `secrets.token_urlsafe`."""
+    `secrets.token_urlsafe`. `create` and `replay` build a game from a request's body
+    without storing it; `add` stores it once its response is ready, so a request that
+    fails stores nothing.
+
+    `own_specs`: blueprint specs every request may name (the server's own, even code or a
+    file); `allow_code`: any py: spec (Python code run here; implies `allow_files`);
+    `allow_files`: any sb3:PATH / lstm:PATH spec and checkpoint path; otherwise rule bots
+    and shipped models by name only. `move_seconds`: the time budget of a search move
+    (and the time after which a request starts no further move)."""
 
     def __init__(self, default_rollouts: int = SearchConfig.rollouts, cap: int = MAX_GAMES_KEPT,
-                 allowed_code: tuple = (), allow_code: bool = False):
+                 own_specs: tuple = (), allow_code: bool = False, allow_files: bool = False,
+                 move_seconds: float = MOVE_SECONDS):
         self.games: "collections.OrderedDict[str, Game]" = collections.OrderedDict()
         self.default_rollouts, self.cap = default_rollouts, cap
-        self.allowed_code, self.allow_code = tuple(allowed_code), allow_code
+        self.own_specs = tuple(s.strip() for s in own_specs)
+        self.allow_code, self.allow_files = allow_code, allow_files or allow_code
+        self.move_seconds = move_seconds
         self._lock = threading.Lock()
 
-    def _add(self, game: Game) -> Game:
+    def add(self, game: Game) -> Game:
         with self._lock:
             self.games[game.id] = game
             while len(self.games) > self.cap:
                 self.games.popitem(last=False)
         return game
 
-    def check_spec(self, spec, where: str) -> None:
-        """A request may name a py: blueprint (code run on this machine) only when the
-        server allows code (`lbs-pz serve --allow-code`) or was started with that spec."""
-        if isinstance(spec, str) and spec.strip().lower().startswith("py:") \
-                and not self.allow_code and spec.strip() not in self.allowed_code:
-            raise ApiError(403, f"{where}: {spec!r} runs Python code on the server; start it "
-                                f"with --allow-code (or --blueprint {spec}) to allow it")
-
     def get(self, game_id: str) -> Game:
         game = self.games.get(game_id)
         if game is None:
-            raise ApiError(404, f"no game {game_id!r} (unknown, or evicted: the server keeps "
-                                f"the {self.cap} newest)")
+            raise ApiError(404, f"no game {_shown(game_id)} (unknown, or evicted: the server "
+                                f"keeps the {self.cap} newest)")
         return game
 
+    # --- what a request may name -------------------------------------------------------
+
+    def check_spec(self, spec, where: str) -> str:
+        """The blueprint spec `spec` (stripped) if a request may name it: py: (code run on
+        this machine) only with `allow_code`, a file only with `allow_files`, either when
+        it is one of `own_specs`; 403 otherwise, without a word on whether a file exists."""
+        spec = _text(spec, where).strip()
+        if spec in self.own_specs:
+            return spec
+        kind, sep, rest = spec.partition(":")
+        kind = kind.strip().lower()
+        if sep and kind == "py" and not self.allow_code:
+            raise ApiError(403, f"{where}: {_shown(spec)} runs Python code on the server; "
+                                f"start it with --allow-code (or --blueprint SPEC) to allow it")
+        if sep and kind in ("sb3", "lstm"):
+            self.check_file(rest, where)
+        return spec
+
+    def check_file(self, path, where: str) -> None:
+        """A checkpoint a request names: a shipped model by name, or a file with
+        `allow_files`; 403 otherwise."""
+        if self.allow_files:
+            return
+        path = _text(path, where).strip()
+        name = path[:-3] if path.endswith(".pt") else path
+        names = shipped_names()
+        if name in names and "/" not in path and os.sep not in path \
+                and not os.path.isfile(path):
+            return
+        raise ApiError(403, f"{where}: the page loads models by name ({', '.join(names)}), "
+                            f"not files; start the server with --allow-files (or "
+                            f"--blueprint SPEC) to name a file")
+
+    def limited(self, search: SearchConfig, where: str) -> SearchConfig:
+        """`search` within SEARCH_CAPS (400 naming the setting otherwise), its checkpoints
+        checked as `check_file`, its time budget at most `move_seconds`."""
+        for name, cap in SEARCH_CAPS.items():
+            value = getattr(search, name)
+            if value is not None and value > cap:
+                raise _bad(f"{where}.{name} must be at most {cap}, got {value}")
+        for name in ("belief_checkpoint", "value_checkpoint"):
+            if getattr(search, name) is not None:
+                self.check_file(getattr(search, name), f"{where}.{name}")
+        budget = search.time_budget
+        return search.replace(time_budget=self.move_seconds if budget is None
+                              else min(budget, self.move_seconds))
+
+    # --- new games -----------------------------------------------------------------------
+
+    def seat(self, entry, config: HanabiConfig, index: int) -> Seat:
+        """A Seat from one entry of a request's "seats" list."""
+        where = f"seats[{index}]"
+        if not isinstance(entry, dict):
+            raise _bad(f"{where} must be an object: {{\"blueprint\": SPEC, \"search\": ...}} "
+                       f"or {{\"human\": true}}")
+        unknown = sorted(set(entry) - {"human", "blueprint", "search", "rollouts"})
+        if unknown:
+            raise _bad(f"{where}: unknown field(s) {', '.join(map(_shown, unknown))}; expected "
+                       f"blueprint, search, rollouts or human")
+        if entry.get("human") is True:
+            return Seat(name="you", human=True)
+        if "blueprint" not in entry:
+            raise _bad(f"{where}.blueprint must be a blueprint spec string (e.g. \"strong\")")
+        spec = self.check_spec(entry["blueprint"], f"{where}.blueprint")
+        try:
+            search = parse_search(entry.get("search", "none"))
+        except ApiError as err:
+            raise _bad(f"{where}.search: {err.message}") from None
+        rollouts = _int(entry.get("rollouts", self.default_rollouts), f"{where}.rollouts", 1,
+                        SEARCH_CAPS["rollouts"])
+        method = MethodSpec(method="blueprint" if search == "none" else search,
+                            blueprint=spec,
+                            search=self.limited(SearchConfig(rollouts=rollouts), where))
+        blueprint, searcher = _build(method, config, where)
+        name = getattr(blueprint, "spec", None) or spec
+        if searcher is not None:
+            name = f"{name} + {searcher.name}"
+        return Seat(name=name, blueprint=blueprint, searcher=searcher,
+                    search=search if searcher is None else searcher.name, spec=spec,
+                    rollouts=rollouts if searcher is not None else None)
+
     def create(self, body) -> Game:
-        """A new game from a POST /api/games body (not advanced yet)."""
+        """A new game from a POST /api/games body: not advanced, not stored yet."""
         if not isinstance(body, dict):
             raise _bad("the body must be a JSON object")
+        unknown = sorted(set(body) - {"mode", "variant", "seed", "seats"})
+        if unknown:
+            raise _bad(f"unknown field(s) {', '.join(map(_shown, unknown))}; a new game is "
+                       f"{{mode, variant, seed, seats}}")
         mode = body.get("mode", "watch")
         if mode not in ("watch", "play"):
-            raise _bad(f"mode must be 'watch' or 'play', got {mode!r}")
+            raise _bad(f"mode must be 'watch' or 'play', got {_shown(mode)}")
         config = parse_variant(body.get("variant"))
-        seed = body.get("seed", 0)
+        seed = body.get("seed")
+        kind = "chosen" if seed is not None else "random"
+        if seed is None:
+            seed = secrets.randbelow(MAX_GAMES)
         state = deal(config, seed)
         entries = body.get("seats")
         if not isinstance(entries, list) or len(entries) != config.players:
-            got = len(entries) if isinstance(entries, list) else repr(entries)
+            got = len(entries) if isinstance(entries, list) else _shown(entries)
             raise _bad(f"seats must list one entry per player ({config.players}), got {got}")
         humans = sum(1 for e in entries if isinstance(e, dict) and e.get("human") is True)
         if mode == "play" and humans != 1:
             raise _bad(f"play mode needs exactly one human seat, got {humans}")
         if mode == "watch" and humans:
             raise _bad("watch mode has no human seat (use mode 'play')")
-        for i, e in enumerate(entries):
-            if isinstance(e, dict):
-                self.check_spec(e.get("blueprint"), f"seats[{i}].blueprint")
-        seats = [make_seat(e, config, self.default_rollouts, i) for i, e in enumerate(entries)]
-        return self._add(Game(secrets.token_urlsafe(12), mode, state, seats, seed))
+        for i, e in enumerate(entries):        # every spec checked before any is loaded
+            if isinstance(e, dict) and e.get("human") is not True and "blueprint" in e:
+                self.check_spec(e["blueprint"], f"seats[{i}].blueprint")
+        seats = [self.seat(e, config, i) for i, e in enumerate(entries)]
+        return Game(secrets.token_urlsafe(12), mode, state, seats, seed, deal=kind,
+                    pad_seconds=PLAY_PAD_SECONDS if mode == "play" else 0.0)
+
+    # --- replays ---------------------------------------------------------------------------
 
     def replay(self, body) -> Game:
-        """A watch game that replays a record (POST /api/replays body)."""
+        """A watch game that replays a record (POST /api/replays body), not stored yet."""
         if not isinstance(body, dict):
             raise _bad("the body must be a JSON object")
         if "hanablive" in body:
-            return self._add(self._hanablive(body["hanablive"]))
+            return self._hanablive(body["hanablive"])
         if "jsonl_line" in body:
-            return self._add(self._jsonl(body["jsonl_line"]))
+            return self._jsonl(body["jsonl_line"], "jsonl_line")
         if "jsonl_text" in body:
             text = body["jsonl_text"]
             if not isinstance(text, str):
                 raise _bad("jsonl_text must be the text of a compare --jsonl log")
             lines = [line for line in text.splitlines() if line.strip()]
-            index = _int(body.get("index", 0), "index", 0, max(len(lines) - 1, 0))
             if not lines:
                 raise _bad("jsonl_text holds no game")
+            index = _int(body.get("index", 0), "index", 0, len(lines) - 1)
+            where = f"jsonl_text (line {index + 1})"
             try:
-                line = json.loads(lines[index])
-            except ValueError as err:
-                raise _bad(f"line {index + 1} of jsonl_text is not JSON: {err}") from None
-            return self._add(self._jsonl(line))
+                line = loads(lines[index])
+            except (ValueError, RecursionError) as err:
+                raise _bad(f"{where} is not JSON: {err}") from None
+            return self._jsonl(line, where)
         raise _bad("a replay body holds 'hanablive', 'jsonl_line' or 'jsonl_text'")
 
     def _hanablive(self, record) -> Game:
         try:
             final = from_hanablive(record)
-        except ValueError as err:
+        except (ValueError, TypeError, RecursionError) as err:
             raise _bad(f"hanablive: {err}") from None
         start = HanabiState(final.config, deck=final.deck, start_player=final.start_player,
                             seed=0)
         names = record.get("players") if isinstance(record, dict) else None
-        if not (isinstance(names, list) and len(names) == final.config.players):
+        if isinstance(names, list) and len(names) == final.config.players:
+            names = [_text(n, f"hanablive.players[{i}]") for i, n in enumerate(names)]
+        else:
             names = [f"player_{i}" for i in range(final.config.players)]
-        seats = [Seat(name=str(n)) for n in names]
+        seats = [Seat(name=n) for n in names]
         return Game(secrets.token_urlsafe(12), "replay", start, seats, None,
-                    script=final.move_history,
+                    script=final.move_history, deal="record",
                     record={"kind": "hanablive", "moves": final.num_moves_played,
                             "score": final.score})
 
-    def _jsonl(self, line) -> Game:
+    def _jsonl(self, line, where: str) -> Game:
         """Re-deal the logged game from the evaluation stream and re-run its method: the
-        log holds no moves, and every method is deterministic given its spec."""
-        if not isinstance(line, dict) or not isinstance(line.get("key"), str):
-            raise _bad("jsonl_line must be one line of a compare --jsonl log (with 'key')")
+        log holds no moves, and every method is deterministic given its spec (and its
+        search moves within `move_seconds`)."""
+        if not isinstance(line, dict):
+            raise _bad(f"{where} must be one line of a compare --jsonl log (an object with "
+                       f"'key', 'game' and 'result')")
+        key = line.get("key")
+        if not isinstance(key, str):
+            raise _bad(f"{where}.key must be the key string of a compare --jsonl line")
         try:
-            spec_fields, config_kwargs, run_seed = json.loads(line["key"])
-            spec_fields = dict(spec_fields)
-            spec_fields["search_seats"] = tuple(spec_fields.get("search_seats", (0,)))
-            spec = MethodSpec.from_dict(spec_fields)
+            fields = loads(key)
+        except (ValueError, RecursionError) as err:
+            raise _bad(f"{where}.key is not JSON: {err}") from None
+        if not (isinstance(fields, list) and len(fields) == 3 and isinstance(fields[0], dict)
+                and isinstance(fields[1], dict)):
+            raise _bad(f"{where}.key must be [method spec, variant, run seed] (a compare "
+                       f"--jsonl key)")
+        spec_fields, config_kwargs, run_seed = fields
+        run_seed = _int(run_seed, f"{where}.key[2] (run seed)", 0, 2**31 - 1)
+        try:
             config = HanabiConfig(**config_kwargs)
         except (ValueError, TypeError) as err:
-            raise _bad(f"jsonl_line: a key that is not a compare spec ({err})") from None
-        self.check_spec(spec.blueprint, "jsonl_line")
-        game_index = line.get("game")
-        state = deal(config, game_index, run_seed=_int(run_seed, "key seed", 0, 2**31 - 1))
+            raise _bad(f"{where}.key[1] (variant): {err}") from None
+        spec_where = f"{where}.key[0]"
+        self.check_spec(spec_fields.get("blueprint", "strong"), f"{spec_where}.blueprint")
+        seats = spec_fields.get("search_seats", [0])
+        if not isinstance(seats, list) or not (seats == ["all"] or all(
+                not isinstance(p, bool) and isinstance(p, int) and 0 <= p < config.players
+                for p in seats)):
+            raise _bad(f"{spec_where}.search_seats must be [\"all\"] or a list of seats in "
+                       f"[0, {config.players}), got {_shown(seats)}")
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                searching = () if spec.method == "blueprint" else (
-                    range(config.players) if spec.search_seats == ("all",)
-                    else spec.search_seats)
-                blueprint, _ = build_agent(MethodSpec(method="blueprint",
-                                                      blueprint=spec.blueprint), config)
-                seats = []
-                for p in range(config.players):
-                    if p in searching:
-                        _, searcher = build_agent(spec, config)
-                        seats.append(Seat(name=f"{blueprint.spec} + {searcher.name}",
-                                          blueprint=blueprint, searcher=searcher,
-                                          search=searcher.name, spec=spec.blueprint,
-                                          rollouts=spec.rollouts))
-                    else:
-                        seats.append(Seat(name=str(blueprint.spec), blueprint=blueprint,
-                                          spec=spec.blueprint))
-        except ValueError as err:
-            raise _bad(f"jsonl_line: {err}") from None
-        result = line.get("result") if isinstance(line.get("result"), dict) else {}
+            spec = MethodSpec.from_dict(dict(spec_fields, search_seats=tuple(seats)))
+        except (ValueError, TypeError) as err:
+            raise _bad(f"{spec_where}: {err}") from None
+        spec = MethodSpec(spec.method, blueprint=spec.blueprint, search_seats=spec.search_seats,
+                          search=self.limited(spec.search, spec_where))
+        game_index = _int(line.get("game"), f"{where}.game", 0, MAX_GAMES - 1)
+        result = line.get("result", {})
+        if not isinstance(result, dict):
+            raise _bad(f"{where}.result must be an object")
+        score, moves = result.get("score"), result.get("moves")
+        for name, value in (("score", score), ("moves", moves)):
+            if value is not None:
+                _int(value, f"{where}.result.{name}", 0, 10**6)
+        method = line.get("method", spec.method)
+        method = _text(method, f"{where}.method")
+        state = deal(config, game_index, run_seed=run_seed, name=f"{where}.game")
+        searching = () if spec.method == "blueprint" else (
+            range(config.players) if spec.search_seats == ("all",) else spec.search_seats)
+        blueprint, _ = _build(MethodSpec(method="blueprint", blueprint=spec.blueprint), config,
+                              spec_where)
+        seats = []
+        for p in range(config.players):
+            if p in searching:
+                _, searcher = _build(spec, config, spec_where)
+                seats.append(Seat(name=f"{blueprint.spec} + {searcher.name}",
+                                  blueprint=blueprint, searcher=searcher,
+                                  search=searcher.name, spec=spec.blueprint,
+                                  rollouts=spec.rollouts))
+            else:
+                seats.append(Seat(name=str(blueprint.spec), blueprint=blueprint,
+                                  spec=spec.blueprint))
         return Game(secrets.token_urlsafe(12), "replay", state, seats, game_index,
-                    record={"kind": "jsonl", "method": line.get("method", spec.method),
-                            "run_seed": run_seed, "game": game_index,
-                            "score": result.get("score"), "moves": result.get("moves"),
+                    deal="record",
+                    record={"kind": "jsonl", "method": method, "run_seed": run_seed,
+                            "game": game_index, "score": score, "moves": moves,
                             "replayed_by": "re-running the method on the re-dealt game"})

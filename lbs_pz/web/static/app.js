@@ -138,6 +138,7 @@ function seatRow(i) {
     el("label", { class: "inline", for: `seat-${i}-search` }, ["Search ", search]),
     el("label", { class: "inline", for: `seat-${i}-rollouts` }, ["Rollouts ",
       el("input", { id: `seat-${i}-rollouts`, type: "number", min: 1, placeholder: "default",
+        max: app.options && app.options.limits ? app.options.limits.search.rollouts : null,
         size: 6 })]),
   ]);
   const human = row.querySelector(".seat-human");
@@ -205,8 +206,16 @@ function readSetup() {
   if (mode === "play" && !seats.some((s) => s.human)) {
     throw new Error('play mode: tick "me" on the seat you want to play');
   }
-  const seed = parseInt($("seed").value, 10);
-  return { variant, seed: Number.isNaN(seed) ? 0 : seed, seats, mode };
+  const body = { variant, seats, mode };
+  // An empty box asks for a random deal (chosen on the server; a play game keeps its
+  // number secret until it is over); a number asks for that deal of the evaluation stream.
+  const text = $("seed").value.trim();
+  if (text !== "") {
+    const seed = Number(text);
+    if (!Number.isInteger(seed) || seed < 0) throw new Error("deal number: a whole number >= 0, or empty for a random deal");
+    body.seed = seed;
+  }
+  return body;
 }
 
 async function loadOptions() {
@@ -264,14 +273,29 @@ async function fetchAt(k) {
   render(await api("GET", gameUrl(`?${params}`)));
 }
 
+// Ask the server to advance until `done(snapshot)`; it plays for a limited time per request
+// and answers with the position reached, so ask again while it makes progress. `moves`: a
+// number of moves per request (-1: all), or a function of the snapshot giving it.
+async function advanceUntil(moves, done) {
+  let snap = app.snap;
+  for (let i = 0; i < 1000 && !done(snap); i++) {
+    const before = snap.moves_played;
+    const n = typeof moves === "function" ? moves(snap) : moves;
+    snap = await api("POST", gameUrl("/advance"), { moves: n });
+    if (snap.moves_played === before) break;
+  }
+  return snap;
+}
+
 // In play mode, let the agents move until it is the person's turn (the server stops there).
 async function autoAdvance() {
   const snap = app.snap;
   if (!snap || app.game.mode !== "play" || snap.terminal) return;
-  const seat = snap.seats[snap.current_player];
-  if (seat && !seat.human) {
-    render(await api("POST", gameUrl("/advance"), { moves: -1 }));
-  }
+  const partnersTurn = (s) => {
+    const seat = s.seats[s.current_player];
+    return !s.terminal && !s.over && seat && !seat.human;
+  };
+  if (partnersTurn(snap)) render(await advanceUntil(-1, (s) => !partnersTurn(s)));
 }
 
 async function forward() {
@@ -291,7 +315,7 @@ async function back() {
 async function playOut() {
   const ended = app.snap.terminal || app.snap.over;
   if (!ended || app.snap.at < app.snap.moves_played) {
-    if (!ended) await api("POST", gameUrl("/advance"), { moves: -1 });
+    if (!ended) await advanceUntil(-1, (s) => s.terminal || s.over);
     await fetchAt(null);
   }
 }
@@ -300,8 +324,8 @@ async function jumpTo(k) {
   if (Number.isNaN(k) || k < 0) throw new Error("jump: give a move number >= 0");
   let snap = app.snap;
   if (k > snap.moves_played && !snap.terminal && !snap.over) {
-    await api("POST", gameUrl("/advance"), { moves: k - snap.moves_played });
-    snap = await api("GET", gameUrl(`?view=${encodeURIComponent(app.view)}`));
+    snap = await advanceUntil((s) => k - s.moves_played,
+      (s) => s.moves_played >= k || s.terminal || s.over);
   }
   await fetchAt(Math.min(k, snap.moves_played));
 }
@@ -565,6 +589,16 @@ function renderLegalMoves(snap) {
   }
 }
 
+// The deal in words: "deal #N, chosen" for a number asked for, "deal #N, random" for a random
+// one (a play game's stays hidden until it is over), "recorded deal" for a replay.
+function dealText(snap) {
+  const known = snap.seed !== null && snap.seed !== undefined;
+  if (snap.deal === "chosen") return `deal #${snap.seed}, chosen`;
+  if (snap.deal === "random") return known ? `deal #${snap.seed}, random` : "random deal";
+  if (snap.deal === "record") return known ? `recorded deal (#${snap.seed})` : "recorded deal";
+  return known ? `deal #${snap.seed}` : "";
+}
+
 function render(snap) {
   if (!app.snap || app.snap.moves_played !== snap.moves_played || app.snap.at !== snap.at) {
     app.selected = null;
@@ -587,12 +621,14 @@ function render(snap) {
     turn += ` (${parts.join(", ")})`;
   }
   $("turn-label").textContent = turn;
+  $("deal-label").textContent = dealText(snap);
   $("jump-input").max = snap.moves_played;
   const board = $("board");
   board.dataset.at = snap.at;
   board.dataset.movesPlayed = snap.moves_played;
   board.dataset.terminal = snap.terminal ? "1" : "0";
   board.dataset.mode = app.game.mode;
+  board.dataset.deal = snap.deal || "";
   const watching = app.game.mode !== "play";
   for (const id of ["btn-first", "btn-back", "btn-forward", "btn-playout", "btn-jump", "jump-input"]) {
     $(id).disabled = !watching;
