@@ -161,8 +161,14 @@ SECTIONS = {
         "Misuse and soak",
         "Every misuse case of benchmarks/misuse.py (read-only and wrong out arrays, None and "
         "wrong types, objects never initialised, corrupted pickles, threads sharing one "
-        "object, malformed hanab.live records and SB3 zips, bad env actions and seeds), each "
-        "in its own child process: a signal exit is a crash (goal 0). Then resident memory "
+        "object, malformed hanab.live records and SB3 zips, bad env actions and seeds; user "
+        "blueprints that change their caller's state, reset the batch or never return; "
+        "checkpoints with NaN weights or oversized architectures; outputs that are devices or "
+        "FIFOs, endless or impossible logs, huge game counts, a log in use; web requests over "
+        "the caps, cross-site, with bad fields, huge bodies, or a partner that never "
+        "returns), each in its own child process: a signal exit is a crash, a case that "
+        "runs to its end where it should be refused is silently accepted (goal 0 of "
+        "each). Then resident memory "
         "after warm-up over long runs (benchmarks/soak.py).",
         f"{PY} benchmarks/misuse.py && {PY} benchmarks/soak.py --quick",
         f"{PY} benchmarks/misuse.py && {PY} benchmarks/soak.py"),
@@ -320,7 +326,9 @@ SECTIONS = {
         "The local web page: response times",
         "`lbs-pz serve` started in a child process (one core); page load (GET / and its "
         "static files) and each move's response in play mode, the human's move plus the "
-        "partner's reply, with the strong bot and with strong + LBS-16 at 256 worlds.",
+        "partner's reply, with the strong bot and with strong + LBS-16 at 256 worlds (a "
+        "search move's reply is padded to a multiple of 0.25 s, so that its time says "
+        "nothing of the hidden cards).",
         f"{PY} benchmarks/web_latency.py --quick",
         f"{PY} benchmarks/web_latency.py --moves 120"),
 }
