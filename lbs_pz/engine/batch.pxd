@@ -11,7 +11,7 @@ cdef class HanabiBatch:
     cdef int _busy
     # Calls that have changed the games so far (every write entry counts one): a caller
     # that hands the batch to other code tells from it whether that code changed it.
-    cdef readonly unsigned long long generation
+    cdef unsigned long long _generation
 
     cdef int _check_index(self, index) except -1
     cdef int _enter_read(self) except -1

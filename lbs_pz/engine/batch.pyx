@@ -209,7 +209,7 @@ cdef class HanabiBatch:
         if self._busy != 0:
             raise _in_use()
         self._busy = -1
-        self.generation += 1
+        self._generation += 1
         return 0
 
     @property
@@ -217,6 +217,13 @@ cdef class HanabiBatch:
         if self.games == NULL:
             raise _not_initialised()
         return self._config
+
+    @property
+    def generation(self):
+        """Calls that have changed the games so far (an int that only grows)."""
+        if self.games == NULL:
+            raise _not_initialised()
+        return self._generation
 
     def __len__(self):
         return self.num_games
