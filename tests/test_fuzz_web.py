@@ -6,6 +6,7 @@ nothing."""
 
 import json
 import warnings
+from urllib.parse import quote
 
 import pytest
 
@@ -82,7 +83,7 @@ def _body(value) -> bytes:
     return json.dumps(value).encode("utf-8", "surrogatepass")
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck),
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
           database=None)
 @given(route=st.sampled_from(["create", "replay", "advance", "move", "get", "decision",
                               "export"]),
@@ -107,9 +108,11 @@ def test_fuzz_web_api(client, route, create, replay, step, query, k):
     if route == "advance" or route == "move":
         r = client.post(f"/api/games/{game_id}/{route}", content=_body(step), headers=JSON)
     elif route == "get":
-        r = client.get(f"/api/games/{game_id}", params={q: str(v) for q, v in query.items()})
+        r = client.get(f"/api/games/{game_id}?" + "&".join(
+            f"{q}={quote(str(v), safe='', errors='surrogatepass')}" for q, v in query.items()))
     elif route == "decision":
-        r = client.get(f"/api/games/{game_id}/decisions/{str(k)[:20]}")
+        r = client.get(f"/api/games/{game_id}/decisions/"
+                       f"{quote(str(k)[:20], safe='', errors='surrogatepass')}")
     else:
         r = client.get(f"/api/games/{game_id}/export")
     _check(r)
