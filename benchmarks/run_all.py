@@ -264,6 +264,15 @@ SECTIONS = {
         f"{COMPARE} --blueprint medium --methods blueprint,lbs-16 --games 2",
         f"{COMPARE} --blueprint strong --methods blueprint,lbs-16 --games 300 && "
         f"{COMPARE} --blueprint medium --methods blueprint,lbs-16 --games 300"),
+    "default-search-net-speed": (
+        "LBS-16 with no flags on the best neural blueprint: seconds per game, quiet machine",
+        "default-search-net's command on its first 30 deals, run alone on the machine (no "
+        "other job: the load below says so), for the time per game on one core; the "
+        "scores are those deals' share of default-search-net's.",
+        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --methods blueprint,lbs-16 "
+        f"--games 2",
+        f"{COMPARE} --blueprint lstm:conventions_expert_value_2p --methods blueprint,lbs-16 "
+        f"--games 30"),
     "default-search-net": (
         "LBS-16 with no flags on the best neural blueprint",
         "As default-search, on lstm:conventions_expert_value_2p: its shipped learned belief "
@@ -415,6 +424,7 @@ HEADLINE = {
     "bots": r"^(\||Self-play|Speed)",
     "default-search": None,
     "default-search-net": None,
+    "default-search-net-speed": None,
     "margin-strong": r"^(\||lbs-16 \(default belief\): )",
     "lbs-worlds-net": None,
     "paper-scale": None,
