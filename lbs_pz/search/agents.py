@@ -59,6 +59,19 @@ def _config(config: Optional[SearchConfig], knobs: dict) -> SearchConfig:
     return (SearchConfig() if config is None else config).replace(**knobs)
 
 
+def _belief_arg(belief, knobs: dict):
+    """The belief object of an agent's `belief` argument: a string is the belief's kind
+    (the SearchConfig knob, e.g. "learned"), moved into `knobs`; anything else must be a
+    belief (an object with `reset`) or None."""
+    if isinstance(belief, str):
+        knobs["belief"] = belief
+        return None
+    if belief is not None and not callable(getattr(belief, "reset", None)):
+        raise TypeError(f"belief must be a belief object (lbs_pz.search.beliefs), a belief "
+                        f"kind such as 'learned', or None; got {type(belief).__name__}")
+    return belief
+
+
 class SearchAgent:
     """Shared machinery: keeps the belief in step with the game, samples hands, searches.
 
@@ -248,10 +261,12 @@ class LBSAgent(SearchAgent):
     def __init__(self, blueprint, belief=None, value: Optional[ValueFn] = None,
                  config: Optional[SearchConfig] = None, depth: int = 16,
                  game: Optional[HanabiConfig] = None, **knobs):
-        """belief, value: objects to use; None: chosen by `resolve` for `game` (default
+        """belief, value: objects to use (belief may also name a kind, e.g. "learned");
+        None: chosen by `resolve` for `game` (default
         `HanabiConfig()`; chosen again for another variant when the agent first searches
         a game of it). config and knobs (SearchConfig field names): the settings."""
         blueprint = as_blueprint(blueprint)
+        belief = _belief_arg(belief, knobs)
         self.wanted = _config(config, knobs)
         self._given = (belief, value, depth)
         self._game = HanabiConfig() if game is None else game
@@ -298,6 +313,7 @@ class SpartaAgent(SearchAgent):
     def __init__(self, blueprint, belief=None, config: Optional[SearchConfig] = None,
                  game: Optional[HanabiConfig] = None, **knobs):
         blueprint = as_blueprint(blueprint)
+        belief = _belief_arg(belief, knobs)
         chosen = resolve(blueprint, game, _config(config, knobs), "sparta", belief=belief)
         self.defaults: List[str] = chosen.notes
         super().__init__(blueprint, chosen.belief, chosen.config, depth=-1)

@@ -230,6 +230,7 @@ def learned_belief(blueprint, game: HanabiConfig, checkpoint: Optional[str] = No
         checkpoint = model_path(found)
     base = make_belief("learned", blueprint=blueprint, checkpoint=checkpoint,
                        allow_mismatch=allow_mismatch)
+    base.check_game(game)       # a belief made for another game is refused here, not mid-game
     return FilteredBelief(base, blueprint) if filtered else base
 
 
@@ -259,8 +260,10 @@ def _value(blueprint, game, config: SearchConfig, depth: int, notes: List[str]):
     if depth < 0:
         return None, depth, None
     if config.value_checkpoint:
-        return CentralValue(config.value_checkpoint, blueprint=blueprint,
-                            allow_mismatch=config.allow_mismatch), depth, None
+        value = CentralValue(config.value_checkpoint, blueprint=blueprint,
+                             allow_mismatch=config.allow_mismatch)
+        value.check_game(game)  # a value made for another game is refused here, not mid-game
+        return value, depth, None
     if getattr(blueprint, "has_value", False):     # the agent takes it in its precision
         notes.append(f"value: the blueprint's own ({_who(blueprint)})")
         return None, depth, None

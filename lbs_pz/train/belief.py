@@ -37,10 +37,10 @@ import math
 import numpy as np
 import torch
 
-from lbs_pz.engine import HanabiBatch, HanabiConfig
+from lbs_pz.engine import HanabiBatch
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
 from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig, count_parameters, load_belief
-from lbs_pz.train.common import command_line, load_training_blueprint
+from lbs_pz.train.common import command_line, game_config, load_training_blueprint
 from lbs_pz.train.configs import BeliefTrainConfig, check_games_held, curve_path
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
@@ -129,7 +129,7 @@ def train_belief(tc: BeliefTrainConfig, log=print):
     if tc.threads > 0:
         torch.set_num_threads(tc.threads)
     device = ("cuda" if torch.cuda.is_available() else "cpu") if tc.device == "auto" else tc.device
-    config = HanabiConfig(players=tc.players, hand_size=tc.hand_size)
+    config = game_config(tc)
     blueprint, identity = load_training_blueprint(tc.blueprint)
     command = command_line("train-belief", tc)
     torch.manual_seed(tc.seed)

@@ -450,7 +450,7 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
         tc = dataclasses.replace(tc, init=str(ckpt["info"].get("train_config", {}).get("init", "")))
     tc = tc.resolved()
     device = torch_setup(tc)
-    config = game_config(tc.players, tc.hand_size, tc.colors, tc.ranks)
+    config = game_config(tc)
     init = None
     progress = {"updates": 0, "env_steps": 0, "demo_steps": 0, "games": 0, "demo_games": 0,
                 "seconds": 0.0, "evals": [], "train_scores": [], "curve": []}

@@ -21,10 +21,18 @@ from lbs_pz.search.stats import mean_sem
 from lbs_pz.train.configs import arch_overrides
 
 
-def game_config(players: int, hand_size: int = 0, colors: int = 5,
-                ranks: int = 5) -> HanabiConfig:
-    """The game variant of a run (hand_size 0: the standard rule)."""
-    return HanabiConfig(players=players, colors=colors, ranks=ranks, hand_size=hand_size or None)
+VARIANT_FIELDS = ("players", "colors", "ranks", "hand_size", "max_information_tokens",
+                  "max_life_tokens")
+"""The fields of a trainer's config that choose its game variant (each optional but
+players: the engine's default where a config lacks it)."""
+
+
+def game_config(run) -> HanabiConfig:
+    """The game variant of a run: its config's `VARIANT_FIELDS` (a hand_size of 0 or
+    None: the standard rule, 5 cards, or 4 with 4+ players)."""
+    fields = {name: getattr(run, name) for name in VARIANT_FIELDS if hasattr(run, name)}
+    fields["hand_size"] = fields.get("hand_size") or None
+    return HanabiConfig(**fields)
 
 
 def max_game_length(config: HanabiConfig) -> int:

@@ -148,6 +148,10 @@ class BeliefTrainConfig:
     blueprint: str = "strong"        # spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
     players: int = 2                 # players of the game variant
     hand_size: Optional[int] = None  # cards per hand (none: 5, or 4 with 4+ players)
+    colors: int = 5                  # colors of the game variant
+    ranks: int = 5                   # ranks of the game variant
+    max_information_tokens: int = 8  # information tokens of the game variant
+    max_life_tokens: int = 3         # life tokens of the game variant
     games_per_step: int = 32         # fresh games per optimisation step (x players sequences)
     steps: int = 0                   # 0: until the time budget is spent
     minutes: float = 30.0            # wall-clock budget (0: no limit)
@@ -179,6 +183,10 @@ class ValueTrainConfig:
     blueprint: str = "strong"     # blueprint spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
     players: int = 2              # players of the game variant
     hand_size: int = 0            # 0: the standard rule
+    colors: int = 5               # colors of the game variant
+    ranks: int = 5                # ranks of the game variant
+    max_information_tokens: int = 8  # information tokens of the game variant
+    max_life_tokens: int = 3      # life tokens of the game variant
     minutes: float = 10.0         # wall-clock budget (0: no limit)
     steps: int = 0                # 0: until the time budget
     games_per_step: int = 64      # fresh self-play games of the blueprint per step

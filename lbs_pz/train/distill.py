@@ -524,7 +524,7 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     path (`dc.out`)."""
     dc.check()
     device = torch_setup(dc)
-    config = game_config(dc.players, dc.hand_size, dc.colors, dc.ranks)
+    config = game_config(dc)
     teacher = load_blueprint(dc.teacher)
     teacher_id = blueprint_identity(teacher)
     net, start = start_net(dc, config, log)

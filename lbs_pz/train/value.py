@@ -34,10 +34,10 @@ import dataclasses
 import numpy as np
 import torch
 
-from lbs_pz.engine import HanabiBatch, HanabiConfig
+from lbs_pz.engine import HanabiBatch
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
 from lbs_pz.search.value import ValueNetConfig, load_value, make_value_net, value_features
-from lbs_pz.train.common import command_line, load_training_blueprint
+from lbs_pz.train.common import command_line, game_config, load_training_blueprint
 from lbs_pz.train.configs import ValueTrainConfig, check_games_held, curve_path
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
@@ -74,7 +74,7 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
     budget.check()
     torch.set_num_threads(tc.threads)
     torch.manual_seed(tc.seed)
-    config = HanabiConfig(players=tc.players, hand_size=tc.hand_size or None)
+    config = game_config(tc)
     blueprint, identity = load_training_blueprint(tc.blueprint)
     val_x, val_y = generate_positions(config, blueprint, tc.val_games, seed=tc.seed,
                                       first_game=MAX_GAMES - tc.val_games)
