@@ -1,7 +1,7 @@
 """Misuse cases of the cli layer for benchmarks/misuse.py: (name, expectation, exception class
 or None, snippet), in the format and with the PRELUDE described there."""
 
-# As misuse.py's CLI prelude: each command must be refused before any game is played.
+# CLI runs: each command must be refused before any game is played, so it returns at once.
 CLI = """
 import time
 from lbs_pz.cli import main
@@ -35,6 +35,20 @@ def tamper(name, change, at=1):
 """
 
 CASES = [
+    ("cli-compare-unwritable-json", "ok", None,
+     CLI + "refused('compare', '--methods', 'blueprint,lbs-16', '--games', '200', "
+     "'--json', '/proc/no/such/folder/out.json')"),
+    ("cli-compare-plot-is-a-folder", "ok", None,
+     CLI + "import tempfile\nrefused('compare', '--games', '200', '--plot', tempfile.mkdtemp())"),
+    ("cli-eval-unwritable-json", "ok", None,
+     CLI + "refused('eval', '--games', '2000', '--json', '/proc/no/such/folder/out.json')"),
+    ("cli-compare-jsonl-missing-folder", "ok", None,
+     CLI + "refused('compare', '--games', '200', '--jsonl', '/tmp/no/such/folder/log.jsonl')"),
+    ("cli-compare-duplicate-methods", "ok", None,
+     CLI + "refused('compare', '--methods', 'blueprint,blueprint', '--games', '200')\n"
+     "refused('compare', '--methods', 'lbs-inf,LBS-INF', '--games', '200')"),
+    ("cli-compare-report-only-no-log", "ok", None,
+     CLI + "refused('compare', '--report-only', '--jsonl', '/tmp/no-such-log.jsonl')"),
     ("cli-compare-jsonl-dev-zero", "ok", None,
      CLI + "refused('compare', '--games', '200', '--jsonl', '/dev/zero')\n"
      "refused('compare', '--games', '200', '--jsonl', '/dev/urandom')\n"
