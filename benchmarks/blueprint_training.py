@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+from lbs_pz.engine import HanabiConfig
+
 
 def throughput(args) -> None:
     import torch
@@ -30,7 +32,7 @@ def throughput(args) -> None:
 
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
-    config = tb.game_config(2)
+    config = HanabiConfig(players=2)
     net = PublicLSTMNet.for_config(config, args.hidden).to(device)
     tc = tb.BlueprintTrainConfig(hidden=args.hidden, demo_bot="strong",
                                  device=args.device).resolved()

@@ -36,7 +36,7 @@ def diagnose(args) -> None:
     torch.manual_seed(0)
     dc = DistillConfig(teacher=args.teacher, hidden=args.hidden, fusion=args.fusion,
                        colors=args.colors, ranks=args.ranks, hand_size=args.hand_size)
-    config = game_config(dc.players, dc.hand_size, dc.colors, dc.ranks)
+    config = game_config(dc)
     teacher = load_blueprint(dc.teacher)
     net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, args.card_features,
                                    args.public_features)

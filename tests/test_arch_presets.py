@@ -104,7 +104,7 @@ def test_every_recorded_command_makes_its_checkpoints_architecture(name, line):
     if made is None:
         pytest.skip(f"{name}: its file is not on this machine")
     want = load_checkpoint(made, "public_lstm")["architecture"]
-    game = game_config(config.players, config.hand_size, config.colors, config.ranks)
+    game = game_config(config)
     if config.init:
         spec = config.init[len("lstm:"):] if config.init.startswith("lstm:") else config.init
         assert not spec.startswith("distill:")

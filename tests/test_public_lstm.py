@@ -243,7 +243,7 @@ def test_actor_epsilons_follow_the_paper():
 
 
 def test_actors_record_whole_games_and_shape_misplays():
-    cfg = tb.game_config(2)
+    cfg = HanabiConfig(players=2)
     actors = tb.Actors(cfg, 16, seed=0, epsilons=np.ones(16), life_penalty=1.0)
     games = []
     while len(games) < 8:
@@ -265,7 +265,7 @@ def test_td_loss_goes_down():
     """A few hundred updates on stored games of the strong bot: the TD loss against a
     frozen target network falls, and the margin loss on the demonstrations too."""
     torch.manual_seed(0)
-    cfg = tb.game_config(2)
+    cfg = HanabiConfig(players=2)
     actors = tb.Actors(cfg, 16, seed=0, bot="strong")
     replay = tb.GameReplay(64, actors.max_len, 658, 2, 20)
     while len(replay) < 24:

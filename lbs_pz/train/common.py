@@ -30,6 +30,8 @@ players: the engine's default where a config lacks it)."""
 def game_config(run) -> HanabiConfig:
     """The game variant of a run: its config's `VARIANT_FIELDS` (a hand_size of 0 or
     None: the standard rule, 5 cards, or 4 with 4+ players)."""
+    if not hasattr(run, "players"):
+        raise TypeError(f"game_config takes a trainer's config, got {type(run).__name__}")
     fields = {name: getattr(run, name) for name in VARIANT_FIELDS if hasattr(run, name)}
     fields["hand_size"] = fields.get("hand_size") or None
     return HanabiConfig(**fields)
