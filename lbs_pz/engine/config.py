@@ -121,6 +121,14 @@ class HanabiConfig:
     def num_card_types(self) -> int:
         return self.colors * self.ranks
 
+    @property
+    def max_game_length(self) -> int:
+        """An upper bound on the moves of a game: plays and discards draw the D cards left
+        after the deal, then one final round; hints are paid by tokens (the start's, one
+        per discard, one per completed color); plus one."""
+        d = self.deck_size - self.players * self.hand_size
+        return 2 * d + 2 * self.players + self.max_information_tokens + self.colors + 1
+
     def card_count(self, card: int) -> int:
         """Copies of a card type (id color * ranks + rank) in the deck."""
         rank = card % self.ranks

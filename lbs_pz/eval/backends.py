@@ -209,10 +209,7 @@ def _variant_limits(key: str, variants: Dict[str, object]):
     if key not in variants:
         try:
             config = HanabiConfig(**json.loads(key)[1])
-            # plays + discards <= deck size; each hint spends a token, and tokens come
-            # back one per discard and one per completed color.
-            most = 2 * config.deck_size + config.max_information_tokens + config.colors
-            variants[key] = (config.colors * config.ranks, most)
+            variants[key] = (config.colors * config.ranks, config.max_game_length)
         except (ValueError, TypeError, KeyError, IndexError, RecursionError) as err:
             variants[key] = f"its 'key' names no game variant ({str(err)[:100]})"
     return variants[key]

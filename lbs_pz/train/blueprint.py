@@ -70,7 +70,7 @@ from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.engine import HanabiBatch
 from lbs_pz.engine.seeds import TRAIN, deal_seeds
 from lbs_pz.models.checkpoint import CheckpointError, game_to_dict, load_checkpoint
-from lbs_pz.train.common import (command_line, game_config, max_game_length, net_options,
+from lbs_pz.train.common import (command_line, game_config, net_options,
                                  self_play, start_mismatch, torch_setup)
 from lbs_pz.train.configs import (BLUEPRINT_ARCH, FINETUNE, SCRATCH,  # noqa: F401 (the presets)
                                   BlueprintTrainConfig, DistillConfig, arch_overrides)
@@ -171,7 +171,7 @@ class Actors:
         self.next_game = first_game
         self.eps = np.zeros(n) if epsilons is None else np.asarray(epsilons, dtype=np.float64)
         self.batch = HanabiBatch(config, n, seeds=self._seeds(n))
-        self.max_len = max_game_length(config)
+        self.max_len = config.max_game_length
         p, e, m = config.players, config.encoding_size, config.num_moves
         self.buf = {
             "obs": np.zeros((n, self.max_len, p, e), dtype=np.uint8),

@@ -37,14 +37,6 @@ def game_config(run) -> HanabiConfig:
     return HanabiConfig(**fields)
 
 
-def max_game_length(config: HanabiConfig) -> int:
-    """An upper bound on the moves of a game: plays and discards draw the D cards left
-    after the deal, hints are paid by tokens (start, discards, completed colors), plus one
-    final round."""
-    d = config.deck_size - config.players * config.hand_size
-    return 2 * d + 2 * config.players + config.max_information_tokens + config.colors + 1
-
-
 def net_options(run, default_arch: str = "") -> dict:
     """The `PublicLSTMNet.for_config` options of the net a run names: the preset
     `run.arch` (None or "": `default_arch`) of `ARCHITECTURES`, with every architecture

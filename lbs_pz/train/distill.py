@@ -68,7 +68,7 @@ from lbs_pz.models.checkpoint import (check_trained_for, game_of, game_to_dict,
                                       load_checkpoint, save_checkpoint)
 from lbs_pz.search.beliefs.learned import LearnedBelief
 from lbs_pz.search.recorded_games import read_search_games
-from lbs_pz.train.common import (command_line, game_config, max_game_length, net_options,
+from lbs_pz.train.common import (command_line, game_config, net_options,
                                  self_play, start_mismatch, torch_setup)
 from lbs_pz.train.configs import DistillConfig, arch_overrides, curve_path
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
@@ -114,7 +114,7 @@ class TeacherGames:
         self.deal = self._seeds(n)                  # each slot's deal seed
         self.batch = HanabiBatch(config, n, seeds=self.deal)
         self.k = private_size(config)
-        self.max_len = max_game_length(config)
+        self.max_len = config.max_game_length
         e, m = config.encoding_size, config.num_moves
         self.buf = {"pub": np.zeros((n, self.max_len, e - self.k), dtype=np.uint8),
                     "seat_obs": np.zeros((n, self.max_len, config.players, e), dtype=np.uint8),
