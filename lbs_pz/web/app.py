@@ -75,6 +75,9 @@ PLACEHOLDER = ("<!doctype html><html><head><title>lbs_pz</title></head><body><h1
                "<a href='/api/options'>/api/options</a>.</p></body></html>")
 
 
+SERVER_FAILED = "the server failed on this request (its log says why)"   # every 500's words
+
+
 class Json(JSONResponse):
     """JSON with every non-ASCII character escaped: no string can fail to encode."""
 
@@ -218,8 +221,7 @@ class Jobs:
             raise
         except Exception as err:   # noqa: BLE001 - said in the log, not in the response
             log.error("a request's work failed", exc_info=err)
-            raise ApiError(500, "the server failed on this request (its log says why)") \
-                from None
+            raise ApiError(500, SERVER_FAILED) from None
 
 
 def _answered(handler: Callable) -> Callable:
@@ -234,7 +236,7 @@ def _answered(handler: Callable) -> Callable:
             raise
         except Exception as err:   # noqa: BLE001 - said in the log, not in the response
             log.error("%s %s failed", request.method, request.url.path, exc_info=err)
-            return _error(500, "the server failed on this request (its log says why)")
+            return _error(500, SERVER_FAILED)
     return run
 
 
@@ -376,7 +378,7 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
 
     async def server_error(request: Request, exc: Exception):
         log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
-        return _error(500, "the server failed on this request (its log says why)")
+        return _error(500, SERVER_FAILED)
 
     routes = [
         Route("/", index),

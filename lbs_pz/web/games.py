@@ -53,7 +53,7 @@ from lbs_pz.agents import BlueprintError
 from lbs_pz.engine import HanabiConfig, HanabiState, decode_move, move_name
 from lbs_pz.engine.config import COLOR_CHARS
 from lbs_pz.engine.records import from_hanablive, to_hanablive
-from lbs_pz.engine.seeds import EVAL, MAX_GAMES, deal_seeds
+from lbs_pz.engine.seeds import EVAL, MAX_GAMES, MAX_SEED, deal_seeds
 from lbs_pz.models import CheckpointError, shipped_names
 from lbs_pz.search.config import SearchConfig, parse_method
 from lbs_pz.search.methods import MethodSpec, build_agent
@@ -766,7 +766,7 @@ class GameStore:
             raise _bad(f"{where}.key must be [method spec, variant, run seed] (a compare "
                        f"--jsonl key)")
         spec_fields, config_kwargs, run_seed = fields
-        run_seed = _int(run_seed, f"{where}.key[2] (run seed)", 0, 2**31 - 1)
+        run_seed = _int(run_seed, f"{where}.key[2] (run seed)", 0, MAX_SEED - 1)
         try:
             config = HanabiConfig(**config_kwargs)
         except (ValueError, TypeError) as err:
