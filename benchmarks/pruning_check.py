@@ -46,6 +46,7 @@ def check(blueprint_spec: str, belief: str, depth: int, worlds: int, games: int,
             result = search_move(state, 0, bp, hands, depth=agent.depth, value=agent.value,
                                  delta=agent.delta, confidence=agent.confidence,
                                  pruning=rule, batch_size=agent.batch_size, refill=refill,
+                                 margin_worlds=agent.config.margin_worlds,
                                  rollout_blueprint=agent.rollout_blueprint, seed=search_seed)
             for column, x in zip(out[rule], (result.move, result.rollouts, result.seconds)):
                 column.append(x)

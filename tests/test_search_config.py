@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from lbs_pz.agents import RuleBot, load_blueprint
+from lbs_pz.agents import RuleBot, as_blueprint, load_blueprint
 from lbs_pz.cli import build_parser
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.agents import LBSAgent, SpartaAgent
@@ -117,6 +117,35 @@ def test_a_neural_blueprints_recommendation_and_speed_settings_travel_with_it():
         agent = LBSAgent(net, depth=1, rollouts=8)
         _, built = build_agent(MethodSpec("lbs-1", blueprint=BEST_NET, rollouts=8))
     assert agent.config == built.config and agent.defaults == built.defaults
+
+
+def test_a_python_class_called_per_position_gets_threshold_pruning():
+    """A user's class with `act` alone pays a Python call per world and move: its search
+    prunes by "threshold" unless told otherwise; one with its own act_batch and rollout,
+    and a rule bot (rollouts in C), keep the general default."""
+    walker = load_blueprint("py:examples/my_blueprint.py:HintPlayDiscard")
+    assert walker.per_position
+    chosen = resolve(walker, None, SearchConfig(), "lbs-16")
+    assert chosen.config.pruning == "threshold"
+    assert "pruning: 'threshold' (its moves are Python calls, one per position)" in chosen.notes
+    assert resolve(walker, None, SearchConfig(pruning="means"), "lbs-16").config.pruning \
+        == "means"
+
+    class Batched:
+        def act(self, state, seat=None):
+            return state.legal_moves()[0]
+
+        def act_batch(self, batch):
+            return RuleBot("simple").act_batch(batch)
+
+        def rollout(self, batch, max_moves=-1):
+            return RuleBot("simple").rollout(batch, max_moves)
+
+    batched = as_blueprint(Batched())
+    assert not batched.per_position
+    assert resolve(batched, None, SearchConfig(), "lbs-16").config.pruning == DEFAULTS["pruning"]
+    assert resolve(RuleBot("medium"), None, SearchConfig(), "lbs-16").config.pruning == \
+        DEFAULTS["pruning"]
 
 
 def test_sparta_resolves_too():

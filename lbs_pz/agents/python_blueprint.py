@@ -232,8 +232,10 @@ class PythonBlueprint:
             limit.
 
     Attributes: name, deterministic, has_private_memory, has_value (from obj, with the
-    defaults True, False, "obj has value"), obj, time_limit, spec (the blueprint spec it
-    was loaded from, or None), fingerprint (sha256 of its source file, or None).
+    defaults True, False, "obj has value"), per_position (True when obj has neither
+    act_batch nor rollout of its own: every move is one call of `act`), obj, time_limit,
+    spec (the blueprint spec it was loaded from, or None), fingerprint (sha256 of its
+    source file, or None).
     """
 
     def __init__(self, obj: Any, name: Optional[str] = None, check_calls: int = CHECK_CALLS,
@@ -257,6 +259,9 @@ class PythonBlueprint:
         self._rollout = _own(obj, "rollout")
         self._value = _own(obj, "value")
         self.has_value = self._value is not None and bool(getattr(obj, "has_value", True))
+        # Moves from `act`, one Python call per world and move: search picks its speed
+        # settings for that (lbs_pz.search.config.speed_defaults).
+        self.per_position = self._act_batch is None and self._rollout is None
         self.check_calls = check_calls
         self.time_limit = _check_time_limit(time_limit)
         self._calling = "act"               # the user's method being called (for messages)

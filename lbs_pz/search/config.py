@@ -9,8 +9,8 @@ A knob left at None is chosen by `resolve`, in this order:
     1. the setting recommended for this blueprint (and method) in the models manifest,
        chosen on deals disjoint from the evaluation stream by a rule recorded beside it
        (`lbs_pz.models.recommended_settings`);
-    2. for a blueprint whose rollouts are batched neural forwards, the fast settings
-       (`speed_defaults`);
+    2. for a blueprint whose rollouts are batched neural forwards or per-position Python
+       calls, the fast settings (`speed_defaults`);
     3. else the general default, `DEFAULTS`.
 `Resolved.notes` says which applied, knob by knob (what `LBSAgent.defaults` shows), so
 the same blueprint gets the same search from Python, the CLI and the page.
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -280,19 +280,26 @@ def _value(blueprint, game, config: SearchConfig, depth: int, notes: List[str]):
     return None, -1, reason
 
 
-def speed_defaults(blueprint) -> dict:
-    """The speed settings for a blueprint whose rollouts are batched neural forwards
-    (`wide_batches`: a public-LSTM net), where rollouts dominate the time: "threshold"
-    pruning (a move stops being rolled out once it clearly cannot clear delta over the
-    blueprint's move) and, where the net has a settable precision, bfloat16 rollouts (the
-    blueprint's own move, the reference of every gain, stays float32). A rule bot's or a
-    Python blueprint's rollouts keep the general defaults."""
-    if not getattr(blueprint, "wide_batches", False):
-        return {}
-    speed = {"pruning": "threshold"}
-    if hasattr(blueprint, "with_precision"):
-        speed["precision"] = "bfloat16"
-    return speed
+def speed_defaults(blueprint) -> Tuple[dict, str]:
+    """(settings, why): the speed settings for a blueprint whose rollouts dominate a
+    search's time, and the reason `resolve` notes for them.
+
+    - batched neural forwards (`wide_batches`: a public-LSTM net): "threshold" pruning (a
+      move stops being rolled out once it clearly cannot clear the margin over the
+      blueprint's move) and, where the net has a settable precision, bfloat16 rollouts
+      (the blueprint's own move, the reference of every gain, stays float32);
+    - per-position Python calls (`per_position`: a user's class with `act` alone, called
+      once per world and move): "threshold" pruning
+      (docs/experiments/python_blueprints.md).
+    A rule bot's rollouts run in C and keep the general defaults."""
+    if getattr(blueprint, "wide_batches", False):
+        speed = {"pruning": "threshold"}
+        if hasattr(blueprint, "with_precision"):
+            speed["precision"] = "bfloat16"
+        return speed, "its rollouts are batched neural forwards"
+    if getattr(blueprint, "per_position", False):
+        return {"pruning": "threshold"}, "its moves are Python calls, one per position"
+    return {}, ""
 
 
 def settings_for(blueprint, game: HanabiConfig, config: SearchConfig, method: str,
@@ -303,7 +310,7 @@ def settings_for(blueprint, game: HanabiConfig, config: SearchConfig, method: st
     recommended = recommended_settings(blueprint_identity(blueprint), game)
     chosen = dict(recommended.get("lbs", {}) if method.startswith("lbs-") else {})
     chosen.update(recommended.get(method, {}))
-    speed = speed_defaults(blueprint)
+    speed, speed_why = speed_defaults(blueprint)
     filled = {}
     for name in RESOLVED:
         if getattr(config, name) is not None:
@@ -313,7 +320,7 @@ def settings_for(blueprint, game: HanabiConfig, config: SearchConfig, method: st
             why = f"recommended for {_who(blueprint)} with {method}: `lbs-pz models`"
         elif name in speed:
             filled[name] = speed[name]
-            why = "its rollouts are batched neural forwards"
+            why = speed_why
         else:
             filled[name] = DEFAULTS[name]
             continue
