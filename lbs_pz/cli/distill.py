@@ -28,20 +28,14 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import (add_arch_options, add_dataclass_options, check_input_path,
-                                run_trainer)
-from lbs_pz.train.configs import ARCH_OVERRIDES, DistillConfig
+from lbs_pz.cli.options import add_trainer_command, check_input_path, run_trainer
+from lbs_pz.train.configs import DistillConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "distill", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    return add_trainer_command(
+        subparsers, "distill", __doc__, DistillConfig, run,
         help="imitate a blueprint with the public-LSTM net (supervised, streamed teacher games)")
-    add_dataclass_options(parser, DistillConfig, skip=("arch",) + ARCH_OVERRIDES)
-    add_arch_options(parser, DistillConfig)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(func=run)
-    return parser
 
 
 def run(args) -> int:

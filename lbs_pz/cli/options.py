@@ -16,6 +16,7 @@ import signal
 import sys
 import textwrap
 import threading
+from typing import Optional
 
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.engine.seeds import MAX_GAMES, MAX_SEED, check_run_seed
@@ -300,6 +301,28 @@ def add_blueprint_command(subparsers, name: str, description: str,
     return subparsers.add_parser(name, help=help, description=description,
                                  epilog=BLUEPRINT_HELP,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def add_trainer_command(subparsers, name: str, description: str, config_cls, run, help: str,
+                        trained_for: Optional[str] = None) -> argparse.ArgumentParser:
+    """The subcommand of a trainer, its options generated from `config_cls`. With
+    `trained_for` (what the model is trained for, e.g. "the blueprint the belief is trained
+    for"), a model made FOR a blueprint: --blueprint, --seed and the config's other fields
+    (the config carries --progress). Without, a public-LSTM net: the config's fields, its
+    architecture preset and overrides, and --no-progress."""
+    if trained_for is not None:
+        parser = add_blueprint_command(subparsers, name, description, help=help)
+        add_blueprint_option(parser, what=trained_for)
+        add_seed_option(parser, "run seed of the training deals")
+        add_dataclass_options(parser, config_cls, skip=("blueprint", "seed"))
+    else:
+        parser = subparsers.add_parser(name, description=description, help=help,
+                                       formatter_class=argparse.RawDescriptionHelpFormatter)
+        add_dataclass_options(parser, config_cls, skip=("arch",) + ARCH_OVERRIDES)
+        add_arch_options(parser, config_cls)
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+    return parser
 
 
 # How each SearchConfig field becomes an option: its flag (default --field-name) and type.

@@ -12,19 +12,15 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_dataclass_options,
-                               add_seed_option, run_trainer)
+from lbs_pz.cli.options import add_trainer_command, run_trainer
 from lbs_pz.train.configs import BeliefTrainConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    parser = add_blueprint_command(subparsers, "train-belief", __doc__,
-                                   help="train a learned belief for a blueprint on its self-play")
-    add_blueprint_option(parser, what="the blueprint the belief is trained for")
-    add_seed_option(parser, "run seed of the training deals")
-    add_dataclass_options(parser, BeliefTrainConfig, skip=("blueprint", "seed"))
-    parser.set_defaults(func=run)
-    return parser
+    return add_trainer_command(
+        subparsers, "train-belief", __doc__, BeliefTrainConfig, run,
+        help="train a learned belief for a blueprint on its self-play",
+        trained_for="the blueprint the belief is trained for")
 
 
 def run(args) -> int:

@@ -23,19 +23,14 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import add_arch_options, add_dataclass_options, run_trainer
-from lbs_pz.train.configs import ARCH_OVERRIDES, BlueprintTrainConfig
+from lbs_pz.cli.options import add_trainer_command, run_trainer
+from lbs_pz.train.configs import BlueprintTrainConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    parser = subparsers.add_parser(
-        "train-blueprint", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    return add_trainer_command(
+        subparsers, "train-blueprint", __doc__, BlueprintTrainConfig, run,
         help="train the public-LSTM blueprint (recurrent Q-learning, R2D2-style)")
-    add_dataclass_options(parser, BlueprintTrainConfig, skip=("arch",) + ARCH_OVERRIDES)
-    add_arch_options(parser, BlueprintTrainConfig)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(func=run)
-    return parser
 
 
 def run(args) -> int:

@@ -12,20 +12,15 @@ from __future__ import annotations
 
 import argparse
 
-from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_dataclass_options,
-                               add_seed_option, run_trainer)
+from lbs_pz.cli.options import add_trainer_command, run_trainer
 from lbs_pz.train.configs import ValueTrainConfig
 
 
 def add_command(subparsers) -> argparse.ArgumentParser:
-    parser = add_blueprint_command(
-        subparsers, "train-value", __doc__,
-        help="train the centralized value (bootstraps LBS-k rollouts) for a blueprint")
-    add_blueprint_option(parser, what="the blueprint the value is trained for")
-    add_seed_option(parser, "run seed of the training deals")
-    add_dataclass_options(parser, ValueTrainConfig, skip=("blueprint", "seed"))
-    parser.set_defaults(func=run)
-    return parser
+    return add_trainer_command(
+        subparsers, "train-value", __doc__, ValueTrainConfig, run,
+        help="train the centralized value (bootstraps LBS-k rollouts) for a blueprint",
+        trained_for="the blueprint the value is trained for")
 
 
 def run(args) -> int:
