@@ -3,6 +3,11 @@ each pair of logged searches of the same blueprint, game and run seed (methods o
 differ), the mean of the per-deal score differences +- its s.e.m. over their shared deals.
 
     python benchmarks/paired_log.py results/margin_strong.jsonl
+    python benchmarks/paired_log.py results/multiplayer_3p.jsonl --table
+
+--table: one row per logged method instead (the blueprint's included): its deals, mean
+score +- s.e.m., paired gain over the blueprint, seconds per game and deviation rate, then
+each search's paired difference with the first search logged (the reference).
 """
 
 from __future__ import annotations
@@ -21,7 +26,12 @@ from lbs_pz.search.methods import MethodSpec
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("log", help="a compare --jsonl log")
+    parser.add_argument("--table", action="store_true",
+                        help="one row per method against the blueprint, then each search "
+                             "against the first search logged")
     args = parser.parse_args(argv)
+    if args.table:
+        return table(read_log(args.log))
     scores = {}
     for entry in read_log(args.log):
         spec, config, seed = json.loads(entry["key"])
@@ -38,6 +48,53 @@ def main(argv=None) -> int:
         for a, b in combinations(sorted(searches), 2):
             _pair(f"{blueprint} (seed {seed})", a, b, searches[a], searches[b])
     return 0
+
+
+def _label(spec: dict) -> str:
+    method = MethodSpec.from_dict(spec)
+    return "blueprint" if spec["method"] == "blueprint" else \
+        f"{method.label()}, {method.rollouts} worlds"
+
+
+def table(entries) -> int:
+    """The --table report of the log's `entries`, one block per blueprint, game and seed."""
+    groups = {}
+    for entry in entries:
+        spec, config, seed = json.loads(entry["key"])
+        group = groups.setdefault((spec["blueprint"], config["players"], seed), {})
+        group.setdefault(_label(spec), {})[entry["game"]] = entry["result"]
+    for (blueprint, players, seed), methods in groups.items():
+        base = methods.get("blueprint", {})
+        print(f"{blueprint}, {players} players, run seed {seed}:")
+        print("| method | deals | score | gain over the blueprint (paired) | s/game | "
+              "deviations |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for label, results in methods.items():
+            scores = np.array([r["score"] for r in results.values()], dtype=float)
+            shared = sorted(set(results) & set(base))
+            gain = np.array([results[g]["score"] - base[g]["score"] for g in shared])
+            decisions = sum(r["decisions"] for r in results.values())
+            print(f"| {label} | {len(scores)} | {_mean_sem(scores)} | "
+                  f"{_mean_sem(gain, '+') if label != 'blueprint' else ''} | "
+                  f"{np.mean([r['seconds'] for r in results.values()]):.2f} | "
+                  f"{sum(r['deviations'] for r in results.values()) / max(decisions, 1):.1%} |")
+        searches = [label for label in methods if label != "blueprint"]
+        if len(searches) > 1:
+            print(f"\nEach search against {searches[0]} on their shared deals:")
+            print("| blueprint | A | B | deals | A - B (paired) |")
+            print("|---|---|---|---:|---:|")
+            for label in searches[1:]:
+                _pair(blueprint, label, searches[0],
+                      {g: r["score"] for g, r in methods[label].items()},
+                      {g: r["score"] for g, r in methods[searches[0]].items()})
+        print()
+    return 0
+
+
+def _mean_sem(x: np.ndarray, sign: str = "") -> str:
+    if len(x) < 2:
+        return f"{x.mean():{sign}.3f}" if len(x) else "-"
+    return f"{x.mean():{sign}.3f} +- {x.std(ddof=1) / np.sqrt(len(x)):.3f}"
 
 
 def _pair(group: str, a: str, b: str, scores_a: dict, scores_b: dict) -> None:

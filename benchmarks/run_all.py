@@ -35,6 +35,42 @@ PY = "python"
 COMPARE = "OMP_NUM_THREADS=1 lbs-pz compare --backend inline --no-progress"   # one core
 WALKTHROUGH_BP = "py:examples/my_blueprint.py:HintPlayDiscard"
 FAST = "--pruning threshold --search-precision bfloat16"    # the fast search settings
+COMPARE_2 = COMPARE.replace("--backend inline", "--backend process --workers 2")  # two cores
+
+
+def multiplayer_runs(players: int, games: int, sparta: int) -> str:
+    """The strong bot's searches at `players` players, logged to one file and paired on the
+    same deals (multiplayer_section); compare's own tables go to a .txt beside the log."""
+    log = f"results/multiplayer_{players}p{'' if games > 2 else '_quick'}"
+    c = f"{COMPARE_2} --blueprint strong --players {players} --jsonl {log}.jsonl"
+    runs = (f"--methods blueprint,lbs-16 --games {games}",
+            f"--methods lbs-inf --belief grounded+cf --games {games}",
+            f"--methods lbs-16 --belief learned --games {games}",
+            f"--methods sparta --games {sparta}",
+            f"--methods lbs-16 --search-seats all --games {games}")
+    return " && ".join([f"{c} {run} >> {log}.txt" for run in runs]
+                       + [f"{PY} benchmarks/paired_log.py {log}.jsonl --table"])
+
+
+def multiplayer_section() -> tuple:
+    """LBS at 3, 4 and 5 players: the new default (learned belief and value shipped for
+    that game), the grounded fall-back, the paper's LBS (learned belief alone), SPARTA and
+    the default on every seat, paired on the same deals."""
+    return (
+        "LBS at 3, 4 and 5 players: learned belief and value against the grounded fall-back "
+        "and SPARTA",
+        "The strong bot at 3, 4 and 5 players (the engine's default hand sizes), run seed 0's "
+        "evaluation deals, seat 0 searching unless said, 256 worlds, every other setting "
+        "resolved: blueprint and LBS-16 with no flags (the learned belief and the value "
+        "shipped for that game, learned+cf); LBS-inf with the grounded+cf belief (the "
+        "fall-back before they shipped: grounded belief, rollouts to the end); LBS-16 with "
+        "the learned belief alone (the paper's LBS); SPARTA (its exact belief) on the first "
+        "100 deals; LBS-16 on every seat at once. Then each against the blueprint and "
+        "against the default on their shared deals (benchmarks/paired_log.py --table; "
+        "compare's own tables and notes go to results/multiplayer_Np.txt). Two worker "
+        "processes: s/game is per worker, one core each.",
+        " && ".join(multiplayer_runs(n, 2, 1) for n in (3, 4, 5)),
+        " && ".join(multiplayer_runs(n, 300, 100) for n in (3, 4, 5)))
 
 
 def speed_section(net: str, adjective: str) -> tuple:
@@ -136,9 +172,31 @@ SECTIONS = {
         "worker, one core each).",
         f"{COMPARE} --blueprint sb3:results/maskable_ppo_2p/model.zip "
         f"--methods blueprint,lbs-16 --games 2",
-        f"{COMPARE.replace('--backend inline', '--backend process --workers 2')} "
-        f"--blueprint sb3:results/maskable_ppo_2p/model.zip --methods blueprint,lbs-16 "
+        f"{COMPARE_2} --blueprint sb3:results/maskable_ppo_2p/model.zip --methods blueprint,lbs-16 "
         f"--games 300"),
+    "pruning-python": (
+        "Threshold pruning on a user's Python class: what it saves, whether it changes the move",
+        "benchmarks/pruning_check.py on examples/my_blueprint.py (a per-position Python "
+        "class: grounded+cf belief, no value so rollouts to the end, 256 worlds, margin of "
+        "32 worlds) over 3 of its games on run seed 1's deals (tuning deals, which no figure "
+        "uses): each of seat 0's decisions searched once per pruning rule on the same worlds "
+        "(docs/experiments/python_blueprints.md).",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/pruning_check.py --blueprint {WALKTHROUGH_BP} "
+        "--belief grounded+cf --depth 16 --worlds 32 --games 1 --seed 1 --rules means,threshold",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/pruning_check.py --blueprint {WALKTHROUGH_BP} "
+        "--belief grounded+cf --depth 16 --worlds 256 --games 3 --seed 1 "
+        "--rules means,threshold"),
+    "default-search-python": (
+        "LBS-16 with no flags on a user's Python class",
+        "`lbs-pz compare --methods blueprint,lbs-16` with nothing but --blueprint "
+        "py:examples/my_blueprint.py:HintPlayDiscard (the README's 20-line class): nothing "
+        "ships for it, so the grounded+cf belief and rollouts to the end; threshold pruning, "
+        "resolved for a blueprint whose moves are per-position Python calls; 256 worlds, seat "
+        "0 searches, 300 evaluation deals of run seed 0 paired with the blueprint. Two "
+        "worker processes: s/game is per worker, one core each.",
+        f"{COMPARE} --blueprint {WALKTHROUGH_BP} --methods blueprint,lbs-16 --games 1",
+        f"{COMPARE_2} --blueprint {WALKTHROUGH_BP} --methods blueprint,lbs-16 --games 300"),
+    "search-players": multiplayer_section(),
     "walkthrough": (
         "Bring your own blueprint: walk-through",
         "The README's walk-through for examples/my_blueprint.py (a 20-line Python class), "
@@ -425,6 +483,8 @@ HEADLINE = {
     "default-search": None,
     "default-search-net": None,
     "default-search-net-speed": None,
+    "default-search-python": None,
+    "search-players": None,
     "margin-strong": r"^(\||lbs-16 \(default belief\): )",
     "lbs-worlds-net": None,
     "paper-scale": None,
