@@ -195,7 +195,8 @@ SECTIONS = {
         "0 searches, 300 evaluation deals of run seed 0 paired with the blueprint. Two "
         "worker processes: s/game is per worker, one core each.",
         f"{COMPARE} --blueprint {WALKTHROUGH_BP} --methods blueprint,lbs-16 --games 1",
-        f"{COMPARE_2} --blueprint {WALKTHROUGH_BP} --methods blueprint,lbs-16 --games 300"),
+        f"{COMPARE_2} --blueprint {WALKTHROUGH_BP} --methods blueprint,lbs-16 --games 300 "
+        f"--jsonl results/default_search_python.jsonl"),
     "search-players": multiplayer_section(),
     "walkthrough": (
         "Bring your own blueprint: walk-through",
