@@ -18,7 +18,8 @@ from lbs_pz.models import (MODELS_DIR, CheckpointError, ManifestError, find_mode
 from lbs_pz.models.manifest import MANIFEST_NAME, read_manifest, validate
 
 SHIPPED = {"conventions_expert_value_2p", "belief_conventions_expert_value_2p",
-           "public_lstm_2p", "belief_strong_2p", "value_strong_2p"}
+           "public_lstm_2p"} | {f"{kind}_strong_{n}p" for kind in ("belief", "value")
+                                for n in (2, 3, 4, 5)}
 RETIRED = {"distilled_strong_2p", "finetuned_strong_2p", "conventions_strong_2p",
            "conventions_maxq_2p", "conventions_expert_2p", "conventions_maxq_value_2p"}
 RETIRED |= {f"belief_{name}" for name in RETIRED}
@@ -112,11 +113,12 @@ def test_lookups_read_the_manifest_only_and_need_no_torch():
         per_call = (time.perf_counter() - t0) / 100
         from lbs_pz.engine import HanabiConfig
         assert find_model("value", strong, HanabiConfig()) == "value_strong_2p"
-        assert find_model("value", strong, HanabiConfig(players=3)) is None
+        assert find_model("value", strong, HanabiConfig(players=3)) == "value_strong_3p"
+        assert find_model("value", strong, HanabiConfig(players=3, hand_size=4)) is None
         net = {{"spec": "lstm:conventions_expert_value_2p", "fingerprint": "{fp}"}}
         assert find_model("belief", net) == "belief_conventions_expert_value_2p"
         assert recommended_settings(net) == {{"lbs-1": {{"delta": 0.75}}}}
-        assert len(shipped_models()) == 5
+        assert len(shipped_models()) == 11
         try:
             import torch
         except ImportError:

@@ -77,9 +77,9 @@ def test_bad_files_are_checkpoint_errors(tmp_path):
 
 def test_shipped_models_load_by_name_and_say_what_they_are_for():
     by_name = {m["name"]: m for m in shipped_models()}
-    assert set(by_name) == {"belief_strong_2p", "value_strong_2p", "public_lstm_2p",
-                            "conventions_expert_value_2p",
-                            "belief_conventions_expert_value_2p"}
+    assert set(by_name) == {"public_lstm_2p", "conventions_expert_value_2p",
+                            "belief_conventions_expert_value_2p"} | {
+        f"{kind}_strong_{n}p" for kind in ("belief", "value") for n in (2, 3, 4, 5)}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
     assert by_name["public_lstm_2p"]["kind"] == "public_lstm"

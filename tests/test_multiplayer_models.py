@@ -2,6 +2,7 @@
 take every variant option, what they make is used by LBS in that game, and a model made
 for another game is refused with a message naming both."""
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -12,6 +13,7 @@ from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
 from lbs_pz.models import load_checkpoint  # noqa: E402
 from lbs_pz.models.checkpoint import CheckpointMismatchError  # noqa: E402
 from lbs_pz.search.agents import LBSAgent  # noqa: E402
+from lbs_pz.search.beliefs import GroundedBelief  # noqa: E402
 
 SMALL_3P = dict(players=3, colors=3, ranks=3, hand_size=3, max_information_tokens=4)
 OPTIONS = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL_3P.items()]
@@ -70,3 +72,44 @@ def test_the_belief_argument_takes_a_kind_or_a_belief():
     assert agent.config.belief == "grounded+cf"
     with pytest.raises(TypeError, match="belief must be a belief object"):
         LBSAgent(RuleBot("strong"), belief=5, rollouts=8)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_resolve_picks_the_models_shipped_for_each_player_count(players):
+    """`LBSAgent(RuleBot("strong"))` in an N-player game finds the belief and the value
+    made for that game, with no flags; LBS-16 then stops after 16 moves."""
+    agent = LBSAgent(RuleBot("strong"), game=HanabiConfig(players=players), rollouts=8)
+    assert agent.depth == 16 and agent.value is not None
+    assert agent.defaults[0].startswith(f"belief: learned+cf (shipped 'belief_strong_{players}p'")
+    assert agent.defaults[1] == f"value: shipped 'value_strong_{players}p'"
+    assert agent.belief.name.startswith("learned")
+
+
+def test_a_two_player_value_is_refused_for_a_three_player_game():
+    with pytest.raises(CheckpointMismatchError, match="2p.*3p|3p.*2p|players"):
+        LBSAgent(RuleBot("strong"), game=HanabiConfig(players=3), belief="grounded",
+                 value_checkpoint="value_strong_2p")
+
+
+def test_the_three_player_search_never_peeks_at_the_seats_own_cards():
+    """The default search at 3 players (shipped learned belief and value): the same view
+    and seed with another own hand and another deck give the same move and estimates."""
+    game, bot = HanabiConfig(players=3), RuleBot("strong")
+    rng = np.random.default_rng(0)
+    checked, state = 0, HanabiState(game, seed=4)
+    while not state.is_terminal and checked < 4:
+        if state.num_moves_played % 5 == 3:
+            seat = state.current_player
+            hands = GroundedBelief().reset(state, seat).sample(64, rng)
+            others = [h for h in hands if list(h) != state.hand(seat)]
+            if others:
+                other = state.clone()
+                other.set_hand(seat, others[0], seed=int(rng.integers(1 << 30)))
+                assert other.deck != state.deck
+                a = LBSAgent(bot, game=game, rollouts=32, seed=11).search(state)
+                b = LBSAgent(bot, game=game, rollouts=32, seed=11).search(other)
+                assert a.move == b.move
+                np.testing.assert_allclose(a.means, b.means)
+                checked += 1
+        state.apply(bot.act(state))
+    assert checked == 4
