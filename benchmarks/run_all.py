@@ -198,6 +198,16 @@ SECTIONS = {
         f"{COMPARE_2} --blueprint {WALKTHROUGH_BP} --methods blueprint,lbs-16 --games 300 "
         f"--jsonl results/default_search_python.jsonl"),
     "search-players": multiplayer_section(),
+    "belief-quality-players": (
+        "Belief quality at 3, 4 and 5 players: learned against grounded and exact",
+        "`lbs-pz belief-quality` over the strong bot's self-play at 3, 4 and 5 players (the "
+        "engine's default hand sizes), run seed 0's evaluation deals: per-card cross-entropy "
+        "of the player to move's true hand under the exact belief (SPARTA's), the grounded "
+        "one and the learned one shipped for that game, by move number. One core.",
+        " && ".join(f"OMP_NUM_THREADS=1 lbs-pz belief-quality --players {n} --games 1 "
+                    f"--plot '' --no-progress" for n in (3, 4, 5)),
+        " && ".join(f"OMP_NUM_THREADS=1 lbs-pz belief-quality --players {n} --games 50 "
+                    f"--plot '' --no-progress" for n in (3, 4, 5))),
     "walkthrough": (
         "Bring your own blueprint: walk-through",
         "The README's walk-through for examples/my_blueprint.py (a 20-line Python class), "
@@ -486,6 +496,7 @@ HEADLINE = {
     "default-search-net-speed": None,
     "default-search-python": None,
     "search-players": None,
+    "belief-quality-players": r"^(belief quality|\s+all|\s+s/game)",
     "margin-strong": r"^(\||lbs-16 \(default belief\): )",
     "lbs-worlds-net": None,
     "paper-scale": None,

@@ -4,6 +4,7 @@ number, as a table and a plot. See `lbs_pz.eval.belief_quality`.
 
     lbs-pz belief-quality --games 1000 --plot belief_quality.png
     lbs-pz belief-quality --blueprint py:my_bot.py:MyBot --belief-checkpoint my_belief.pt
+    lbs-pz belief-quality --players 3 --beliefs grounded,learned --games 500
 
 The exact belief enumerates ~9M hands at the start of a 2p game: tens of seconds per game
 on one core; choose --games (and --beliefs) accordingly.
@@ -16,9 +17,9 @@ import sys
 import time
 
 from lbs_pz.agents import load_blueprint
-from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_games_option,
-                                add_seed_option, check_output_path, output_errors)
-from lbs_pz.engine import HanabiConfig
+from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
+                                add_games_option, add_seed_option, check_output_path,
+                                game_from, output_errors)
 from lbs_pz.eval.belief_quality import phase_table, plot, run_quality
 
 BELIEFS = ("exact", "grounded", "learned")
@@ -31,7 +32,7 @@ def run(args) -> int:
             raise ValueError(f"unknown belief {b!r}; choose from {', '.join(BELIEFS)}")
     if args.plot:       # before the games: a bad path cannot lose the run at its end
         check_output_path(args.plot, "--plot")
-    config = HanabiConfig(players=args.players, hand_size=args.hand_size)
+    config = game_from(args)
     blueprint = load_blueprint(args.blueprint)
     cap = None if args.memory_cap_gb is None else int(args.memory_cap_gb * 2**30)
     t0 = time.perf_counter()
@@ -39,7 +40,7 @@ def run(args) -> int:
                          args.belief_checkpoint, cap, progress=not args.no_progress,
                          allow_mismatch=args.allow_mismatch)
     print(f"belief quality: {args.games} games of {blueprint.name} ({config.players}p, "
-          f"{config.hand_size} cards), mean score {result['scores'].mean():.2f}; "
+          f"{config.hand_size} cards, {config.colors}x{config.ranks}), mean score {result['scores'].mean():.2f}; "
           f"per-card cross-entropy of the true hand (nats), by move number; "
           f"{time.perf_counter() - t0:.0f} s")
     print(phase_table(result))
@@ -63,8 +64,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     add_games_option(p, 1000, "games of the blueprint (one at a time: memory grows with "
                         "the per-move results kept, not with N)")
     add_blueprint_option(p, what="the blueprint playing every seat")
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--hand-size", type=int, default=None)
+    add_game_options(p)
     p.add_argument("--beliefs", default="exact,grounded,learned",
                    help="comma-separated subset of exact,grounded,learned")
     p.add_argument("--belief-checkpoint", "--checkpoint", dest="belief_checkpoint",
