@@ -6,8 +6,8 @@ differ), the mean of the per-deal score differences +- its s.e.m. over their sha
     python benchmarks/paired_log.py results/multiplayer_3p.jsonl --table
 
 --table: one row per logged method instead (the blueprint's included): its deals, mean
-score +- s.e.m., paired gain over the blueprint, seconds per game and deviation rate, then
-each search's paired difference with the first search logged (the reference).
+score +- s.e.m., paired difference with the blueprint and with the first search logged
+(the reference), seconds per game and deviation rate.
 """
 
 from __future__ import annotations
@@ -57,38 +57,40 @@ def _label(spec: dict) -> str:
 
 
 def table(entries) -> int:
-    """The --table report of the log's `entries`, one block per blueprint, game and seed."""
+    """The --table report of the log's `entries`, one block per blueprint, game and seed:
+    per method its deals, score, paired gain over the blueprint and paired difference
+    with the first search logged (the reference), seconds per game and deviations."""
     groups = {}
     for entry in entries:
         spec, config, seed = json.loads(entry["key"])
         group = groups.setdefault((spec["blueprint"], config["players"], seed), {})
         group.setdefault(_label(spec), {})[entry["game"]] = entry["result"]
     for (blueprint, players, seed), methods in groups.items():
-        base = methods.get("blueprint", {})
-        print(f"{blueprint}, {players} players, run seed {seed}:")
-        print("| method | deals | score | gain over the blueprint (paired) | s/game | "
-              "deviations |")
-        print("|---|---:|---:|---:|---:|---:|")
+        searches = [label for label in methods if label != "blueprint"]
+        reference = searches[0] if searches else "blueprint"
+        print(f"{blueprint}, {players} players, run seed {seed}; paired on shared deals "
+              f"with the blueprint and with {reference}:")
+        print("| method | deals | score | vs blueprint | vs reference | s/game | deviations |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         for label, results in methods.items():
             scores = np.array([r["score"] for r in results.values()], dtype=float)
-            shared = sorted(set(results) & set(base))
-            gain = np.array([results[g]["score"] - base[g]["score"] for g in shared])
             decisions = sum(r["decisions"] for r in results.values())
             print(f"| {label} | {len(scores)} | {_mean_sem(scores)} | "
-                  f"{_mean_sem(gain, '+') if label != 'blueprint' else ''} | "
+                  f"{_paired(results, methods.get('blueprint', {}), label == 'blueprint')} | "
+                  f"{_paired(results, methods[reference], label in ('blueprint', reference))} | "
                   f"{np.mean([r['seconds'] for r in results.values()]):.2f} | "
                   f"{sum(r['deviations'] for r in results.values()) / max(decisions, 1):.1%} |")
-        searches = [label for label in methods if label != "blueprint"]
-        if len(searches) > 1:
-            print(f"\nEach search against {searches[0]} on their shared deals:")
-            print("| blueprint | A | B | deals | A - B (paired) |")
-            print("|---|---|---|---:|---:|")
-            for label in searches[1:]:
-                _pair(blueprint, label, searches[0],
-                      {g: r["score"] for g, r in methods[label].items()},
-                      {g: r["score"] for g, r in methods[searches[0]].items()})
         print()
     return 0
+
+
+def _paired(results: dict, base: dict, skip: bool) -> str:
+    """mean +- s.e.m. of results' score minus base's over their shared deals."""
+    if skip:
+        return ""
+    shared = sorted(set(results) & set(base))
+    return _mean_sem(np.array([results[g]["score"] - base[g]["score"] for g in shared],
+                              dtype=float), "+")
 
 
 def _mean_sem(x: np.ndarray, sign: str = "") -> str:
