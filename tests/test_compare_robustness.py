@@ -107,6 +107,35 @@ def test_ctrl_c_stops_at_once_and_twice_does_not_hang(tmp_path, backend):
 
 
 @posix_only
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_workers_exit_when_the_parent_is_killed(tmp_path, sig):
+    """A SIGTERM or SIGKILL of the parent alone (not its group, as `kill PID` does) leaves
+    the pool no chance to stop its workers: they notice and exit within a second or two
+    instead of playing the queued games for no one."""
+    log = str(tmp_path / "games.jsonl")
+    proc = subprocess.Popen(CLI + SLOW + ["--games", "300", "--jsonl", log],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        start = time.monotonic()
+        while len(_lines(log)) < 300 + 2:       # the workers are playing searched games
+            assert proc.poll() is None and time.monotonic() - start < 60
+            time.sleep(0.01)
+        workers = [pid for pid in _live_in_group(proc.pid) if pid != proc.pid]
+        assert len(workers) >= 2
+        os.kill(proc.pid, sig)
+        proc.wait(10)
+        for _ in range(50):
+            if not _live_in_group(proc.pid):
+                break
+            time.sleep(0.1)
+        assert not _live_in_group(proc.pid), "a worker outlived its killed parent"
+    finally:
+        if _live_in_group(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+@posix_only
 def test_ctrl_c_stops_eval(tmp_path):
     """`lbs-pz eval` of 10^8 games, interrupted: exit 130, one line, no --json written."""
     err_path = tmp_path / "err.txt"

@@ -97,9 +97,30 @@ def _inline(tasks, workers, address):
 def _worker_init():
     """Worker processes use one core each: torch (if a blueprint, belief or value loads
     it) starts with one intra-op thread instead of one per core. They ignore SIGINT: a
-    Ctrl-C in the terminal reaches the whole process group, and the parent decides."""
+    Ctrl-C in the terminal reaches the whole process group, and the parent decides. They
+    exit with their parent (`watch_parent`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ["OMP_NUM_THREADS"] = "1"
+    watch_parent()
+
+
+PARENT_CHECK_SECONDS = 0.5
+
+
+def watch_parent() -> None:
+    """Make this worker process exit within PARENT_CHECK_SECONDS of its parent's death
+    (a SIGTERM or SIGKILL of the parent gives its pool no chance to stop the workers),
+    instead of playing its queued games for no one: the initializer of every process
+    pool of the eval layer."""
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True,
+                     name="exit-with-parent").start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while True:
+        time.sleep(PARENT_CHECK_SECONDS)
+        if os.getppid() != parent:      # re-parented: the process that started us is gone
+            os._exit(1)
 
 
 @contextlib.contextmanager

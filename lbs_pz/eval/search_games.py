@@ -21,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
-from lbs_pz.eval.backends import IN_FLIGHT_PER_WORKER, cached_agents
+from lbs_pz.eval.backends import IN_FLIGHT_PER_WORKER, cached_agents, watch_parent
 from lbs_pz.files import check_output_path, open_locked, output_errors
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
@@ -89,7 +89,8 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     log(f"{len(done)} games already in {out}; playing {count}")
     start, deviations, decisions, k = time.perf_counter(), 0, 0, 0
     with log_file as f, ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=watch_parent) as pool:
         def submit(n: int) -> set:
             return {pool.submit(play_search_game, spec, config_kwargs, g, seed)
                     for g in itertools.islice(todo, n)}
