@@ -194,6 +194,24 @@ def test_play_a_whole_game_by_clicking(page):
         _shot(page, "play.png")
 
 
+def test_the_form_leaves_the_hand_size_to_the_engine(page):
+    """The hand-size box starts empty, so a 4-player game gets the engine's 4 cards (the
+    form used to send the 2-player default of 5)."""
+    assert page.input_value("#hand_size") == ""
+    page.select_option("#mode", "watch")
+    page.fill("#players", "4")
+    page.dispatch_event("#players", "input")
+    for seat in range(4):
+        page.fill(f"#seat-{seat}-blueprint", "strong")
+        page.select_option(f"#seat-{seat}-search", "none")
+    with page.expect_response("**/api/games") as created:
+        page.click("#start")
+    _idle(page)
+    _no_error(page)
+    assert created.value.json()["state"]["variant"]["hand_size"] == 4
+    assert page.locator("#hand-0 .card").count() == 4
+
+
 def test_stale_move_is_refused_with_the_servers_message(page):
     """A move sent for an old turn is refused (409) and the page shows the server's message.
     The deal box is left empty: a random deal, its number not shown while the game runs."""

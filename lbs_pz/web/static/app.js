@@ -233,6 +233,9 @@ async function loadOptions() {
   const dv = app.options && app.options.default_variant;
   if (dv) {
     for (const key of Object.keys(dv)) {
+      // The hand size stays empty: the engine's default depends on the player count
+      // (5 cards, 4 with 4-5 players), which the 2-player default would hide.
+      if (key === "hand_size") continue;
       if ($(key) && dv[key] !== null && dv[key] !== undefined) $(key).value = dv[key];
     }
   }
