@@ -31,10 +31,11 @@ def test_demo_runs_and_prints_every_blueprint_and_lbs(capsys):
 
 
 def test_demo_on_another_variant_rolls_out_to_the_end_and_says_so(capsys):
-    """The shipped belief and value are for 2 players, 5 cards: elsewhere the demo's LBS
-    uses the grounded belief, filtered, and rollouts to the end."""
-    assert main(["demo", "--players", "3", "--games", "50", "--search-games", "1",
-                 "--rollouts", "4", "--show-moves", "0"]) == 0
+    """Beliefs and values ship for the engine's default hand sizes: in a variant with none
+    (3 players, 4 cards) the demo's LBS uses the grounded belief, filtered, and rollouts to
+    the end."""
+    assert main(["demo", "--players", "3", "--hand-size", "4", "--games", "50",
+                 "--search-games", "1", "--rollouts", "4", "--show-moves", "0"]) == 0
     out = capsys.readouterr().out
     assert "grounded+cf" in out and "rollouts to the end]" in out
 
