@@ -16,14 +16,14 @@ import os
 import sys
 from typing import List, Optional
 
-from lbs_pz.cli import (belief_quality, compare, demo, distill, models, search_games, serve,
-                        train_belief, train_blueprint, train_value)
+from lbs_pz.cli import (belief_quality, compare, demo, distill, models, paper, search_games,
+                        serve, train_belief, train_blueprint, train_value)
 from lbs_pz.cli import eval as eval_command
 from lbs_pz.cli.options import BLUEPRINT_HELP
 from lbs_pz.optional import MissingDependency
 
 SUBCOMMANDS = (demo, eval_command, compare, train_belief, train_value, train_blueprint,
-               distill, search_games, belief_quality, serve, models)
+               distill, search_games, belief_quality, paper, serve, models)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,357 @@
+"""The LBS paper's tables, reproduced and extended: what `lbs-pz paper` runs and builds.
+
+    cells = plan("quick")                       # every (table, variant, blueprint, method) cell
+    results = run_cells(cells, "paper/games.jsonl", workers=2)   # resumable
+    report = build_report(cells, results)       # tables (Markdown), JSON, figure data
+
+A cell is one search method on one blueprint in one game variant over a number of
+evaluation deals (`Cell`). Every cell's games go to ONE compare log through
+`lbs_pz.eval.backends.collect`, keyed by method, settings, variant and run seed: a rerun
+plays only the games the log lacks, so an interrupted run resumes where it stopped and
+its tables equal an uninterrupted run's.
+
+The tables:
+1. variants: 5-card, 6-card and 7-card with at most 4 information tokens (the paper's
+   Table 1); blueprint, SPARTA and LBS-16 on the strong bot, each mean +- s.e.m. and
+   seconds per game, the paired gain over the blueprint on the same deals, the share of
+   SPARTA's gain LBS keeps and its speed-up over SPARTA. SPARTA whose exact belief would
+   not fit its memory cap is not run: the cell says why (its size and the memory it needs).
+2. depths and strengths (the paper's Table 2): rows blueprint, SPARTA, LBS-inf, LBS-32 ..
+   LBS-1, columns the blueprints of `STRENGTHS`, with this package's default belief and
+   with the learned belief alone (the paper's LBS) where one ships for the blueprint.
+3. beyond: LBS-16 on every seat against one seat, and a fixed test-time budget (depth x
+   worlds constant).
+
+`SIZES` holds the deals and worlds of each size; "tiny" runs the same code paths on a
+3-colour, 3-rank game in seconds (the tests), "quick" in minutes, "full" is what
+RESULTS.md quotes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import warnings
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from lbs_pz.agents import blueprint_identity, load_blueprint
+from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine.seeds import EVAL, deal_seeds
+from lbs_pz.eval.backends import collect
+from lbs_pz.models import find_model
+from lbs_pz.search.beliefs.exact import DEFAULT_MEMORY_CAP, BeliefMemoryError, ExactBelief
+from lbs_pz.search.methods import MethodSpec
+from lbs_pz.search.stats import mean_sem
+
+# The blueprints of Table 2, weakest first (the best neural net plays 2-player 5x5 only).
+STRENGTHS = ("weak", "medium", "strong", "lstm:conventions_expert_value_2p")
+DEPTHS = ("lbs-inf", "lbs-32", "lbs-16", "lbs-8", "lbs-4", "lbs-2", "lbs-1")
+BUDGET_DEPTHS = (1, 4, 16, 64)     # the fixed budget's depths: worlds = budget / depth
+
+
+@dataclasses.dataclass(frozen=True)
+class Size:
+    """Deals and worlds of one size of the run."""
+
+    base: tuple            # the game every variant starts from, as (name, value) pairs
+    hands: tuple           # hand sizes of Table 1's variants (the last with 4 info tokens)
+    strengths: tuple       # Table 2's blueprints
+    main: int              # deals of the strong bot's 5-card blueprint, SPARTA and LBS-16
+    lbs: int               # deals of every other 5-card LBS cell
+    sparta: int            # deals of every other SPARTA cell
+    variant: int           # deals of each 6- and 7-card cell
+    worlds: int            # sampled worlds per decision
+    budget: int            # rollout steps per world of the fixed-budget cells (x worlds)
+
+
+SIZES = {
+    "tiny": Size(base=(("colors", 3), ("ranks", 3)), hands=(3, 4, 5),
+                 strengths=("weak", "strong"), main=3, lbs=2, sparta=2, variant=2,
+                 worlds=8, budget=4),
+    "quick": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=20, lbs=10, sparta=5,
+                  variant=4, worlds=64, budget=16),
+    "full": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=500, lbs=300,
+                 sparta=200, variant=200, worlds=256, budget=16),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    """One method on one blueprint in one variant over `deals` evaluation deals."""
+
+    table: str             # "variants" | "depths" | "beyond"
+    variant: str           # e.g. "5-card", "7-card, 4 tokens"
+    game: tuple            # HanabiConfig keyword arguments, as (name, value) pairs
+    spec: MethodSpec
+    deals: int
+    row: str               # the row's name in its table
+    column: str            # the column's name in its table
+
+    @property
+    def game_kwargs(self) -> dict:
+        return dict(self.game)
+
+
+def variant_name(hand: int, tokens: Optional[int]) -> str:
+    return f"{hand}-card" + (f", {tokens} tokens" if tokens else "")
+
+
+def variants(size: Size) -> Dict[str, tuple]:
+    """{name: game kwargs} of Table 1: the base game with each hand size of `size`, the
+    last with at most 4 information tokens (the paper's 7-card setting)."""
+    out = {}
+    for i, hand in enumerate(size.hands):
+        tokens = 4 if i == len(size.hands) - 1 else None
+        game = dict(size.base, hand_size=hand)
+        if tokens:
+            game["max_information_tokens"] = tokens
+        out[variant_name(hand, tokens)] = tuple(sorted(game.items()))
+    return out
+
+
+def _plays(blueprint: str, game: tuple) -> bool:
+    """Whether `blueprint` plays `game`: a neural net plays the variant it was made for
+    (its `config`), a rule bot any."""
+    made_for = getattr(load_blueprint(blueprint), "config", None)
+    return made_for is None or made_for == HanabiConfig(**dict(game))
+
+
+def _learned_ships(blueprint: str, game: tuple) -> bool:
+    """Whether a learned belief made for `blueprint` in `game` ships (the manifest)."""
+    return find_model("belief", blueprint_identity(load_blueprint(blueprint)),
+                      HanabiConfig(**dict(game))) is not None
+
+
+def plan(size_name: str) -> List[Cell]:
+    """Every cell of a run of size `size_name` ("tiny", "quick" or "full")."""
+    if size_name not in SIZES:
+        raise ValueError(f"size must be one of {', '.join(SIZES)}, got {size_name!r}")
+    size = SIZES[size_name]
+    worlds = {"rollouts": size.worlds}
+    named = variants(size)
+    first = next(iter(named))
+    cells: List[Cell] = []
+    for name, game in named.items():            # Table 1
+        deals = size.main if name == first else size.variant
+        for method in ("blueprint", "sparta", "lbs-16"):
+            cells.append(Cell("variants", name, game, MethodSpec(method, "strong", **worlds),
+                              deals, method, name))
+    game = named[first]
+    for bp in size.strengths:                   # Table 2
+        if not _plays(bp, game):
+            continue
+        for method in ("blueprint", "sparta") + DEPTHS:
+            main = bp == "strong" and method in ("blueprint", "sparta", "lbs-16")
+            deals = size.main if main else (size.sparta if method == "sparta" else size.lbs)
+            cells.append(Cell("depths", first, game, MethodSpec(method, bp, **worlds), deals,
+                              method, bp))
+        for method in DEPTHS:                   # the paper's LBS: the learned belief alone
+            if _learned_ships(bp, game):
+                cells.append(Cell("depths", first, game,
+                                  MethodSpec(method, bp, belief="learned", **worlds),
+                                  size.lbs, f"{method} (learned belief alone)", bp))
+    cells.append(Cell("beyond", first, game, MethodSpec("lbs-16", "strong",
+                                                        search_seats=(0, 1), **worlds),
+                      size.lbs, "lbs-16 on both seats", "strong"))
+    steps = size.budget * size.worlds
+    for depth in BUDGET_DEPTHS:
+        cells.append(Cell("beyond", first, game,
+                          MethodSpec(f"lbs-{depth}", "strong", rollouts=max(steps // depth, 1)),
+                          size.lbs, f"lbs-{depth} x {max(steps // depth, 1)} worlds "
+                          f"(budget {steps} steps)", "strong"))
+    return cells
+
+
+def sparta_fits(cell: Cell, seed: int = 0, memory_cap: int = DEFAULT_MEMORY_CAP) -> Optional[str]:
+    """None if SPARTA's exact belief over seat 0's hand fits `memory_cap` (SPARTA's own
+    cap) at the first deal of `cell`, else the message naming the belief's size and the
+    memory it needs (the cell is then not run: a clear line, never an out-of-memory
+    kill). The hands are counted before any is stored, so a refusal costs no memory."""
+    config = HanabiConfig(**cell.game_kwargs)
+    deal = int(next(iter(deal_seeds(EVAL, seed, 0, 1))))
+    state = HanabiState(config, seed=deal)
+    try:
+        ExactBelief(None, memory_cap=memory_cap).reset(state, 0)
+    except BeliefMemoryError as err:
+        return str(err)
+    return None
+
+
+def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "process",
+              workers: Optional[int] = None, progress: bool = True,
+              on_cell=None) -> Dict[Cell, object]:
+    """Play every cell (games already in `log` are not played again): {cell: list of
+    per-game results, or the str saying why it was not run}. on_cell(i, n, cell) is
+    called before each cell (progress)."""
+    out: Dict[Cell, object] = {}
+    for i, cell in enumerate(cells):
+        if on_cell is not None:
+            on_cell(i, len(cells), cell)
+        if cell.spec.method == "sparta":
+            why = sparta_fits(cell, seed)
+            if why is not None:
+                out[cell] = why
+                continue
+        with warnings.catch_warnings():      # "no value: rollouts to the end" is in the notes
+            warnings.simplefilter("ignore", UserWarning)
+            games = collect([cell.spec], cell.game_kwargs, cell.deals, seed=seed,
+                            backend=backend, workers=workers, show_progress=progress,
+                            jsonl=log)
+        out[cell] = games[cell.spec.label()]
+    return out
+
+
+# --- the report -----------------------------------------------------------------------------
+
+def cell_stats(cell: Cell, games, blueprint_games) -> dict:
+    """A cell's figures: deals, mean, s.e.m., seconds per game, deviation rate and the paired
+    gain over the blueprint on the deals both played ("not_run" says why instead)."""
+    out = {"table": cell.table, "variant": cell.variant, "game": cell.game_kwargs,
+           "row": cell.row, "column": cell.column, "method": cell.spec.label(),
+           "blueprint": cell.spec.blueprint, "worlds": cell.spec.rollouts,
+           "deals_asked": cell.deals}
+    if isinstance(games, str):
+        return dict(out, not_run=games)
+    scores = np.array([g["score"] for g in games], dtype=float)
+    decisions = sum(g["decisions"] for g in games)
+    out.update(deals=len(games), mean=float(scores.mean()), sem=mean_sem(scores)[1],
+               seconds_per_game=float(np.mean([g["seconds"] for g in games])),
+               deviation_rate=sum(g["deviations"] for g in games) / max(decisions, 1))
+    if cell.spec.method != "blueprint" and not isinstance(blueprint_games, str):
+        base = {g["game"]: g["score"] for g in blueprint_games or []}
+        diff = np.array([g["score"] - base[g["game"]] for g in games if g["game"] in base],
+                        dtype=float)
+        if len(diff):
+            out["gain"], out["gain_sem"] = mean_sem(diff)
+    return out
+
+
+def build_report(cells: Sequence[Cell], results: Dict[Cell, object]) -> dict:
+    """{"cells": [cell_stats...], "variants": rows of Table 1, "markdown": the tables}."""
+    blueprint_of = {}
+    for cell in cells:
+        if cell.spec.method == "blueprint":
+            blueprint_of[(cell.game, cell.spec.blueprint)] = results.get(cell)
+    stats = [cell_stats(c, results.get(c, "not run yet"),
+                        blueprint_of.get((c.game, c.spec.blueprint))) for c in cells]
+    rows = variants_rows([s for s in stats if s["table"] == "variants"])
+    markdown = "\n\n".join([_variants_table(rows),
+                            _grid("Table 2: depths and strengths", stats, "depths"),
+                            _grid("Beyond the paper", stats, "beyond")])
+    return {"cells": stats, "variants": rows, "markdown": markdown}
+
+
+def variants_rows(stats: List[dict]) -> List[dict]:
+    """Table 1's rows: per variant the blueprint's, SPARTA's and LBS-16's figures, the
+    share of SPARTA's gain LBS-16 keeps and its speed-up over SPARTA."""
+    by_variant: Dict[str, dict] = {}
+    for s in stats:
+        by_variant.setdefault(s["variant"], {})[s["row"]] = s
+    rows = []
+    for variant, row in by_variant.items():
+        sparta, lbs = row.get("sparta", {}), row.get("lbs-16", {})
+        out = {"variant": variant, **{k: row.get(k, {}) for k in ("blueprint", "sparta", "lbs-16")}}
+        if sparta.get("gain") and "gain" in lbs:
+            out["share_of_sparta_gain"] = lbs["gain"] / sparta["gain"]
+        if sparta.get("seconds_per_game") and lbs.get("seconds_per_game"):
+            out["speedup"] = sparta["seconds_per_game"] / lbs["seconds_per_game"]
+        rows.append(out)
+    return rows
+
+
+def _figure(s: dict) -> str:
+    """One cell as table text: "mean +- sem (gain +- sem), s/game", or why it did not run."""
+    if not s:
+        return ""
+    if "not_run" in s:
+        return f"not run: {s['not_run']}"
+    text = f"{s['mean']:.2f} +- {s['sem']:.2f}"
+    if "gain" in s:
+        text += f" ({s['gain']:+.2f} +- {s['gain_sem']:.2f})"
+    if s["row"] != "blueprint":
+        text += f", {s['seconds_per_game']:.2f} s"
+    return text + f" [{s['deals']}]"
+
+
+def _variants_table(rows: List[dict]) -> str:
+    lines = ["Table 1: variants (the strong bot; mean +- s.e.m. (paired gain over the blueprint"
+             " +- s.e.m.), seconds per game [deals])", "",
+             "| variant | blueprint | SPARTA | LBS-16 | % of SPARTA's gain | speed-up |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        share = f"{100 * r['share_of_sparta_gain']:.0f}%" if "share_of_sparta_gain" in r else ""
+        speed = f"{r['speedup']:.1f}x" if "speedup" in r else ""
+        lines.append(f"| {r['variant']} | {_figure(r['blueprint'])} | {_figure(r['sparta'])} | "
+                     f"{_figure(r['lbs-16'])} | {share} | {speed} |")
+    return "\n".join(lines)
+
+
+def _grid(title: str, stats: List[dict], table: str) -> str:
+    """A table of rows x columns from the cells of `table`."""
+    cells = [s for s in stats if s["table"] == table]
+    rows = list(dict.fromkeys(s["row"] for s in cells))
+    columns = list(dict.fromkeys(s["column"] for s in cells))
+    at = {(s["row"], s["column"]): s for s in cells}
+    lines = [f"{title} (mean +- s.e.m. (paired gain over the blueprint), seconds per game "
+             f"[deals])", "", "| | " + " | ".join(columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    for row in rows:
+        lines.append(f"| {row} | " + " | ".join(_figure(at.get((row, c), {})) for c in columns)
+                     + " |")
+    return "\n".join(lines)
+
+
+def plot_time_score(stats: List[dict], variant: str, path: str) -> bool:
+    """Score against seconds per game (log scale) of every cell of `variant` on the strong
+    bot: each LBS depth a labelled point, SPARTA and the blueprint marked. False if no
+    cell of it has games."""
+    points = [s for s in stats if s["variant"] == variant and s["blueprint"] == "strong"
+              and "mean" in s and s["table"] != "beyond"]
+    if not points:
+        return False
+    import matplotlib               # here, not at the top: `lbs-pz --help` stays light
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    seen = set()
+    for s in points:
+        if s["method"] in seen:
+            continue
+        seen.add(s["method"])
+        marker = {"blueprint": "s", "sparta": "D"}.get(s["row"], "o")
+        x = max(s["seconds_per_game"], 1e-3)
+        ax.errorbar(x, s["mean"], yerr=s["sem"], fmt=marker, capsize=3)
+        ax.annotate(s["row"].replace(" (learned belief alone)", " (L)"), (x, s["mean"]),
+                    textcoords="offset points", xytext=(4, 4), fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds per game (one core)")
+    ax.set_ylabel("mean score")
+    ax.set_title(f"strong bot, {variant}: score against search time")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def write_report(report: dict, out_dir: str, meta: dict) -> List[str]:
+    """paper.md, paper.json and one time-score PNG per variant with games, in `out_dir`;
+    the paths written."""
+    written = []
+    md = os.path.join(out_dir, "paper.md")
+    with open(md, "w") as f:
+        f.write(report["markdown"] + "\n")
+    written.append(md)
+    js = os.path.join(out_dir, "paper.json")
+    with open(js, "w") as f:
+        json.dump({**meta, "cells": report["cells"], "variants": report["variants"]}, f,
+                  indent=1)
+    written.append(js)
+    for variant in dict.fromkeys(s["variant"] for s in report["cells"]):
+        png = os.path.join(out_dir, f"time_score_{variant.split(',')[0]}.png")
+        if plot_time_score(report["cells"], variant, png):
+            written.append(png)
+    return written

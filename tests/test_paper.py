@@ -1,0 +1,83 @@
+"""`lbs-pz paper`: the table builder and the figures on a tiny variant (3 colours, 3 ranks,
+2-3 deals per cell), resume after an interrupted run, and SPARTA's memory guard."""
+
+import json
+import os
+
+import pytest
+
+from lbs_pz.cli import main
+from lbs_pz.eval.paper import (DEPTHS, Cell, build_report, plan, run_cells, sparta_fits,
+                               variants, SIZES)
+from lbs_pz.search.methods import MethodSpec
+
+TINY = plan("tiny")
+
+
+def _figures(report):
+    """Every cell's figures but its timings (a rerun plays the same games, not as fast)."""
+    return [{k: v for k, v in cell.items() if k != "seconds_per_game"}
+            for cell in report["cells"]]
+
+
+def test_the_plan_holds_every_table_of_the_issue():
+    tables = {c.table for c in TINY}
+    assert tables == {"variants", "depths", "beyond"}
+    names = list(variants(SIZES["tiny"]))
+    assert names[-1].endswith("4 tokens")
+    for name in names:                      # Table 1: blueprint, SPARTA, LBS-16 per variant
+        assert {c.row for c in TINY if c.table == "variants" and c.variant == name} == \
+            {"blueprint", "sparta", "lbs-16"}
+    depth_rows = {c.row for c in TINY if c.table == "depths"}
+    assert {"blueprint", "sparta", *DEPTHS} <= depth_rows
+    full = plan("full")
+    assert {c.column for c in full if c.table == "depths"} >= {"weak", "medium", "strong"}
+    assert min(c.deals for c in full if c.spec.blueprint == "strong" and c.table == "variants"
+               and c.variant == "5-card") >= 500
+
+
+def test_tables_json_and_figures_from_a_tiny_run(tmp_path):
+    out = str(tmp_path / "paper")
+    assert main(["paper", "--tiny", "--backend", "inline", "--no-progress", "--out", out]) == 0
+    text = open(os.path.join(out, "paper.md")).read()
+    for heading in ("Table 1: variants", "Table 2: depths and strengths", "Beyond the paper",
+                    "% of SPARTA's gain", "speed-up", "lbs-16 on both seats"):
+        assert heading in text
+    data = json.load(open(os.path.join(out, "paper.json")))
+    assert data["size"] == "tiny" and len(data["cells"]) == len(TINY)
+    for cell in data["cells"]:
+        assert cell["deals"] == cell["deals_asked"] and 0 <= cell["mean"] <= 9
+        assert ("gain" in cell) == (cell["row"] != "blueprint")
+    pngs = [f for f in os.listdir(out) if f.endswith(".png")]
+    assert len(pngs) == len(variants(SIZES["tiny"]))
+    assert all(os.path.getsize(os.path.join(out, f)) > 5_000 for f in pngs)
+
+
+def test_an_interrupted_run_resumed_gives_the_uninterrupted_tables(tmp_path):
+    whole = build_report(TINY, run_cells(TINY, str(tmp_path / "a.jsonl"), backend="inline",
+                                         progress=False))
+    log = str(tmp_path / "b.jsonl")
+    run_cells(TINY[: len(TINY) // 2], log, backend="inline", progress=False)  # stopped half-way
+    lines = len(open(log).read().splitlines())
+    resumed = build_report(TINY, run_cells(TINY, log, backend="inline", progress=False))
+    assert _figures(resumed) == _figures(whole)
+    assert resumed["markdown"].count("|") == whole["markdown"].count("|")
+    assert len(open(log).read().splitlines()) > lines        # only the missing games added
+
+
+def test_sparta_that_would_not_fit_is_not_run_and_says_why():
+    seven = next(c for c in plan("full") if c.table == "variants" and c.row == "sparta"
+                 and c.variant.startswith("7-card"))
+    why = sparta_fits(seven, memory_cap=1 << 20)
+    assert why is not None and "exact belief" in why and "GiB" in why and "7 cards" in why
+    tiny = Cell("variants", "3-card", (("colors", 3), ("ranks", 3)),
+                MethodSpec("sparta", "strong", rollouts=8), 1, "sparta", "3-card")
+    assert sparta_fits(tiny) is None
+    report = build_report([tiny], {tiny: why})
+    assert report["cells"][0]["not_run"] == why
+    assert "not run: exact belief" in report["markdown"]
+
+
+def test_bad_sizes_are_clear_errors():
+    with pytest.raises(ValueError, match="tiny, quick, full"):
+        plan("huge")
