@@ -48,8 +48,9 @@ def test_tables_json_and_figures_from_a_tiny_run(tmp_path):
     for cell in data["cells"]:
         assert cell["deals"] == cell["deals_asked"] and 0 <= cell["mean"] <= 9
         assert ("gain" in cell) == (cell["row"] != "blueprint")
+    assert "Belief quality" in text and "exact" in text and "grounded" in text
     pngs = [f for f in os.listdir(out) if f.endswith(".png")]
-    assert len(pngs) == len(variants(SIZES["tiny"]))
+    assert len(pngs) == len(variants(SIZES["tiny"])) + 1 and "belief_quality.png" in pngs
     assert all(os.path.getsize(os.path.join(out, f)) > 5_000 for f in pngs)
 
 

@@ -4,8 +4,9 @@ Table 1 (variants: 5-card, 6-card, 7-card with at most 4 information tokens; blu
 SPARTA and LBS-16 on the strong bot, with the share of SPARTA's gain LBS keeps and its
 speed-up), Table 2 (rows blueprint, SPARTA, LBS-inf, LBS-32 .. LBS-1; columns blueprints
 of increasing strength; the default belief and, where one ships, the learned belief
-alone) and the rows beyond the paper (LBS on both seats; a fixed budget of rollout steps
-split between depth and worlds). See `lbs_pz.eval.paper`.
+alone), the rows beyond the paper (LBS on both seats; a fixed budget of rollout steps
+split between depth and worlds), and the beliefs' cross-entropy over the course of the
+strong bot's games (exact, grounded, learned). See `lbs_pz.eval.paper`.
 
     lbs-pz paper --quick                    # minutes: a few deals per cell
     lbs-pz paper --full --workers 2         # hours; what RESULTS.md quotes
@@ -13,7 +14,7 @@ split between depth and worlds). See `lbs_pz.eval.paper`.
 
 Every game goes to OUT/games.jsonl: run the same command again after an interrupt and
 only the missing games are played; the tables, OUT/paper.json and the figures
-(OUT/time_score_*.png) are rebuilt from the log. SPARTA whose exact belief would not fit
+(OUT/time_score_*.png, OUT/belief_quality.png) are rebuilt from the log. SPARTA whose exact belief would not fit
 its memory cap is not run, and its cell says why.
 """
 
@@ -25,7 +26,8 @@ import time
 
 from lbs_pz.cli.options import add_seed_option, check_output_path, interrupted, one_interrupt
 from lbs_pz.eval.backends import BACKENDS
-from lbs_pz.eval.paper import SIZES, plan, run_cells, build_report, write_report
+from lbs_pz.eval.belief_quality import phase_table
+from lbs_pz.eval.paper import SIZES, belief_curves, build_report, plan, run_cells, write_report
 
 
 def run(args) -> int:
@@ -52,9 +54,12 @@ def run(args) -> int:
                                     f"again to continue")
     report = build_report(cells, results)
     print(report["markdown"])
+    curves = belief_curves(size, args.seed, progress=not args.no_progress)
+    print(f"\nBelief quality, the strong bot's {len(curves['scores'])} games:\n"
+          f"{phase_table(curves)}")
     meta = {"size": size, "seed": args.seed, "sizes": SIZES[size].__dict__,
             "seconds": time.perf_counter() - start}
-    for path in write_report(report, out, meta):
+    for path in write_report(report, out, meta, curves):
         print(f"wrote {path}")
     return 0
 

@@ -37,11 +37,13 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from lbs_pz.agents import blueprint_identity, load_blueprint
+from lbs_pz.agents import RuleBot, blueprint_identity, load_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.eval.backends import collect
+from lbs_pz.eval.belief_quality import phase_table, plot as plot_belief_curves, run_quality
 from lbs_pz.models import find_model
+from lbs_pz.optional import torch_available
 from lbs_pz.search.beliefs.exact import DEFAULT_MEMORY_CAP, BeliefMemoryError, ExactBelief
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.stats import mean_sem
@@ -65,16 +67,17 @@ class Size:
     variant: int           # deals of each 6- and 7-card cell
     worlds: int            # sampled worlds per decision
     budget: int            # rollout steps per world of the fixed-budget cells (x worlds)
+    belief_games: int      # the strong bot's games scored by the belief curves
 
 
 SIZES = {
     "tiny": Size(base=(("colors", 3), ("ranks", 3)), hands=(3, 4, 5),
                  strengths=("weak", "strong"), main=3, lbs=2, sparta=2, variant=2,
-                 worlds=8, budget=4),
+                 worlds=8, budget=4, belief_games=1),
     "quick": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=20, lbs=10, sparta=5,
-                  variant=4, worlds=64, budget=16),
+                  variant=4, worlds=64, budget=16, belief_games=3),
     "full": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=500, lbs=300,
-                 sparta=200, variant=200, worlds=256, budget=16),
+                 sparta=200, variant=200, worlds=256, budget=16, belief_games=100),
 }
 
 
@@ -202,6 +205,18 @@ def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "pr
                             jsonl=log)
         out[cell] = games[cell.spec.label()]
     return out
+
+
+def belief_curves(size_name: str, seed: int = 0, progress: bool = True) -> dict:
+    """The belief figure's data: per-card cross-entropy of the true hand after every move
+    of the strong bot's games in the base game, for the exact, grounded and (where one
+    ships and torch is installed) learned beliefs (`lbs_pz.eval.belief_quality`)."""
+    size = SIZES[size_name]
+    config, bot = HanabiConfig(**dict(size.base)), RuleBot("strong")
+    beliefs = ["exact", "grounded"]
+    if torch_available() and find_model("belief", blueprint_identity(bot), config):
+        beliefs.append("learned")
+    return run_quality(config, bot, size.belief_games, seed, beliefs, progress=progress)
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -337,14 +352,23 @@ def plot_time_score(stats: List[dict], variant: str, path: str) -> bool:
     return True
 
 
-def write_report(report: dict, out_dir: str, meta: dict) -> List[str]:
-    """paper.md, paper.json and one time-score PNG per variant with games, in `out_dir`;
-    the paths written."""
+def write_report(report: dict, out_dir: str, meta: dict,
+                 curves: Optional[dict] = None) -> List[str]:
+    """paper.md, paper.json, one time-score PNG per variant with games and, with `curves`
+    (belief_curves), belief_quality.png, in `out_dir`; the paths written."""
     written = []
     md = os.path.join(out_dir, "paper.md")
     with open(md, "w") as f:
         f.write(report["markdown"] + "\n")
+        if curves is not None:
+            f.write(f"\nBelief quality: per-card cross-entropy (nats) of the true hand, the "
+                    f"strong bot's {len(curves['scores'])} games, by move number\n\n"
+                    f"```\n{phase_table(curves)}\n```\n")
     written.append(md)
+    if curves is not None:
+        png = os.path.join(out_dir, "belief_quality.png")
+        if plot_belief_curves(curves, png, "strong bot: belief cross-entropy per card"):
+            written.append(png)
     js = os.path.join(out_dir, "paper.json")
     with open(js, "w") as f:
         json.dump({**meta, "cells": report["cells"], "variants": report["variants"]}, f,
