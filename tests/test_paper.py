@@ -74,6 +74,9 @@ def test_sparta_that_would_not_fit_is_not_run_and_says_why():
     tiny = Cell("variants", "3-card", (("colors", 3), ("ranks", 3)),
                 MethodSpec("sparta", "strong", rollouts=8), 1, "sparta", "3-card")
     assert sparta_fits(tiny) is None
+    net = Cell("depths", "5-card", (), MethodSpec("sparta", "lstm:public_lstm_2p"), 1,
+               "sparta", "lstm:public_lstm_2p")
+    assert "no C filter" in sparta_fits(net)     # a forward pass per candidate hand
     report = build_report([tiny], {tiny: why})
     assert report["cells"][0]["not_run"] == why
     assert "not run: exact belief" in report["markdown"]

@@ -75,7 +75,7 @@ SIZES = {
                  strengths=("weak", "strong"), main=3, lbs=2, sparta=2, variant=2,
                  worlds=8, budget=4, belief_games=1),
     "quick": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=20, lbs=10, sparta=5,
-                  variant=4, worlds=64, budget=16, belief_games=3),
+                  variant=1, worlds=64, budget=16, belief_games=3),
     "full": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=500, lbs=300,
                  sparta=200, variant=200, worlds=256, budget=16, belief_games=100),
 }
@@ -176,10 +176,16 @@ def sparta_fits(cell: Cell, seed: int = 0, memory_cap: int = DEFAULT_MEMORY_CAP)
     config = HanabiConfig(**cell.game_kwargs)
     deal = int(next(iter(deal_seeds(EVAL, seed, 0, 1))))
     state = HanabiState(config, seed=deal)
+    belief = ExactBelief(None, memory_cap=memory_cap)
     try:
-        ExactBelief(None, memory_cap=memory_cap).reset(state, 0)
+        belief.reset(state, 0)
     except BeliefMemoryError as err:
         return str(err)
+    if getattr(load_blueprint(cell.spec.blueprint), "counterfactual_mask", None) is None:
+        return (f"SPARTA's exact belief filters its {belief.num_hands:,} candidate hands "
+                f"through the blueprint at every partner move; {cell.spec.blueprint} has no "
+                f"C filter (a rule bot's), so that is a forward pass per hand: not run on a "
+                f"CPU")
     return None
 
 
