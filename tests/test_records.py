@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine import HanabiConfig, HanabiState, move_name
 from lbs_pz.engine.records import from_hanablive, to_hanablive
 
 
@@ -41,12 +41,24 @@ def test_record_follows_the_hanablive_conventions():
     record = to_hanablive(state, player_names=["Alice", "Bob"])
     assert record["players"] == ["Alice", "Bob"] and "firstPlayer" not in record
     assert len(record["deck"]) == 50
-    assert record["deck"][0] == {"suitIndex": state.deck[0] // 5, "rank": state.deck[0] % 5 + 1}
+    # hanab.live's "No Variant" suits: Red, Yellow, Green, Blue, Purple; the engine's
+    # colors: R, Y, G, W, B. Blue stays Blue (4 -> 3), White becomes Purple (3 -> 4).
+    suit = {0: 0, 1: 1, 2: 2, 3: 4, 4: 3}
+    assert [c["suitIndex"] for c in record["deck"]] == [suit[c // 5] for c in state.deck]
+    assert record["deck"][0]["rank"] == state.deck[0] % 5 + 1
     assert record["actions"] == [
         {"type": 3, "target": 1, "value": 1},
         {"type": 2, "target": 0, "value": 0},
         {"type": 0, "target": 0},
     ]
+    blue = HanabiState(config, seed=3)
+    blue.apply(next(m for m in blue.legal_moves()
+                    if move_name(config, m) == "(Reveal player +1 color B)"))
+    assert to_hanablive(blue)["actions"] == [{"type": 2, "target": 1, "value": 3}]
+    assert from_hanablive(to_hanablive(blue)).move_history == blue.move_history
+    fewer = HanabiState(HanabiConfig(colors=4), seed=3)     # "4 Suits": the same indices
+    assert [c["suitIndex"] for c in to_hanablive(fewer)["deck"]] == \
+        [c // 5 for c in fewer.deck]
 
 
 def test_bad_records_are_clear_errors():

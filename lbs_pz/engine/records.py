@@ -5,7 +5,11 @@
 
 Deck: the dealing order, ranks from 1. Actions: type 0 play / 1 discard with `target` =
 the card's position in the deck; type 2 color clue / 3 rank clue with `target` = the
-receiving seat and `value` = color index / rank (from 1). `firstPlayer` is written only when
+receiving seat and `value` = suit index / rank (from 1). Suit indices are hanab.live's:
+its "No Variant" suits are Red, Yellow, Green, Blue, Purple where the engine's (HLE's)
+colors are R, Y, G, W, B, so the engine's B is hanab.live's Blue (3) and its W is Purple
+(4), the one name that cannot agree (`hanablive_suit`; with fewer colors the indices are
+the same). `firstPlayer` is written only when
 the first mover is not seat 0, and `config` keeps the lbs_pz variant so that non-standard
 games (hand sizes, tokens, fewer ranks) round-trip exactly.
 """
@@ -28,6 +32,13 @@ _CONFIG_FIELDS = ("players", "colors", "ranks", "hand_size", "max_information_to
 
 def _variant_name(colors: int) -> str:
     return "No Variant" if colors == 5 else f"{colors} Suits"
+
+
+def hanablive_suit(color: int, colors: int) -> int:
+    """hanab.live's suit index of the engine's `color` in a game of `colors` colors, and
+    the engine's color of hanab.live's suit index (the map is its own inverse): the
+    engine's W (3) and B (4) are Purple (4) and Blue (3) in "No Variant"."""
+    return {3: 4, 4: 3}.get(color, color) if colors == 5 else color
 
 
 def to_hanablive(state: HanabiState, player_names: Optional[Sequence[str]] = None) -> dict:
@@ -58,12 +69,13 @@ def to_hanablive(state: HanabiState, player_names: Optional[Sequence[str]] = Non
             target = (mover + move.target_offset) % config.players
             is_color = move.kind == "reveal_color"
             actions.append({"type": COLOR_CLUE if is_color else RANK_CLUE, "target": target,
-                            "value": move.color if is_color else move.rank + 1})
+                            "value": hanablive_suit(move.color, config.colors) if is_color
+                            else move.rank + 1})
         replay.apply(move_id)
     record = {
         "players": names,
-        "deck": [{"suitIndex": card // config.ranks, "rank": card % config.ranks + 1}
-                 for card in state.deck],
+        "deck": [{"suitIndex": hanablive_suit(card // config.ranks, config.colors),
+                  "rank": card % config.ranks + 1} for card in state.deck],
         "actions": actions,
         "options": {"variant": _variant_name(config.colors)},
         "config": {field: getattr(config, field) for field in _CONFIG_FIELDS},
@@ -158,7 +170,7 @@ def _record_deck(cards, config: HanabiConfig) -> list:
                 raise ValueError(f"deck[{i}] lacks {key!r}")
         suit = _int_field(card["suitIndex"], f"deck[{i}].suitIndex", 0, config.colors - 1)
         rank = _int_field(card["rank"], f"deck[{i}].rank", 1, config.ranks)
-        deck.append(suit * config.ranks + rank - 1)
+        deck.append(hanablive_suit(suit, config.colors) * config.ranks + rank - 1)
     counts = Counter(deck)
     for card in range(config.num_card_types):
         if counts[card] != config.card_count(card):
@@ -198,8 +210,9 @@ def _action_move(action, number: int, state: HanabiState, config: HanabiConfig) 
         raise ValueError(f"{where} lacks 'value'")
     offset = (target - mover) % config.players
     if kind == COLOR_CLUE:
-        color = _int_field(action["value"], f"{where}.value (color)", 0, config.colors - 1)
-        return Move("reveal_color", target_offset=offset, color=color)
+        suit = _int_field(action["value"], f"{where}.value (color)", 0, config.colors - 1)
+        return Move("reveal_color", target_offset=offset,
+                    color=hanablive_suit(suit, config.colors))
     rank = _int_field(action["value"], f"{where}.value (rank)", 1, config.ranks)
     return Move("reveal_rank", target_offset=offset, rank=rank - 1)
 
