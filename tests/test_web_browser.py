@@ -212,6 +212,36 @@ def test_the_form_leaves_the_hand_size_to_the_engine(page):
     assert page.locator("#hand-0 .card").count() == 4
 
 
+def test_play_mode_keeps_the_searches_closed_until_the_end(page):
+    """Against a searching partner, the searches of the game (the panel button and the
+    history chips) stay disabled while it runs: their estimates roll out through the
+    person's real hand. An error banner does not outlive a switch of section."""
+    page.select_option("#mode", "play")
+    page.fill("#seed", "2")
+    page.check("#seat-0-human")
+    page.fill("#seat-1-blueprint", "strong")
+    page.select_option("#seat-1-search", "lbs-16")
+    page.fill("#seat-1-rollouts", "8")
+    page.click("#start")
+    _idle(page, timeout=60000)
+    _no_error(page)
+    for _ in range(2):              # the person moves, the searching partner answers
+        page.locator("#legal-moves button.move").last.click()
+        _idle(page, timeout=60000)
+        _no_error(page)
+    chips = page.locator("#history button.chip")
+    assert chips.count() >= 1
+    assert all(chips.nth(i).is_disabled() for i in range(chips.count()))
+    assert page.is_disabled("#btn-decision")
+    page.click("#nav-new")
+    page.fill("#seat-1-blueprint", "no-such-bot")
+    page.click("#start")
+    _idle(page)
+    assert page.locator("#error").is_visible()
+    page.click("#nav-replay")
+    assert page.locator("#error").is_hidden()
+
+
 def test_stale_move_is_refused_with_the_servers_message(page):
     """A move sent for an old turn is refused (409) and the page shows the server's message.
     The deal box is left empty: a random deal, its number not shown while the game runs."""
@@ -317,11 +347,13 @@ def test_replay_an_exported_game(page):
     _no_error(page)
     assert page.get_attribute("#board", "data-mode") == "replay"
     assert page.get_attribute("#board", "data-at") == "0"
+    assert page.text_content("#moves-played") == str(moves)   # the record's length, at once
     page.click("#btn-forward")
     _idle(page)
     page.click("#btn-forward")
     _idle(page)
     assert page.get_attribute("#board", "data-at") == "2"
+    assert page.input_value("#jump-input") == "2"              # the jump box follows the move
     page.click("#btn-playout")
     _idle(page, timeout=60000)
     _no_error(page)

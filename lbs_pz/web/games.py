@@ -506,6 +506,8 @@ class Game:
         }
         if self.record is not None:
             snap["record"] = self.record
+        if self.script is not None:         # a replay: the record's length, known up front
+            snap["record_moves"] = len(self.script)
         return snap
 
     def decision(self, k: int) -> dict:

@@ -110,6 +110,7 @@ function fmt(x, digits) {
 // ---------------------------------------------------------------- sections
 
 function showSection(name) {
+  clearError();                 // an error belongs to the section it came from
   for (const s of ["setup", "replay", "board"]) {
     $(s).hidden = s !== name;
   }
@@ -486,7 +487,9 @@ function renderHistory(snap) {
           (entry.card ? ` (${entry.card}${entry.kind === "play" && !entry.scored ? ", misplay" : ""})` : ""),
         onclick: () => guarded(() => fetchAt(k + 1)) }),
       entry.searched ? el("button", { type: "button", class: `chip${entry.deviated ? " deviated" : ""}`,
-        id: `decision-${k}`, title: "Open the search panel of this move",
+        id: `decision-${k}`, disabled: searchLocked(snap),
+        title: searchLocked(snap) ? "The searches open once the game is over"
+          : "Open the search panel of this move",
         text: entry.deviated ? "search: deviated" : "search",
         onclick: () => guarded(() => openDecision(k)) }) : null,
     ]);
@@ -494,6 +497,12 @@ function renderHistory(snap) {
   }
   const current = box.querySelector(".current");
   if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+}
+
+// In play mode a search's estimates depend on rollouts through the human's real hand:
+// the server shows them once the game is over, so the page offers them only then.
+function searchLocked(snap) {
+  return app.game.mode === "play" && !snap.over;
 }
 
 function renderViewSelect(snap) {
@@ -615,7 +624,8 @@ function render(snap) {
   $("life-tokens").textContent = snap.life_tokens;
   $("deck-size").textContent = snap.deck_size;
   $("position").textContent = snap.at;
-  $("moves-played").textContent = snap.moves_played;
+  // A replay's length is its record's, before its moves are replayed here.
+  $("moves-played").textContent = snap.record_moves ?? snap.moves_played;
   let turn = snap.terminal ? "game over" : `seat ${snap.current_player} to move`;
   if (snap.record) {
     const parts = [`replay of a ${snap.record.kind || "recorded"} game`];
@@ -625,7 +635,8 @@ function render(snap) {
   }
   $("turn-label").textContent = turn;
   $("deal-label").textContent = dealText(snap);
-  $("jump-input").max = snap.moves_played;
+  $("jump-input").max = snap.record_moves ?? snap.moves_played;
+  if (document.activeElement !== $("jump-input")) $("jump-input").value = snap.at;
   const board = $("board");
   board.dataset.at = snap.at;
   board.dataset.movesPlayed = snap.moves_played;
@@ -644,7 +655,7 @@ function render(snap) {
   }
   $("btn-export").disabled = app.game.mode === "play" && !snap.terminal;
   const last = snap.history.find((h) => h.k === snap.at - 1);
-  $("btn-decision").disabled = !(last && last.searched);
+  $("btn-decision").disabled = !(last && last.searched) || searchLocked(snap);
   renderFireworks(snap);
   renderHands(snap);
   renderDiscards(snap);
