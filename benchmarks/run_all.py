@@ -47,7 +47,7 @@ def multiplayer_runs(players: int, games: int, sparta: int) -> str:
             f"--methods lbs-inf --belief grounded+cf --games {games}",
             f"--methods lbs-16 --belief learned --games {games}",
             f"--methods sparta --games {sparta}",
-            f"--methods lbs-16 --search-seats all --games {games}")
+            f"--methods lbs-16 --search-seats all --games {sparta}")
     return " && ".join([f"{c} {run} >> {log}.txt" for run in runs]
                        + [f"{PY} benchmarks/paired_log.py {log}.jsonl --table"])
 
@@ -64,8 +64,8 @@ def multiplayer_section() -> tuple:
         "resolved: blueprint and LBS-16 with no flags (the learned belief and the value "
         "shipped for that game, learned+cf); LBS-inf with the grounded+cf belief (the "
         "fall-back before they shipped: grounded belief, rollouts to the end); LBS-16 with "
-        "the learned belief alone (the paper's LBS); SPARTA (its exact belief) on the first "
-        "100 deals; LBS-16 on every seat at once. Then each against the blueprint and "
+        "the learned belief alone (the paper's LBS); SPARTA (its exact belief) and LBS-16 on "
+        "every seat at once on the first 100 deals. Then each against the blueprint and "
         "against the default on their shared deals (benchmarks/paired_log.py --table; "
         "compare's own tables and notes go to results/multiplayer_Np.txt). Two worker "
         "processes: s/game is per worker, one core each.",
