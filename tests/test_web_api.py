@@ -90,7 +90,10 @@ def test_watch_strong_forward_and_back(client):
         states.append(state.clone())
     assert [h["move"] for h in snap["history"]] == state.move_history
     back = client.get(f"/api/games/{gid}?at=2").json()
-    assert back["at"] == 2 and back["moves_played"] == 5 and len(back["history"]) == 2
+    # an earlier position keeps the whole history (the page marks moves after it as
+    # future), and its last move is the one that led to it
+    assert back["at"] == 2 and back["moves_played"] == 5 and len(back["history"]) == 5
+    assert back["last_move"] == back["history"][1]
     assert back["score"] == states[2].score and back["deck_size"] == states[2].deck_size
     assert back["information_tokens"] == states[2].information_tokens
     assert [c["card"] for c in back["seats"][0]["hand"]] == _names(state.config,

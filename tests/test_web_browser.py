@@ -192,6 +192,26 @@ def test_play_a_whole_game_by_clicking(page):
     assert info.value.suggested_filename.endswith(".json")
     if not shot_taken:
         _shot(page, "play.png")
+    # Review: a history line shows that position with the whole game still listed, the
+    # controls work, no move is offered, and the end is one click away.
+    total = int(page.get_attribute("#board", "data-moves-played"))
+    score = page.text_content("#score")
+    page.click("#goto-9")
+    _idle(page)
+    _no_error(page)
+    assert page.get_attribute("#board", "data-at") == "10"
+    assert page.locator("#history li").count() == total
+    assert page.locator("#history li.future").count() == total - 10
+    assert page.locator("#legal-moves button").count() == 0
+    assert "waiting" not in page.text_content("#legal-moves")
+    assert page.is_enabled("#btn-back") and page.is_enabled("#btn-forward")
+    page.click("#btn-back")
+    _idle(page)
+    assert page.get_attribute("#board", "data-at") == "9"
+    page.click("#btn-playout")
+    _idle(page)
+    assert page.get_attribute("#board", "data-at") == str(total)
+    assert page.text_content("#score") == score
 
 
 def test_the_form_leaves_the_hand_size_to_the_engine(page):

@@ -469,8 +469,8 @@ class Game:
         # In play mode a search's deviation depends on rollouts through the human's real
         # hand: it is shown, like the search records, once the game is over.
         secret = self.mode == "play" and not self.over
-        history = []
-        for i, rec in enumerate(state.move_records()):
+        history = []        # the whole game so far, also when `at` shows an earlier position
+        for i, rec in enumerate(self.states[self.moves_played].move_records()):
             entry = _move_entry(config, rec["move"])
             history.append({
                 "k": i, "seat": int(rec["player"]), "move": int(rec["move"]),
@@ -481,7 +481,8 @@ class Game:
                 "deviated": None if secret else (bool(self.decisions[i]["deviated"])
                                                  if i in self.decisions else False)})
         mover = state.current_player
-        if state.is_terminal or (self.script is not None and k >= len(self.script)):
+        if state.is_terminal or (self.script is not None and k >= len(self.script)) \
+                or (self.mode == "play" and self.over):     # a finished game is reviewed
             legal = []
         elif self.mode == "play" and not self.over:
             legal = state.legal_moves() if (mover == self.human and k == self.moves_played) \
@@ -501,7 +502,7 @@ class Game:
             "discards": [_card(config, c) for c in state.discard_pile],
             "seats": seats, "human_seat": self.human,
             "legal_moves": [_move_entry(config, m) for m in legal],
-            "history": history, "last_move": history[-1] if history else None,
+            "history": history, "last_move": history[k - 1] if k else None,
             "decisions": sorted(self.decisions.copy()),   # a copy: a move may be adding
         }
         if self.record is not None:

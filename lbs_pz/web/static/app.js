@@ -294,7 +294,7 @@ async function advanceUntil(moves, done) {
 // In play mode, let the agents move until it is the person's turn (the server stops there).
 async function autoAdvance() {
   const snap = app.snap;
-  if (!snap || app.game.mode !== "play" || snap.terminal) return;
+  if (!snap || app.game.mode !== "play" || snap.terminal || snap.over) return;
   const partnersTurn = (s) => {
     const seat = s.seats[s.current_player];
     return !s.terminal && !s.over && seat && !seat.human;
@@ -563,15 +563,17 @@ function renderLegalMoves(snap) {
   $("play-area").hidden = !playing;
   if (!playing) return;
   const over = $("game-over");
-  over.hidden = !snap.terminal;
-  over.textContent = snap.terminal ? `Game over: score ${snap.score}.` : "";
+  over.hidden = !snap.over;
+  over.textContent = snap.over ? `Game over: score ${snap.record ? snap.record.score
+    : app.finalScore ?? snap.score}. Review it with the controls and the history.` : "";
+  if (snap.over && snap.at >= snap.moves_played) app.finalScore = snap.score;
   const box = $("legal-moves");
   box.textContent = "";
   const seat = snap.seats[snap.current_player];
-  const myTurn = !snap.terminal && seat && seat.human;
+  const myTurn = !snap.terminal && !snap.over && seat && seat.human;
   box.dataset.turn = myTurn ? "me" : "other";
   if (!myTurn) {
-    if (!snap.terminal) box.appendChild(el("span", { class: "muted", text: "waiting for the partners" }));
+    if (!snap.over) box.appendChild(el("span", { class: "muted", text: "waiting for the partners" }));
     return;
   }
   if (app.selected) {
@@ -643,7 +645,7 @@ function render(snap) {
   board.dataset.terminal = snap.terminal ? "1" : "0";
   board.dataset.mode = app.game.mode;
   board.dataset.deal = snap.deal || "";
-  const watching = app.game.mode !== "play";
+  const watching = app.game.mode !== "play" || snap.over;    // a finished game is reviewed
   for (const id of ["btn-first", "btn-back", "btn-forward", "btn-playout", "btn-jump", "jump-input"]) {
     $(id).disabled = !watching;
   }
