@@ -330,6 +330,7 @@ def test_watch_game_search_panel(page):
     panel = page.locator("#decision-panel")
     assert panel.is_visible()
     assert panel.get_attribute("data-k") == "0"
+    assert page.get_attribute("#board", "data-at") == "0"   # the board moved to the decision
     rows = page.locator("#candidates tbody tr")
     assert rows.count() >= 2
     assert "\u00b1" in rows.first.text_content()
@@ -339,6 +340,16 @@ def test_watch_game_search_panel(page):
     assert page.locator("#belief table.heat").count() == 5
     assert page.locator("#belief-slot-0 td").count() == 25
     _shot(page, "watch.png")
+    # The panel follows the board: move 1 (seat 1) was not searched, move 2 was.
+    page.click("#btn-forward")
+    _idle(page)
+    assert page.get_attribute("#board", "data-at") == "1" and panel.is_hidden()
+    page.click("#decision-2")
+    _idle(page)
+    assert page.get_attribute("#board", "data-at") == "2" and panel.get_attribute("data-k") == "2"
+    page.click("#btn-back")
+    _idle(page)
+    assert panel.is_hidden()
 
 
 def test_replay_an_exported_game(page):

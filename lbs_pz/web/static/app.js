@@ -274,7 +274,9 @@ async function fetchAt(k) {
   const params = new URLSearchParams();
   if (k !== null && k !== undefined) params.set("at", String(k));
   params.set("view", String(app.view));
-  render(await api("GET", gameUrl(`?${params}`)));
+  const snap = await api("GET", gameUrl(`?${params}`));
+  render(snap);
+  await followDecision(snap);
 }
 
 // Ask the server to advance until `done(snapshot)`; it plays for a limited time per request
@@ -753,7 +755,17 @@ function renderDecision(d) {
 async function openDecision(k) {
   const d = await api("GET", gameUrl(`/decisions/${k}`));
   app.decisionK = k;
+  if (app.snap.at !== k) await fetchAt(k);   // the board shows the position it was made in
   renderDecision(d);
+}
+
+// The search panel follows the board: on another position it shows the search of the move
+// made there, or closes if that move was not searched.
+async function followDecision(snap) {
+  if ($("decision-panel").hidden || app.decisionK === snap.at) return;
+  const next = snap.history.find((h) => h.k === snap.at);
+  if (next && next.searched && !searchLocked(snap)) await openDecision(snap.at);
+  else $("decision-panel").hidden = true;
 }
 
 // ---------------------------------------------------------------- wiring
