@@ -262,6 +262,29 @@ def test_play_mode_keeps_the_searches_closed_until_the_end(page):
     assert page.locator("#error").is_hidden()
 
 
+def test_the_setup_form_fits_a_phone(browser, server_url):
+    """At 400 px the set-up form is no wider than the screen and "Start game" takes the
+    tap (a seat row used to overflow to 469 px and cover it)."""
+    context = browser.new_context(viewport={"width": 400, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(server_url + "/")
+        page.wait_for_selector("body[data-ready='1']", timeout=15000)
+        widths = page.evaluate("""() => [document.documentElement.scrollWidth,
+            ...[...document.querySelectorAll('#setup fieldset, .seat-row')].map(
+                (e) => e.getBoundingClientRect().right)]""")
+        assert max(widths) <= 400, widths
+        page.select_option("#mode", "watch")
+        for seat in (0, 1):
+            page.select_option(f"#seat-{seat}-search", "none")
+        page.click("#start", timeout=5000)          # fails if another element takes the tap
+        _idle(page)
+        _no_error(page)
+        assert page.get_attribute("#board", "data-mode") == "watch"
+    finally:
+        context.close()
+
+
 def test_stale_move_is_refused_with_the_servers_message(page):
     """A move sent for an old turn is refused (409) and the page shows the server's message.
     The deal box is left empty: a random deal, its number not shown while the game runs."""
