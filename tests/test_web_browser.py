@@ -285,6 +285,76 @@ def test_the_setup_form_fits_a_phone(browser, server_url):
         context.close()
 
 
+def test_every_game_has_its_own_address(page, server_url):
+    """A game's address is /games/ID: a reload (or a new tab) shows the same game as the
+    same viewer, a play game included; an unknown id says so and shows the form."""
+    page.select_option("#mode", "watch")
+    page.fill("#seed", "4")
+    for seat in (0, 1):
+        page.select_option(f"#seat-{seat}-search", "none")
+    page.click("#start")
+    _idle(page)
+    watch_id = page.text_content("#game-id")
+    assert page.url == f"{server_url}/games/{watch_id}"
+    page.click("#btn-forward")
+    _idle(page)
+    page.click("#btn-forward")
+    _idle(page)
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    _idle(page)
+    _no_error(page)
+    assert page.text_content("#game-id") == watch_id
+    assert page.get_attribute("#board", "data-at") == "2"
+    assert page.locator("#board").is_visible()
+
+    page.goto(server_url + "/")
+    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    page.select_option("#mode", "play")
+    page.check("#seat-0-human")
+    page.fill("#seat-1-blueprint", "strong")
+    page.select_option("#seat-1-search", "none")
+    page.click("#start")
+    _idle(page)
+    play_id = page.text_content("#game-id")
+    page.locator("#legal-moves button.move").last.click()
+    _idle(page)
+    played = page.get_attribute("#board", "data-moves-played")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    _idle(page)
+    _no_error(page)
+    assert page.text_content("#game-id") == play_id
+    assert page.get_attribute("#board", "data-mode") == "play"
+    assert page.get_attribute("#board", "data-moves-played") == played
+    assert page.locator("#hand-0 .card.hidden-card").count() == 5     # still the person's view
+    page.go_back()                  # the address before the game: the form
+    page.wait_for_url(f"{server_url}/")
+    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    _idle(page)
+    assert page.locator("#setup").is_visible()
+
+    ids = []                        # two games in one tab: Back returns to the first
+    for seed in ("6", "7"):
+        page.click("#nav-new")
+        page.select_option("#mode", "watch")
+        page.fill("#seed", seed)
+        for seat in (0, 1):
+            page.select_option(f"#seat-{seat}-search", "none")
+        page.click("#start")
+        _idle(page)
+        ids.append(page.text_content("#game-id"))
+    page.go_back()
+    page.wait_for_url(f"{server_url}/games/{ids[0]}")
+    _idle(page)
+    assert page.text_content("#game-id") == ids[0] and page.locator("#board").is_visible()
+
+    page.goto(server_url + "/games/no-such-game")
+    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    assert page.locator("#error").is_visible() and "no game" in page.text_content("#error")
+    assert page.locator("#setup").is_visible()
+
+
 def test_stale_move_is_refused_with_the_servers_message(page):
     """A move sent for an old turn is refused (409) and the page shows the server's message.
     The deal box is left empty: a random deal, its number not shown while the game runs."""

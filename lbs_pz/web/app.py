@@ -4,6 +4,8 @@ Routes (JSON; every error is {"error": message} with status 400 (naming the fiel
 403, 404, 409, 413, 503, or 500 when an agent fails):
 
     GET  /                                  the single-page app (static/index.html)
+    GET  /games/{id}                        the same page, opening game {id} (its address:
+                                            the id is a random token, known to its creator)
     GET  /static/...                        its js / css
     GET  /api/options                       blueprints, searches, default variant, server
                                             defaults, the limits
@@ -382,6 +384,7 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
 
     routes = [
         Route("/", index),
+        Route("/games/{id}", index),        # a game's own address: the page opens it
         Route("/api/options", _answered(options)),
         Route("/api/games", _answered(create_game), methods=["POST"]),
         Route("/api/games/{id}", _answered(get_game)),

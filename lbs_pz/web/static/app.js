@@ -248,6 +248,10 @@ async function loadOptions() {
 
 function startGame(data) {
   app.game = { id: data.id, mode: data.state.mode || data.mode || "watch" };
+  // The game's own address: a reload or a new tab shows it again (its id is a random
+  // token, so the address is also what lets one open a play game).
+  const address = `/games/${encodeURIComponent(data.id)}`;
+  if (location.pathname !== address) history.pushState({ id: data.id }, "", address);
   app.view = app.game.mode === "play" ? data.state.view : "spectator";
   app.decisionK = null;
   $("decision-panel").hidden = true;
@@ -806,8 +810,31 @@ function init() {
     if (e.key === "ArrowLeft") guarded(back);
     if (e.key === "ArrowRight") guarded(forward);
   });
+  window.addEventListener("popstate", () => guarded(openAddress));
   buildSeats();
-  loadOptions().then(() => { document.body.dataset.ready = "1"; });
+  loadOptions().then(() => guarded(openAddress))
+    .finally(() => { document.body.dataset.ready = "1"; });
+}
+
+// The game named by the address (/games/ID), as the viewer it was (a play game: its
+// person's seat); the set-up form for any other address.
+async function openAddress() {
+  const m = location.pathname.match(/^\/games\/([^/]+)$/);
+  if (!m) {
+    showSection("setup");
+    return;
+  }
+  const id = decodeURIComponent(m[1]);
+  if (app.game && app.game.id === id && app.snap) return;
+  let snap;
+  try {
+    snap = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+  } catch (err) {
+    history.replaceState(null, "", "/");
+    showSection("setup");
+    throw new Error(`no game ${id} on this server (it may have been restarted): ${err.message}`);
+  }
+  startGame({ id, state: snap });
 }
 
 document.addEventListener("DOMContentLoaded", init);
