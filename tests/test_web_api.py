@@ -286,6 +286,28 @@ def test_two_games_are_isolated(client):
     assert r.status_code == 200 and r.json()["history"][0]["move"] == move
 
 
+def test_recent_games_list_a_play_game_only_once_it_is_over():
+    """GET /api/games: the newest games first, each with its mode, seats and progress; a
+    play game's id (the address that lets one move for its person) only once it is over."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fresh = TestClient(create_app())
+    watch = _new(fresh, [STRONG, STRONG], seed=1)
+    tiny = {"colors": 1, "ranks": 2, "hand_size": 1}
+    play = _new(fresh, [{"human": True}, STRONG], mode="play", variant=tiny)
+    assert [g["id"] for g in fresh.get("/api/games").json()["games"]] == [watch["id"]]
+    snap = play["state"]
+    while not snap["over"]:
+        move = snap["legal_moves"][0]["id"]
+        snap = fresh.post(f"/api/games/{play['id']}/move",
+                          json={"move": move, "turn": snap["moves_played"]}).json()
+        assert "error" not in snap, snap
+    games = fresh.get("/api/games").json()["games"]
+    assert [g["id"] for g in games] == [play["id"], watch["id"]]
+    assert games[0]["mode"] == "play" and games[0]["over"] and games[0]["players"] == 2
+    assert games[0]["moves_played"] == snap["moves_played"] and len(games[0]["seats"]) == 2
+
+
 def test_games_are_capped():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

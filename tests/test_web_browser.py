@@ -349,6 +349,17 @@ def test_every_game_has_its_own_address(page, server_url):
     _idle(page)
     assert page.text_content("#game-id") == ids[0] and page.locator("#board").is_visible()
 
+    page.click("#nav-new")              # the form lists the server's recent games
+    page.wait_for_selector(f"#recent-{ids[1]}")
+    listed = page.locator("#recent-list a")
+    assert listed.first.get_attribute("href") == f"/games/{ids[1]}"
+    assert page.locator(f"#recent-{play_id}").count() == 0     # a play game still running
+    page.click(f"#recent-{ids[0]}")
+    page.wait_for_url(f"{server_url}/games/{ids[0]}")
+    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    _idle(page)
+    assert page.text_content("#game-id") == ids[0]
+
     page.goto(server_url + "/games/no-such-game")
     page.wait_for_selector("body[data-ready='1']", timeout=15000)
     assert page.locator("#error").is_visible() and "no game" in page.text_content("#error")

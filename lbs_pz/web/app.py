@@ -11,6 +11,7 @@ Routes (JSON; every error is {"error": message} with status 400 (naming the fiel
                                             defaults, the limits
     POST /api/games                         {"mode", "variant", "seed" (omitted or null: a
                                             random deal), "seats"} -> 201 {"id", "state": SNAPSHOT}
+    GET  /api/games                         {"games": the 20 newest (a play game once over)}
     GET  /api/games/{id}?at=K&view=V        SNAPSHOT after K moves seen by V (spectator | seat)
     POST /api/games/{id}/advance            {"moves": n} (-1: play out) -> SNAPSHOT
     POST /api/games/{id}/move               {"move", "turn"} (play mode) -> SNAPSHOT
@@ -327,6 +328,9 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
         store.add(game)         # once the response is ready: a failed request stores nothing
         return response
 
+    async def recent_games(request: Request):
+        return Json({"games": store.recent()})
+
     async def get_game(request: Request):
         game = store.get(request.path_params["id"])
         q = request.query_params
@@ -387,6 +391,7 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
         Route("/games/{id}", index),        # a game's own address: the page opens it
         Route("/api/options", _answered(options)),
         Route("/api/games", _answered(create_game), methods=["POST"]),
+        Route("/api/games", _answered(recent_games), methods=["GET"]),
         Route("/api/games/{id}", _answered(get_game)),
         Route("/api/games/{id}/advance", _answered(advance), methods=["POST"]),
         Route("/api/games/{id}/move", _answered(move), methods=["POST"]),

@@ -585,6 +585,25 @@ class GameStore:
                 self.games.popitem(last=False)
         return game
 
+    def recent(self, limit: int = 20) -> List[dict]:
+        """The newest `limit` games, newest first, each as {"id", "mode", "players",
+        "seats" (names), "moves_played", "over", "score", "created"}. A play game is
+        listed only once it is over: its id is the address that lets one move for its
+        person, known only to the tab that created it until then."""
+        with self._lock:
+            games = list(self.games.values())
+        out = []
+        for game in reversed(games):
+            if game.mode == "play" and not game.over:
+                continue
+            out.append({"id": game.id, "mode": game.mode, "players": game.config.players,
+                        "seats": [seat.name for seat in game.seats],
+                        "moves_played": game.moves_played, "over": bool(game.over),
+                        "score": game.latest.score, "created": game.created})
+            if len(out) >= limit:
+                break
+        return out
+
     def get(self, game_id: str) -> Game:
         game = self.games.get(game_id)
         if game is None:

@@ -109,8 +109,23 @@ function fmt(x, digits) {
 
 // ---------------------------------------------------------------- sections
 
+// The newest games of this server, each a link to its address (a play game once over).
+async function loadRecent() {
+  const { games } = await api("GET", "/api/games");
+  const list = $("recent-list");
+  list.textContent = "";
+  for (const g of games) {
+    const status = g.over ? `game over, score ${g.score}` : `${g.moves_played} moves, score ${g.score}`;
+    list.appendChild(el("li", {}, [el("a", { href: `/games/${encodeURIComponent(g.id)}`,
+      id: `recent-${g.id}`, text: `${g.mode}: ${g.seats.join(" / ")}` }),
+      el("span", { class: "muted", text: ` (${g.players} players, ${status})` })]));
+  }
+  $("recent").hidden = games.length === 0;
+}
+
 function showSection(name) {
   clearError();                 // an error belongs to the section it came from
+  if (name === "setup") loadRecent().catch(() => { $("recent").hidden = true; });
   for (const s of ["setup", "replay", "board"]) {
     $(s).hidden = s !== name;
   }
