@@ -286,6 +286,36 @@ def test_two_games_are_isolated(client):
     assert r.status_code == 200 and r.json()["history"][0]["move"] == move
 
 
+def test_the_log_names_seats_absolutely_and_the_touched_slots(client):
+    """Every history entry says the move in words with absolute seats; a clue also names
+    its receiver and the slots it touched (those the engine's record reveals)."""
+    game = _new(client, [STRONG, STRONG], seed=3)
+    snap = client.post(f"/api/games/{game['id']}/advance", json={"moves": 12}).json()
+    state = HanabiState(HanabiConfig(), seed=int(deal_seeds(EVAL, 0, 3, 1)[0]))
+    clues = 0
+    for entry, rec in zip(snap["history"], _records_of(state, [h["move"] for h in snap["history"]])):
+        if entry["kind"].startswith("reveal"):
+            clues += 1
+            touched = [i for i in range(5) if (rec["reveal"] >> i) & 1]
+            assert entry["touched"] == touched and entry["target"] == 1 - entry["seat"]
+            assert entry["text"].startswith(f"seat {entry['seat']} -> seat {entry['target']}: ")
+            assert entry["text"].endswith(" and ".join([", ".join(map(str, touched[:-1])),
+                                                         str(touched[-1])])
+                                          if len(touched) > 1 else f"slot {touched[0]}")
+        else:
+            verb = "plays" if entry["kind"] == "play" else "discards"
+            assert entry["text"].startswith(f"seat {entry['seat']} {verb} {entry['card']} from")
+            assert entry["text"].endswith("(misplay)") == (entry["kind"] == "play"
+                                                           and not entry["scored"])
+    assert clues >= 2
+
+
+def _records_of(state, moves):
+    for move in moves:
+        state.apply(move)
+    return state.move_records()
+
+
 def test_recent_games_list_a_play_game_only_once_it_is_over():
     """GET /api/games: the newest games first, each with its mode, seats and progress; a
     play game's id (the address that lets one move for its person) only once it is over."""

@@ -387,6 +387,17 @@ def test_stale_move_is_refused_with_the_servers_message(page):
     assert box.text_content().strip()
 
 
+def _check_last_move(page, at):
+    """The last-move line and the touched marks at position `at`: the number marked."""
+    last = page.evaluate("app.snap")["history"][at - 1]
+    assert page.text_content("#last-move") == f"Last move: {last['text']}"
+    touched = last.get("touched", [])
+    assert page.locator(".card.touched").count() == len(touched)
+    for slot in touched:
+        assert "touched" in page.get_attribute(f"#card-{last['target']}-{slot}", "class")
+    return len(touched)
+
+
 def test_watch_game_search_panel(page):
     """A watch game with LBS on seat 0 (few rollouts): the search panel shows the candidates
     with mean +- s.e., the blueprint's move, and the belief heat map of every slot."""
@@ -409,10 +420,14 @@ def test_watch_game_search_panel(page):
         _no_error(page)
     assert page.get_attribute("#board", "data-at") == "4"
     assert page.locator("#history li").count() == 4
+    # The last move in words; a clue's touched cards are outlined in its receiver's hand.
+    marked = _check_last_move(page, 4)
     # Back and forward through the moves already played.
     page.click("#btn-back")
     _idle(page)
     assert page.get_attribute("#board", "data-at") == "3"
+    marked += _check_last_move(page, 3)
+    assert marked >= 1                                  # moves 0 and 2 are clues here
     page.fill("#jump-input", "1")
     page.click("#btn-jump")
     _idle(page)

@@ -229,6 +229,31 @@ def _move_entry(config: HanabiConfig, move_id: int) -> dict:
     return out
 
 
+COLOR_WORDS = {"R": "reds", "Y": "yellows", "G": "greens", "W": "whites", "B": "blues"}
+
+
+def _history_fields(config: HanabiConfig, rec: dict) -> dict:
+    """A past move as the log shows it, seats absolute: {"text", "target" (a clue's
+    receiver), "touched" (the slots a clue touched)}, e.g. "seat 1 -> seat 0: 3s, slots
+    3 and 4", "seat 0 plays R1 from slot 2", "seat 1 discards Y4 from slot 0 (misplay)"."""
+    move = decode_move(config, rec["move"])
+    seat = int(rec["player"])
+    if move.kind in ("play", "discard"):
+        card = _card(config, rec["card"])
+        verb = "plays" if move.kind == "play" else "discards"
+        miss = " (misplay)" if move.kind == "play" and not rec["scored"] else ""
+        return {"text": f"seat {seat} {verb} {card} from slot {move.card_index}{miss}"}
+    target = (seat + move.target_offset) % config.players
+    touched = [i for i in range(config.hand_size) if (rec["reveal"] >> i) & 1]
+    what = (COLOR_WORDS[COLOR_CHARS[move.color]] if move.kind == "reveal_color"
+            else f"{move.rank + 1}s")
+    slots = ("slot " if len(touched) == 1 else "slots ") + \
+        " and ".join([", ".join(map(str, touched[:-1])), str(touched[-1])] if len(touched) > 1
+                     else [str(touched[0])])
+    return {"text": f"seat {seat} -> seat {target}: {what}, {slots}", "target": target,
+            "touched": touched}
+
+
 def _knowledge_text(config: HanabiConfig, colors, ranks) -> str:
     c = "".join(COLOR_CHARS[i] for i in colors) if len(colors) < config.colors else "?"
     r = "".join(str(i + 1) for i in ranks) if len(ranks) < config.ranks else "?"
@@ -477,6 +502,7 @@ class Game:
                 "name": entry["name"], "kind": entry["kind"],
                 "card": _card(config, rec["card"]) if rec["card"] >= 0 else None,
                 "scored": bool(rec["scored"]),
+                **_history_fields(config, rec),
                 "searched": bool(self.searched.get(i, False)),
                 "deviated": None if secret else (bool(self.decisions[i]["deviated"])
                                                  if i in self.decisions else False)})

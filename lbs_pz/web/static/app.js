@@ -456,6 +456,20 @@ function renderCard(card, slot, seatIndex, snap) {
   ]);
 }
 
+// The move that led to the position on screen, in words, and the cards it touched.
+function renderLastMove(snap) {
+  const last = snap.history.find((h) => h.k === snap.at - 1);
+  const box = $("last-move");
+  box.textContent = last ? `Last move: ${last.text}` : "";
+  box.className = last && last.kind === "play" && !last.scored ? "last-move misplay" : "last-move";
+  box.hidden = !last;
+  document.querySelectorAll(".card.touched").forEach((c) => c.classList.remove("touched"));
+  for (const slot of (last && last.touched) || []) {
+    const card = $(`card-${last.target}-${slot}`);
+    if (card) card.classList.add("touched");
+  }
+}
+
 function renderHands(snap) {
   const box = $("hands");
   box.textContent = "";
@@ -504,8 +518,7 @@ function renderHistory(snap) {
     const item = el("li", { class: `hist${done ? "" : " future"}${k === snap.at - 1 ? " current" : ""}`,
       id: `hist-${k}`, value: k }, [
       el("button", { type: "button", class: "link", id: `goto-${k}`,
-        title: `Position after move ${k}`, text: `${k}. seat ${entry.seat}: ${entry.name}` +
-          (entry.card ? ` (${entry.card}${entry.kind === "play" && !entry.scored ? ", misplay" : ""})` : ""),
+        title: `Position after move ${k}`, text: `${k}. ${entry.text}`,
         onclick: () => guarded(() => fetchAt(k + 1)) }),
       entry.searched ? el("button", { type: "button", class: `chip${entry.deviated ? " deviated" : ""}`,
         id: `decision-${k}`, disabled: searchLocked(snap),
@@ -681,6 +694,7 @@ function render(snap) {
   $("btn-decision").disabled = !(last && last.searched) || searchLocked(snap);
   renderFireworks(snap);
   renderHands(snap);
+  renderLastMove(snap);
   renderDiscards(snap);
   renderHistory(snap);
   renderViewSelect(snap);
