@@ -398,6 +398,72 @@ def _check_last_move(page, at):
     return len(touched)
 
 
+def _expected_pips(snap, seat, slot):
+    """(colours, ranks) pip classes of a card, computed here from the snapshot: "no" when
+    the clues rule it out, "counted" when every copy it could be is in sight of its holder
+    (fireworks, discards, the other hands), "" otherwise."""
+    chars, ranks = snap["colors"], snap["variant"]["ranks"]
+    card = snap["seats"][seat]["hand"][slot]
+    copies = {r: 3 if r == 1 else 1 if r == ranks else 2 for r in range(1, ranks + 1)}
+    left = {f"{c}{r}": copies[r] - (r <= snap["fireworks"][i]) for i, c in enumerate(chars)
+            for r in range(1, ranks + 1)}
+    seen = list(snap["discards"]) + [h["card"] for p, s in enumerate(snap["seats"]) if p != seat
+                                     for h in s["hand"] if h["card"]]
+    for name in seen:
+        left[name] -= 1
+    alive = lambda c, r: c in card["colors"] and r in card["ranks"] and left[f"{c}{r}"] > 0  # noqa: E731
+    colours = ["no" if c not in card["colors"] else
+               "" if any(alive(c, r) for r in card["ranks"]) else "counted" for c in chars]
+    rank_classes = ["no" if r not in card["ranks"] else
+                    "" if any(alive(c, r) for c in card["colors"]) else "counted"
+                    for r in range(1, ranks + 1)]
+    return colours, rank_classes
+
+
+def _shown_pips(page, seat, slot):
+    rows = page.locator(f"#pips-{seat}-{slot} .pip-row")
+    out = []
+    for row in range(2):
+        classes = rows.nth(row).locator(".pip").evaluate_all("(ps) => ps.map((p) => p.className)")
+        out.append(["no" if " no" in c else "counted" if "counted" in c else "" for c in classes])
+    return tuple(out)
+
+
+def test_knowledge_shows_as_pips_with_counting_and_critical_marks(page):
+    """Every card shows its colours and ranks as pips: ruled out by clues, crossed out by
+    counting (every copy it could be in sight of its holder), or possible; the last copy
+    of a needed card is marked critical. Checked against the snapshot at many positions."""
+    page.select_option("#mode", "watch")
+    page.fill("#seed", "8")
+    for seat in (0, 1):
+        page.select_option(f"#seat-{seat}-search", "none")
+    page.click("#start")
+    _idle(page)
+    page.click("#btn-playout")
+    _idle(page, timeout=60000)
+    total = int(page.get_attribute("#board", "data-moves-played"))
+    counted = critical = clued = 0
+    for at in range(10, total + 1, 6):
+        page.fill("#jump-input", str(at))
+        page.click("#btn-jump")
+        _idle(page)
+        snap = page.evaluate("app.snap")
+        for seat, info in enumerate(snap["seats"]):
+            for slot, card in enumerate(info["hand"]):
+                want = _expected_pips(snap, seat, slot)
+                assert _shown_pips(page, seat, slot) == want, (at, seat, slot)
+                counted += sum(x == "counted" for row in want for x in row)
+                clued += sum(x == "no" for row in want for x in row)
+                name = card["card"]
+                c, r = name[0], int(name[1:])
+                last = (r > snap["fireworks"][snap["colors"].index(c)] and
+                        snap["discards"].count(name) == (3 if r == 1 else 1 if r == 5 else 2) - 1)
+                classes = page.get_attribute(f"#card-{seat}-{slot}", "class")
+                assert ("critical" in classes) == last, (at, seat, slot, name)
+                critical += last
+    assert counted and critical and clued       # each kind of mark was seen and checked
+
+
 def test_watch_game_search_panel(page):
     """A watch game with LBS on seat 0 (few rollouts): the search panel shows the candidates
     with mean +- s.e., the blueprint's move, and the belief heat map of every slot."""

@@ -413,7 +413,64 @@ function cardFace(name) {
   return [name.slice(0, 1), name.slice(1)];
 }
 
+// Card counting: copies of each card not yet seen by a card's holder, from what the page
+// shows (fireworks, discards, every other hand whose cards are face up on screen; never
+// the holder's own). A hidden card's pips then cross out what no unseen copy can be.
+function copiesOf(rank, ranks) {
+  return rank === 1 ? 3 : rank === ranks ? 1 : 2;
+}
+
+function unseenCounts(snap, holder) {
+  const chars = [...colorChars(snap)];
+  const ranks = snap.variant.ranks;
+  const left = {};
+  chars.forEach((c, ci) => {
+    for (let r = 1; r <= ranks; r++) left[`${c}${r}`] = copiesOf(r, ranks) - (r <= snap.fireworks[ci] ? 1 : 0);
+  });
+  const seen = snap.discards.slice();
+  snap.seats.forEach((seat, p) => {
+    if (p !== holder) for (const card of seat.hand) if (card.card) seen.push(card.card);
+  });
+  for (const name of seen) if (name in left) left[name] -= 1;
+  return left;
+}
+
+// A card no other copy of which is left to play: discarding it loses points for good.
+function isCritical(name, snap) {
+  const [c, r] = cardFace(name);
+  const ci = colorChars(snap).indexOf(c);
+  if (ci < 0 || Number(r) <= snap.fireworks[ci]) return false;
+  const discarded = snap.discards.filter((d) => d === name).length;
+  return discarded === copiesOf(Number(r), snap.variant.ranks) - 1;
+}
+
+// Pips: every colour and rank of the variant; "no" where the clues rule it out (negative
+// information included), "counted" where every copy it could be is already in sight.
+function renderPips(card, seatIndex, snap) {
+  const chars = [...colorChars(snap)];
+  const possible = new Set(card.colors || chars);
+  const ranks = new Set((card.ranks || []).map(Number));
+  const left = unseenCounts(snap, seatIndex);
+  const alive = (c, r) => possible.has(c) && ranks.has(r) && left[`${c}${r}`] > 0;
+  const colorPips = chars.map((c) => {
+    const ok = [...ranks].some((r) => alive(c, r));
+    return el("span", { class: `pip ${colorClass(c)}${possible.has(c) ? (ok ? "" : " counted") : " no"}`,
+      title: `${COLOR_NAMES[c] || c}: ${possible.has(c) ? (ok ? "possible" : "every copy in sight") : "ruled out by the clues"}`,
+      text: c });
+  });
+  const rankPips = [];
+  for (let r = 1; r <= snap.variant.ranks; r++) {
+    const ok = [...possible].some((c) => alive(c, r));
+    rankPips.push(el("span", { class: `pip rank-pip${ranks.has(r) ? (ok ? "" : " counted") : " no"}`,
+      title: `${r}: ${ranks.has(r) ? (ok ? "possible" : "every copy in sight") : "ruled out by the clues"}`,
+      text: String(r) }));
+  }
+  return el("div", { class: "pips", id: `pips-${seatIndex}-${card.slotIndex}` }, [
+    el("div", { class: "pip-row" }, colorPips), el("div", { class: "pip-row" }, rankPips)]);
+}
+
 function renderCard(card, slot, seatIndex, snap) {
+  card = Object.assign({ slotIndex: slot }, card);
   const known = card.card !== null && card.card !== undefined;
   const hint = [];
   if (card.color_hint !== null && card.color_hint !== undefined && card.color_hint !== "") {
@@ -442,6 +499,11 @@ function renderCard(card, slot, seatIndex, snap) {
   }
   if (hint.length) label += `, hinted ${hint.join(" ")}`;
   if (knowledge) label += `, could be ${knowledge}`;
+  const critical = known && isCritical(card.card, snap);
+  if (critical) {
+    cls += " critical";
+    label += ", critical: the last copy";
+  }
   const selectable = app.game && app.game.mode === "play" && !snap.terminal &&
     snap.seats[snap.current_player] && snap.seats[snap.current_player].human;
   if (selectable) cls += " selectable";
@@ -451,7 +513,8 @@ function renderCard(card, slot, seatIndex, snap) {
     onclick: selectable ? () => selectCard(seatIndex, slot) : null }, [
     el("div", { class: "face" }, face),
     el("div", { class: "hints", text: hint.length ? `hint ${hint.join(" ")}` : "" }),
-    knowledge ? el("div", { class: "knowledge", text: knowledge }) : null,
+    renderPips(card, seatIndex, snap),
+    critical ? el("span", { class: "critical-mark", title: "critical: the last copy", text: "!" }) : null,
     el("div", { class: "slot", text: `#${slot}` }),
   ]);
 }
