@@ -212,6 +212,16 @@ def test_play_a_whole_game_by_clicking(page):
     _idle(page)
     assert page.get_attribute("#board", "data-at") == str(total)
     assert page.text_content("#score") == score
+    # The timeline and the keys: Home, End, Left.
+    page.locator("#timeline").fill("5")
+    _idle(page)
+    assert page.get_attribute("#board", "data-at") == "5"
+    page.locator("#history").click()                # focus outside the inputs
+    for key, at in (("Home", "0"), ("End", str(total)), ("ArrowLeft", str(total - 1))):
+        page.keyboard.press(key)
+        _idle(page)
+        assert page.get_attribute("#board", "data-at") == at, key
+        assert page.input_value("#timeline") == at
 
 
 def test_the_form_leaves_the_hand_size_to_the_engine(page):

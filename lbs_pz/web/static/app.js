@@ -743,7 +743,11 @@ function render(snap) {
   board.dataset.mode = app.game.mode;
   board.dataset.deal = snap.deal || "";
   const watching = app.game.mode !== "play" || snap.over;    // a finished game is reviewed
-  for (const id of ["btn-first", "btn-back", "btn-forward", "btn-playout", "btn-jump", "jump-input"]) {
+  const timeline = $("timeline");
+  timeline.max = snap.moves_played;
+  timeline.value = snap.at;
+  for (const id of ["btn-first", "btn-back", "btn-forward", "btn-playout", "btn-jump", "jump-input",
+                    "timeline"]) {
     $(id).disabled = !watching;
   }
   if (watching) {
@@ -880,6 +884,7 @@ function init() {
   $("btn-forward").addEventListener("click", () => guarded(forward));
   $("btn-playout").addEventListener("click", () => guarded(playOut));
   $("btn-jump").addEventListener("click", () => guarded(() => jumpTo(parseInt($("jump-input").value, 10))));
+  $("timeline").addEventListener("change", () => guarded(() => fetchAt(parseInt($("timeline").value, 10))));
   $("jump-input").addEventListener("keydown", (e) => {
     if (e.key === "Enter") { e.preventDefault(); $("btn-jump").click(); }
   });
@@ -897,10 +902,12 @@ function init() {
       e.target.click();
       return;
     }
-    if (!app.game || $("board").hidden || app.game.mode === "play") return;
+    if (!app.game || $("board").hidden || (app.game.mode === "play" && !app.snap.over)) return;
     if (e.target && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
     if (e.key === "ArrowLeft") guarded(back);
     if (e.key === "ArrowRight") guarded(forward);
+    if (e.key === "Home") { e.preventDefault(); guarded(() => fetchAt(0)); }
+    if (e.key === "End") { e.preventDefault(); guarded(() => fetchAt(null)); }
   });
   window.addEventListener("popstate", () => guarded(openAddress));
   buildSeats();
