@@ -141,6 +141,12 @@ def test_watch_lbs_decision(client):
     np.testing.assert_allclose(table.sum(axis=(1, 2)), 1.0, atol=1e-2)
     # Nothing is hinted yet: a 5 of any colour has at most one copy, a 1 three.
     assert table[:, :, 0].sum() > table[:, :, 4].sum()
+    assert "true_hand" not in d                 # the seat's real cards: once the game is over
+    done = client.post(f"/api/games/{gid}/advance", json={"moves": -1}).json()
+    while not done["over"]:
+        done = client.post(f"/api/games/{gid}/advance", json={"moves": -1}).json()
+    d = client.get(f"/api/games/{gid}/decisions/0").json()
+    assert d["true_hand"] == [_names(state.config, [c])[0] for c in state.hand(0)]
     assert client.get(f"/api/games/{gid}/decisions/1").status_code == 404
     assert client.get(f"/api/games/{gid}/decisions/99").status_code == 404
 

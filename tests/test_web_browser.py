@@ -216,7 +216,7 @@ def test_play_a_whole_game_by_clicking(page):
     page.locator("#timeline").fill("5")
     _idle(page)
     assert page.get_attribute("#board", "data-at") == "5"
-    page.locator("#history").click()                # focus outside the inputs
+    page.locator("#board-title").click()            # focus outside the inputs
     for key, at in (("Home", "0"), ("End", str(total)), ("ArrowLeft", str(total - 1))):
         page.keyboard.press(key)
         _idle(page)
@@ -534,6 +534,8 @@ def test_watch_game_search_panel(page):
     assert page.text_content("#decision-deviated") in ("yes", "no")
     assert page.locator("#belief table.heat").count() == 5
     assert page.locator("#belief-slot-0 td").count() == 25
+    assert "follows the blueprint" in " ".join(page.text_content("#decision-legend").split())
+    assert page.locator("#belief td.true-card").count() == 0     # not before the game ends
     _shot(page, "watch.png")
     # The panel follows the board: move 1 (seat 1) was not searched, move 2 was.
     page.click("#btn-forward")
@@ -545,6 +547,12 @@ def test_watch_game_search_panel(page):
     page.click("#btn-back")
     _idle(page)
     assert panel.is_hidden()
+    # Once the game is over the heat map outlines the seat's true card in every slot.
+    page.click("#btn-playout")
+    _idle(page, timeout=120000)
+    page.click("#decision-0")
+    _idle(page)
+    assert page.locator("#belief td.true-card").count() == 5
 
 
 def test_replay_an_exported_game(page):

@@ -542,7 +542,11 @@ class Game:
             raise ApiError(403, "search records are shown when the game is over")
         if k not in self.decisions:
             raise ApiError(404, f"move {k} was not a search decision")
-        return self.decisions[k]
+        decision = self.decisions[k]
+        if self.over:       # the searching seat's true hand then, for the belief's heat map
+            hand = self.states[k].hand(decision["seat"])
+            decision = dict(decision, true_hand=[_card(self.config, c) for c in hand])
+        return decision
 
     def export(self) -> dict:
         if self.mode == "play" and not self.over:

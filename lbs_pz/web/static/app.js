@@ -775,7 +775,8 @@ function heat(p) {
   return `background-color: rgba(30, 90, 200, ${(0.08 + 0.92 * a).toFixed(3)}); color: ${a > 0.45 ? "#fff" : "#111"}`;
 }
 
-function renderBelief(belief) {
+// trueHand (once the game is over): the searching seat's real cards, outlined in the map.
+function renderBelief(belief, trueHand) {
   const box = $("belief");
   box.textContent = "";
   if (!belief || !belief.slots || !belief.slots.length) {
@@ -787,9 +788,12 @@ function renderBelief(belief) {
   belief.slots.forEach((table, slot) => {
     const rows = table.map((perRank, ci) => el("tr", null, [
       el("th", { scope: "row", class: colorClass(String(colors[ci]).slice(0, 1)), text: String(colors[ci]) }),
-      ...perRank.map((p, ri) => el("td", { style: heat(p),
-        title: `slot ${slot}: ${colors[ci]}${ranks[ri]} p=${fmt(p, 3)}`,
-        text: p >= 0.005 ? fmt(p * 100, 0) : "" })),
+      ...perRank.map((p, ri) => {
+        const isTrue = trueHand && trueHand[slot] === `${colors[ci]}${ranks[ri]}`;
+        return el("td", { style: heat(p), class: isTrue ? "true-card" : null,
+          title: `slot ${slot}: ${colors[ci]}${ranks[ri]} p=${fmt(p, 3)}${isTrue ? " (the true card)" : ""}`,
+          text: p >= 0.005 ? fmt(p * 100, 0) : "" });
+      }),
     ]));
     box.appendChild(el("table", { class: "heat", id: `belief-slot-${slot}`,
       "aria-label": `Belief over slot ${slot}` }, [
@@ -845,7 +849,7 @@ function renderDecision(d) {
       el("td", null, notes),
     ]));
   }
-  renderBelief(d.belief);
+  renderBelief(d.belief, d.true_hand);
   const panel = $("decision-panel");
   panel.hidden = false;
   panel.dataset.k = d.k;
