@@ -376,6 +376,44 @@ def test_every_game_has_its_own_address(page, server_url):
     assert page.locator("#setup").is_visible()
 
 
+def test_keyboard_play_and_the_busy_indicator(page):
+    """On the person's turn a digit selects an own card, p / d play or discard it; a
+    partner's selected card takes c / r (the clue that touches it). While the server
+    thinks, "thinking..." shows and the controls take no clicks."""
+    page.select_option("#mode", "play")
+    page.fill("#seed", "9")
+    page.check("#seat-0-human")
+    page.fill("#seat-1-blueprint", "strong")
+    page.select_option("#seat-1-search", "none")
+    page.click("#start")
+    _idle(page)
+    page.locator("#board-title").click()
+    before = int(page.get_attribute("#board", "data-moves-played"))
+    page.keyboard.press("0")
+    assert "selected" in page.get_attribute("#card-0-0", "class")
+    page.keyboard.press("d")                 # no discard with every clue token left: nothing
+    assert int(page.get_attribute("#board", "data-moves-played")) == before
+    page.keyboard.press("p")
+    _idle(page)
+    _no_error(page)
+    snap = page.evaluate("app.snap")
+    assert snap["moves_played"] == before + 2               # the play and the reply
+    assert snap["history"][before]["text"].startswith("seat 0 plays ")
+    assert snap["history"][before]["text"].endswith("from slot 0")
+    page.click("#card-1-0")
+    page.keyboard.press("r")
+    _idle(page)
+    _no_error(page)
+    snap = page.evaluate("app.snap")
+    rank = snap["history"][before + 2]
+    assert rank["kind"] == "reveal_rank" and rank["target"] == 1 and 0 in rank["touched"]
+    page.evaluate("() => { guarded(() => new Promise((done) => setTimeout(done, 800))); }")
+    assert page.locator("#busy").is_visible()
+    assert page.locator("#btn-export").evaluate("(b) => getComputedStyle(b).pointerEvents") == "none"
+    _idle(page)
+    assert page.locator("#busy").is_hidden()
+
+
 def test_stale_move_is_refused_with_the_servers_message(page):
     """A move sent for an old turn is refused (409) and the page shows the server's message.
     The deal box is left empty: a random deal, its number not shown while the game runs."""

@@ -636,7 +636,29 @@ function selectCard(seatIndex, slot) {
   const same = app.selected && app.selected.seat === seatIndex && app.selected.slot === slot;
   app.selected = same ? null : { seat: seatIndex, slot };
   renderHands(app.snap);
+  renderLastMove(app.snap);
   renderLegalMoves(app.snap);
+}
+
+// Keyboard play on the person's turn: a digit selects that slot of one's own hand (click
+// or Tab + Enter selects any card); then p plays and d discards one's own selected card,
+// c and r give the colour or rank clue that touches a partner's selected card.
+const PLAY_KEYS = { p: "play", d: "discard", c: "reveal_color", r: "reveal_rank" };
+
+function playKey(e) {
+  const snap = app.snap;
+  const me = snap.human_seat;
+  const seat = snap.seats[snap.current_player];
+  if (snap.over || !seat || !seat.human) return false;
+  if (/^[0-9]$/.test(e.key) && Number(e.key) < snap.seats[me].hand.length) {
+    selectCard(me, Number(e.key));
+    return true;
+  }
+  const kind = PLAY_KEYS[e.key.toLowerCase()];
+  if (!kind || !app.selected) return false;
+  const move = movesForCard(snap, app.selected.seat, app.selected.slot).find((m) => m.kind === kind);
+  if (move) guarded(() => sendMove(move.id));
+  return true;
 }
 
 function moveTitle(snap, move) {
@@ -906,8 +928,12 @@ function init() {
       e.target.click();
       return;
     }
-    if (!app.game || $("board").hidden || (app.game.mode === "play" && !app.snap.over)) return;
+    if (!app.game || $("board").hidden || !app.snap) return;
     if (e.target && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
+    if (app.game.mode === "play" && !app.snap.over) {
+      if (!e.ctrlKey && !e.altKey && !e.metaKey && !app.busy && playKey(e)) e.preventDefault();
+      return;
+    }
     if (e.key === "ArrowLeft") guarded(back);
     if (e.key === "ArrowRight") guarded(forward);
     if (e.key === "Home") { e.preventDefault(); guarded(() => fetchAt(0)); }
