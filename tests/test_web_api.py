@@ -322,6 +322,21 @@ def _records_of(state, moves):
     return state.move_records()
 
 
+def test_a_seat_says_what_its_search_runs_as_and_why(client):
+    """lbs-16 on a blueprint with no value for the game runs as lbs-inf: the seat says so,
+    with what the defaults chose; the strong bot at 3 players finds its shipped models."""
+    game = _new(client, [{"blueprint": "medium", "search": "lbs-16", "rollouts": 8}, STRONG,
+                         {"blueprint": "strong", "search": "lbs-16", "rollouts": 8}],
+                variant={"players": 3})
+    medium, _, strong = game["state"]["seats"]
+    assert medium["name"] == "medium + lbs-inf"
+    assert medium["notes"][0].startswith("lbs-16 runs as lbs-inf: no value for medium")
+    assert any(n.startswith("belief: grounded+cf") for n in medium["notes"])
+    assert strong["name"] == "strong + lbs-16"
+    assert any("belief_strong_3p" in n for n in strong["notes"])
+    assert any("value_strong_3p" in n for n in strong["notes"])
+
+
 def test_recent_games_list_a_play_game_only_once_it_is_over():
     """GET /api/games: the newest games first, each with its mode, seats and progress; a
     play game's id (the address that lets one move for its person) only once it is over."""

@@ -414,6 +414,32 @@ def test_keyboard_play_and_the_busy_indicator(page):
     assert page.locator("#busy").is_hidden()
 
 
+def test_three_to_five_players_and_what_a_seat_runs_as(page):
+    """3 and 5 players lay out every hand without overflowing the page; a seat whose
+    lbs-16 runs as lbs-inf (no value for it in this game) says so under its name."""
+    for players, cards in ((3, 5), (5, 4)):
+        page.click("#nav-new")
+        page.select_option("#mode", "watch")
+        page.fill("#players", str(players))
+        page.dispatch_event("#players", "input")
+        for seat in range(players):
+            page.fill(f"#seat-{seat}-blueprint", "medium" if seat == 0 else "strong")
+            page.select_option(f"#seat-{seat}-search", "lbs-16" if seat == 0 else "none")
+            page.fill(f"#seat-{seat}-rollouts", "4")
+        page.click("#start")
+        _idle(page, timeout=60000)
+        _no_error(page)
+        for seat in range(players):
+            assert page.locator(f"#hand-{seat} .card").count() == cards
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+        notes = page.text_content("#seat-notes-0")
+        assert "lbs-16 runs as lbs-inf: no value for medium" in notes
+        page.click("#btn-forward")
+        _idle(page, timeout=60000)
+        _no_error(page)
+    _shot(page, "five_players.png")
+
+
 def test_stale_move_is_refused_with_the_servers_message(page):
     """A move sent for an old turn is refused (409) and the page shows the server's message.
     The deal box is left empty: a random deal, its number not shown while the game runs."""

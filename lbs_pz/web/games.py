@@ -180,10 +180,11 @@ class Seat:
     search: str = "none"
     spec: Optional[str] = None
     rollouts: Optional[int] = None
+    notes: tuple = ()       # what the search's defaults chose, and why (`resolve`)
 
     def describe(self) -> dict:
         return {"name": self.name, "human": self.human, "blueprint": self.spec,
-                "search": self.search, "rollouts": self.rollouts}
+                "search": self.search, "rollouts": self.rollouts, "notes": list(self.notes)}
 
 
 def _build(spec: MethodSpec, config: HanabiConfig, where: str):
@@ -716,11 +717,16 @@ class GameStore:
                             search=self.limited(SearchConfig(rollouts=rollouts), where))
         blueprint, searcher = _build(method, config, where)
         name = getattr(blueprint, "spec", None) or spec
+        notes = []
         if searcher is not None:
             name = f"{name} + {searcher.name}"
+            if searcher.name != search:     # e.g. lbs-16 with no value: rollouts to the end
+                notes.append(f"{search} runs as {searcher.name}: no value for {spec} in this "
+                             f"game, so its rollouts go to the end")
+            notes += list(searcher.defaults)
         return Seat(name=name, blueprint=blueprint, searcher=searcher,
                     search=search if searcher is None else searcher.name, spec=spec,
-                    rollouts=rollouts if searcher is not None else None)
+                    rollouts=rollouts if searcher is not None else None, notes=tuple(notes))
 
     def create(self, body) -> Game:
         """A new game from a POST /api/games body: not advanced, not stored yet."""

@@ -543,6 +543,8 @@ function renderHands(snap) {
       String(snap.view) === String(i) ? " (viewing)" : ""].join("");
     box.appendChild(el("div", { class: `seat${isTurn ? " to-move" : ""}`, id: `hand-${i}` }, [
       el("div", { class: "seat-name" }, [title, isTurn ? el("span", { class: "badge turn", text: "to move" }) : null]),
+      (seat.notes || []).length ? el("ul", { class: "seat-notes", id: `seat-notes-${i}` },
+        seat.notes.map((note) => el("li", { text: note }))) : null,
       el("div", { class: "cards" }, seat.hand.map((card, slot) => renderCard(card, slot, i, snap))),
     ]));
   });
