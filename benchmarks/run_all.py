@@ -52,14 +52,14 @@ def multiplayer_runs(players: int, games: int, sparta: int) -> str:
                        + [f"{PY} benchmarks/paired_log.py {log}.jsonl --table"])
 
 
-def multiplayer_section() -> tuple:
-    """LBS at 3, 4 and 5 players: the new default (learned belief and value shipped for
+def multiplayer_section(players: int) -> tuple:
+    """LBS at `players` players: the new default (learned belief and value shipped for
     that game), the grounded fall-back, the paper's LBS (learned belief alone), SPARTA and
     the default on every seat, paired on the same deals."""
     return (
-        "LBS at 3, 4 and 5 players: learned belief and value against the grounded fall-back "
-        "and SPARTA",
-        "The strong bot at 3, 4 and 5 players (the engine's default hand sizes), run seed 0's "
+        f"LBS at {players} players: learned belief and value against the grounded fall-back "
+        f"and SPARTA",
+        f"The strong bot at {players} players (the engine's default hand size), run seed 0's "
         "evaluation deals, seat 0 searching unless said, 256 worlds, every other setting "
         "resolved: blueprint and LBS-16 with no flags (the learned belief and the value "
         "shipped for that game, learned+cf); LBS-inf with the grounded+cf belief (the "
@@ -67,10 +67,9 @@ def multiplayer_section() -> tuple:
         "the learned belief alone (the paper's LBS); SPARTA (its exact belief) and LBS-16 on "
         "every seat at once on the first 100 deals. Then each against the blueprint and "
         "against the default on their shared deals (benchmarks/paired_log.py --table; "
-        "compare's own tables and notes go to results/multiplayer_Np.txt). Two worker "
-        "processes: s/game is per worker, one core each.",
-        " && ".join(multiplayer_runs(n, 2, 1) for n in (3, 4, 5)),
-        " && ".join(multiplayer_runs(n, 300, 100) for n in (3, 4, 5)))
+        f"compare's own tables and notes go to results/multiplayer_{players}p.txt). Two "
+        "worker processes: s/game is per worker, one core each.",
+        multiplayer_runs(players, 2, 1), multiplayer_runs(players, 300, 100))
 
 
 def speed_section(net: str, adjective: str) -> tuple:
@@ -197,7 +196,7 @@ SECTIONS = {
         f"{COMPARE} --blueprint {WALKTHROUGH_BP} --methods blueprint,lbs-16 --games 1",
         f"{COMPARE_2} --blueprint {WALKTHROUGH_BP} --methods blueprint,lbs-16 --games 300 "
         f"--jsonl results/default_search_python.jsonl"),
-    "search-players": multiplayer_section(),
+    **{f"search-{n}p": multiplayer_section(n) for n in (3, 4, 5)},
     "belief-quality-players": (
         "Belief quality at 3, 4 and 5 players: learned against grounded and exact",
         "`lbs-pz belief-quality` over the strong bot's self-play at 3, 4 and 5 players (the "
@@ -495,7 +494,9 @@ HEADLINE = {
     "default-search-net": None,
     "default-search-net-speed": None,
     "default-search-python": None,
-    "search-players": None,
+    "search-3p": None,
+    "search-4p": None,
+    "search-5p": None,
     "belief-quality-players": r"^(belief quality|\s+all|\s+s/game)",
     "lbs-worlds-net": None,
     "paper-scale": None,
