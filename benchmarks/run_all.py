@@ -505,7 +505,6 @@ HEADLINE = {
     "search-sb3": None,
     "walkthrough": r"^(###|\$ |\||  mean score|done|value:)",
     "hardening": r"^(?!ok |$)",
-    "gpu": r"^(NVIDIA|python |this run|done|lstm:|  mean score)",
     "web": None,
 }
 assert set(HEADLINE) <= set(SECTIONS), set(HEADLINE) - set(SECTIONS)
