@@ -250,11 +250,16 @@ def test_lbs_defaults_never_lose_over_more_games(blueprint, config, games, rollo
 
 def test_lbs_defaults_are_picked_again_for_another_variant():
     """Made for the default game, the agent finds the strong bot's shipped belief and
-    value; moved to a 3-player game (where none ships) it switches to grounded+cf and
-    rollouts to the end, with a warning."""
+    value; moved to a 3-player game it finds that game's; moved to a variant where none
+    ships (3 players, 4 cards) it switches to grounded+cf and rollouts to the end, with a
+    warning."""
     agent = LBSAgent(RuleBot("strong"), rollouts=4, seed=0)
     assert agent.depth == 16 and "learned+cf" in agent.defaults[0]
-    state = HanabiState(HanabiConfig(players=3), seed=int(deal_seeds(EVAL, 0, 0, 1)[0]))
+    three = HanabiState(HanabiConfig(players=3), seed=int(deal_seeds(EVAL, 0, 0, 1)[0]))
+    assert agent.act(three) in three.legal_moves()
+    assert agent.depth == 16 and "belief_strong_3p" in agent.defaults[0]
+    state = HanabiState(HanabiConfig(players=3, hand_size=4),
+                        seed=int(deal_seeds(EVAL, 0, 0, 1)[0]))
     with pytest.warns(UserWarning, match="rollouts go to the end"):
         move = agent.act(state)
     assert move in state.legal_moves()
