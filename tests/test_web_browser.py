@@ -204,6 +204,11 @@ def test_play_a_whole_game_by_clicking(page):
     assert page.locator("#history li.future").count() == total - 10
     assert page.locator("#legal-moves button").count() == 0
     assert "waiting" not in page.text_content("#legal-moves")
+    last = page.evaluate("app.snap")["history"][9]       # its card lights up where it went
+    if last.get("card"):
+        assert page.locator(".just-moved").count() == 1
+        where = page.locator(".just-moved").get_attribute("class")
+        assert ("firework" in where) == (last["kind"] == "play" and last["scored"])
     assert page.is_enabled("#btn-back") and page.is_enabled("#btn-forward")
     page.click("#btn-back")
     _idle(page)
@@ -318,6 +323,14 @@ def test_every_game_has_its_own_address(page, server_url):
     assert page.get_attribute("#board", "data-at") == "2"
     assert page.locator("#board").is_visible()
 
+    second = page.context.new_page()            # a second tab on the same address
+    second.goto(f"{server_url}/games/{watch_id}")
+    second.wait_for_selector("body[data-ready='1']", timeout=15000)
+    second.wait_for_function("!document.body.classList.contains('busy')")
+    assert second.text_content("#game-id") == watch_id
+    assert second.get_attribute("#board", "data-at") == "2"
+    second.close()
+
     page.goto(server_url + "/")
     page.wait_for_selector("body[data-ready='1']", timeout=15000)
     page.select_option("#mode", "play")
@@ -407,6 +420,21 @@ def test_keyboard_play_and_the_busy_indicator(page):
     snap = page.evaluate("app.snap")
     rank = snap["history"][before + 2]
     assert rank["kind"] == "reveal_rank" and rank["target"] == 1 and 0 in rank["touched"]
+    # ... and the rest of the game by keyboard alone: a rank clue on the partner's oldest
+    # card (Shift+0, r) or a discard of one's own oldest (0, d), whichever is legal.
+    rng = random.Random(1)
+    while not page.evaluate("app.snap.over"):
+        snap = page.evaluate("app.snap")
+        tokens, before = snap["information_tokens"], snap["moves_played"]
+        clue = tokens == 8 or (tokens > 0 and rng.random() < 0.5)
+        page.keyboard.press("Shift+Digit0" if clue else "Digit0")
+        page.keyboard.press("r" if clue else "d")
+        _idle(page)
+        _no_error(page)
+        assert page.evaluate("app.snap.moves_played") > before, "a key press played no move"
+        last = page.evaluate("app.snap")["history"][before]
+        assert last["kind"] == ("reveal_rank" if clue else "discard"), last
+    assert page.locator("#game-over").is_visible()
     page.evaluate("() => { guarded(() => new Promise((done) => setTimeout(done, 800))); }")
     assert page.locator("#busy").is_visible()
     assert page.locator("#btn-export").evaluate("(b) => getComputedStyle(b).pointerEvents") == "none"

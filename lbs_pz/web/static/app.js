@@ -531,6 +531,13 @@ function renderLastMove(snap) {
     const card = $(`card-${last.target}-${slot}`);
     if (card) card.classList.add("touched");
   }
+  // The card just played lights up its firework; one discarded or misplayed, its discard.
+  document.querySelectorAll(".just-moved").forEach((c) => c.classList.remove("just-moved"));
+  if (last && last.card) {
+    const target = last.kind === "play" && last.scored ? $(`firework-${last.card[0]}`)
+      : document.querySelector(`#discards .mini[title="${last.card}"]`);
+    if (target) target.classList.add("just-moved", ...(last.kind === "play" && !last.scored ? ["misplayed"] : []));
+  }
 }
 
 function renderHands(snap) {
@@ -642,9 +649,10 @@ function selectCard(seatIndex, slot) {
   renderLegalMoves(app.snap);
 }
 
-// Keyboard play on the person's turn: a digit selects that slot of one's own hand (click
-// or Tab + Enter selects any card); then p plays and d discards one's own selected card,
-// c and r give the colour or rank clue that touches a partner's selected card.
+// Keyboard play on the person's turn: a digit selects that slot of one's own hand, Shift
+// + digit that slot of the next seat's (click or Tab + Enter selects any card); then p
+// plays and d discards one's own selected card, c and r give the colour or rank clue that
+// touches a partner's selected card.
 const PLAY_KEYS = { p: "play", d: "discard", c: "reveal_color", r: "reveal_rank" };
 
 function playKey(e) {
@@ -652,8 +660,11 @@ function playKey(e) {
   const me = snap.human_seat;
   const seat = snap.seats[snap.current_player];
   if (snap.over || !seat || !seat.human) return false;
-  if (/^[0-9]$/.test(e.key) && Number(e.key) < snap.seats[me].hand.length) {
-    selectCard(me, Number(e.key));
+  const digit = /^Digit([0-9])$/.exec(e.code || "");
+  if (digit) {                    // a digit: one's own card; Shift + digit: the next seat's
+    const owner = e.shiftKey ? (me + 1) % snap.seats.length : me;
+    if (Number(digit[1]) >= snap.seats[owner].hand.length) return false;
+    selectCard(owner, Number(digit[1]));
     return true;
   }
   const kind = PLAY_KEYS[e.key.toLowerCase()];
@@ -785,8 +796,8 @@ function render(snap) {
   $("btn-decision").disabled = !(last && last.searched) || searchLocked(snap);
   renderFireworks(snap);
   renderHands(snap);
-  renderLastMove(snap);
   renderDiscards(snap);
+  renderLastMove(snap);
   renderHistory(snap);
   renderViewSelect(snap);
   renderLegalMoves(snap);
