@@ -303,22 +303,14 @@ def test_the_setup_form_fits_a_phone(browser, server_url):
 def test_every_game_has_its_own_address(page, server_url):
     """A game's address is /games/ID: a reload (or a new tab) shows the same game as the
     same viewer, a play game included; an unknown id says so and shows the form."""
-    page.select_option("#mode", "watch")
-    page.fill("#seed", "4")
-    for seat in (0, 1):
-        page.select_option(f"#seat-{seat}-search", "none")
-    page.click("#start")
-    _idle(page)
+    _start_watch(page, 4)
     watch_id = page.text_content("#game-id")
     assert page.url == f"{server_url}/games/{watch_id}"
     page.click("#btn-forward")
     _idle(page)
     page.click("#btn-forward")
     _idle(page)
-    page.reload()
-    page.wait_for_selector("body[data-ready='1']", timeout=15000)
-    _idle(page)
-    _no_error(page)
+    _reload(page)
     assert page.text_content("#game-id") == watch_id
     assert page.get_attribute("#board", "data-at") == "2"
     assert page.locator("#board").is_visible()
@@ -333,20 +325,12 @@ def test_every_game_has_its_own_address(page, server_url):
 
     page.goto(server_url + "/")
     page.wait_for_selector("body[data-ready='1']", timeout=15000)
-    page.select_option("#mode", "play")
-    page.check("#seat-0-human")
-    page.fill("#seat-1-blueprint", "strong")
-    page.select_option("#seat-1-search", "none")
-    page.click("#start")
-    _idle(page)
+    _start_play(page)
     play_id = page.text_content("#game-id")
     page.locator("#legal-moves button.move").last.click()
     _idle(page)
     played = page.get_attribute("#board", "data-moves-played")
-    page.reload()
-    page.wait_for_selector("body[data-ready='1']", timeout=15000)
-    _idle(page)
-    _no_error(page)
+    _reload(page)
     assert page.text_content("#game-id") == play_id
     assert page.get_attribute("#board", "data-mode") == "play"
     assert page.get_attribute("#board", "data-moves-played") == played
@@ -358,14 +342,9 @@ def test_every_game_has_its_own_address(page, server_url):
     assert page.locator("#setup").is_visible()
 
     ids = []                        # two games in one tab: Back returns to the first
-    for seed in ("6", "7"):
+    for seed in (6, 7):
         page.click("#nav-new")
-        page.select_option("#mode", "watch")
-        page.fill("#seed", seed)
-        for seat in (0, 1):
-            page.select_option(f"#seat-{seat}-search", "none")
-        page.click("#start")
-        _idle(page)
+        _start_watch(page, seed)
         ids.append(page.text_content("#game-id"))
     page.go_back()
     page.wait_for_url(f"{server_url}/games/{ids[0]}")
@@ -393,13 +372,7 @@ def test_keyboard_play_and_the_busy_indicator(page):
     """On the person's turn a digit selects an own card, p / d play or discard it; a
     partner's selected card takes c / r (the clue that touches it). While the server
     thinks, "thinking..." shows and the controls take no clicks."""
-    page.select_option("#mode", "play")
-    page.fill("#seed", "9")
-    page.check("#seat-0-human")
-    page.fill("#seat-1-blueprint", "strong")
-    page.select_option("#seat-1-search", "none")
-    page.click("#start")
-    _idle(page)
+    _start_play(page, 9)
     page.locator("#board-title").click()
     before = int(page.get_attribute("#board", "data-moves-played"))
     page.keyboard.press("0")
@@ -489,6 +462,37 @@ def test_stale_move_is_refused_with_the_servers_message(page):
     assert box.text_content().strip()
 
 
+def _reload(page):
+    """Reload the page and wait until it has opened what its address names."""
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    _idle(page)
+    _no_error(page)
+
+
+def _start_play(page, seed=None):
+    """A play game, the person on seat 0 against the strong bot (no search), from the
+    form: on deal `seed`, or a random deal."""
+    page.select_option("#mode", "play")
+    if seed is not None:
+        page.fill("#seed", str(seed))
+    page.check("#seat-0-human")
+    page.fill("#seat-1-blueprint", "strong")
+    page.select_option("#seat-1-search", "none")
+    page.click("#start")
+    _idle(page)
+
+
+def _start_watch(page, seed):
+    """A watch game of two strong bots (no search) on deal `seed`, started from the form."""
+    page.select_option("#mode", "watch")
+    page.fill("#seed", str(seed))
+    for seat in (0, 1):
+        page.select_option(f"#seat-{seat}-search", "none")
+    page.click("#start")
+    _idle(page)
+
+
 def _check_last_move(page, at):
     """The last-move line and the touched marks at position `at`: the number marked."""
     last = page.evaluate("app.snap")["history"][at - 1]
@@ -535,12 +539,7 @@ def test_knowledge_shows_as_pips_with_counting_and_critical_marks(page):
     """Every card shows its colours and ranks as pips: ruled out by clues, crossed out by
     counting (every copy it could be in sight of its holder), or possible; the last copy
     of a needed card is marked critical. Checked against the snapshot at many positions."""
-    page.select_option("#mode", "watch")
-    page.fill("#seed", "8")
-    for seat in (0, 1):
-        page.select_option(f"#seat-{seat}-search", "none")
-    page.click("#start")
-    _idle(page)
+    _start_watch(page, 8)
     page.click("#btn-playout")
     _idle(page, timeout=60000)
     total = int(page.get_attribute("#board", "data-moves-played"))
