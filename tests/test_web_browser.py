@@ -296,6 +296,10 @@ def test_the_setup_form_fits_a_phone(browser, server_url):
         _idle(page)
         _no_error(page)
         assert page.get_attribute("#board", "data-mode") == "watch"
+        page.click("#btn-forward")                  # the board fits too, and works
+        _idle(page)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        assert page.get_attribute("#board", "data-at") == "1"
     finally:
         context.close()
 
