@@ -35,18 +35,16 @@ import os
 import warnings
 from typing import Dict, List, Optional, Sequence
 
-import numpy as np
-
 from lbs_pz.agents import RuleBot, blueprint_identity, load_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.eval.backends import collect
 from lbs_pz.eval.belief_quality import phase_table, plot as plot_belief_curves, run_quality
+from lbs_pz.eval.report import summarize
 from lbs_pz.models import find_model
 from lbs_pz.optional import torch_available
 from lbs_pz.search.beliefs.exact import DEFAULT_MEMORY_CAP, BeliefMemoryError, ExactBelief
 from lbs_pz.search.methods import MethodSpec
-from lbs_pz.search.stats import mean_sem
 
 # The blueprints of Table 2, weakest first (the best neural net plays 2-player 5x5 only).
 STRENGTHS = ("weak", "medium", "strong", "lstm:conventions_expert_value_2p")
@@ -115,17 +113,11 @@ def variants(size: Size) -> Dict[str, tuple]:
     return out
 
 
-def _plays(blueprint: str, game: tuple) -> bool:
-    """Whether `blueprint` plays `game`: a neural net plays the variant it was made for
-    (its `config`), a rule bot any."""
-    made_for = getattr(load_blueprint(blueprint), "config", None)
-    return made_for is None or made_for == HanabiConfig(**dict(game))
-
-
-def _learned_ships(blueprint: str, game: tuple) -> bool:
-    """Whether a learned belief made for `blueprint` in `game` ships (the manifest)."""
-    return find_model("belief", blueprint_identity(load_blueprint(blueprint)),
-                      HanabiConfig(**dict(game))) is not None
+def _plays(blueprint, game: HanabiConfig) -> bool:
+    """Whether `blueprint` (loaded) plays `game`: a neural net plays the variant it was
+    made for (its `config`), a rule bot any."""
+    made_for = getattr(blueprint, "config", None)
+    return made_for is None or made_for == game
 
 
 def plan(size_name: str) -> List[Cell]:
@@ -143,19 +135,22 @@ def plan(size_name: str) -> List[Cell]:
             cells.append(Cell("variants", name, game, MethodSpec(method, "strong", **worlds),
                               deals, method, name))
     game = named[first]
+    config = HanabiConfig(**dict(game))
     for bp in size.strengths:                   # Table 2
-        if not _plays(bp, game):
+        blueprint = load_blueprint(bp)          # once: a net's file is read here only
+        if not _plays(blueprint, config):
             continue
         for method in ("blueprint", "sparta") + DEPTHS:
             main = bp == "strong" and method in ("blueprint", "sparta", "lbs-16")
             deals = size.main if main else (size.sparta if method == "sparta" else size.lbs)
             cells.append(Cell("depths", first, game, MethodSpec(method, bp, **worlds), deals,
                               method, bp))
+        if find_model("belief", blueprint_identity(blueprint), config) is None:
+            continue                            # the paper's LBS needs a learned belief
         for method in DEPTHS:                   # the paper's LBS: the learned belief alone
-            if _learned_ships(bp, game):
-                cells.append(Cell("depths", first, game,
-                                  MethodSpec(method, bp, belief="learned", **worlds),
-                                  size.lbs, f"{method} (learned belief alone)", bp))
+            cells.append(Cell("depths", first, game,
+                              MethodSpec(method, bp, belief="learned", **worlds),
+                              size.lbs, f"{method} (learned belief alone)", bp))
     cells.append(Cell("beyond", first, game, MethodSpec("lbs-16", "strong",
                                                         search_seats=(0, 1), **worlds),
                       size.lbs, "lbs-16 on both seats", "strong"))
@@ -228,25 +223,23 @@ def belief_curves(size_name: str, seed: int = 0, progress: bool = True) -> dict:
 # --- the report -----------------------------------------------------------------------------
 
 def cell_stats(cell: Cell, games, blueprint_games) -> dict:
-    """A cell's figures: deals, mean, s.e.m., seconds per game, deviation rate and the paired
-    gain over the blueprint on the deals both played ("not_run" says why instead)."""
+    """A cell's figures, as compare reports them (`lbs_pz.eval.report.summarize`): deals,
+    mean, s.e.m., seconds per game, deviation rate and the paired gain over the blueprint
+    on the deals both played ("not_run" says why instead)."""
     out = {"table": cell.table, "variant": cell.variant, "game": cell.game_kwargs,
            "row": cell.row, "column": cell.column, "method": cell.spec.label(),
            "blueprint": cell.spec.blueprint, "worlds": cell.spec.rollouts,
            "deals_asked": cell.deals}
-    if isinstance(games, str):
-        return dict(out, not_run=games)
-    scores = np.array([g["score"] for g in games], dtype=float)
-    decisions = sum(g["decisions"] for g in games)
-    out.update(deals=len(games), mean=float(scores.mean()), sem=mean_sem(scores)[1],
-               seconds_per_game=float(np.mean([g["seconds"] for g in games])),
-               deviation_rate=sum(g["deviations"] for g in games) / max(decisions, 1))
-    if cell.spec.method != "blueprint" and not isinstance(blueprint_games, str):
-        base = {g["game"]: g["score"] for g in blueprint_games or []}
-        diff = np.array([g["score"] - base[g["game"]] for g in games if g["game"] in base],
-                        dtype=float)
-        if len(diff):
-            out["gain"], out["gain_sem"] = mean_sem(diff)
+    if isinstance(games, str) or not games:
+        return dict(out, not_run=games or "no games logged")
+    base = [] if isinstance(blueprint_games, str) or cell.spec.method == "blueprint" \
+        else blueprint_games or []
+    game = HanabiConfig(**cell.game_kwargs)
+    row = summarize({"blueprint": base, "cell": games}, game.colors * game.ranks)[-1]
+    out.update(deals=row["games"], mean=row["mean"], sem=row["sem"],
+               seconds_per_game=row["seconds_per_game"], deviation_rate=row["deviation_rate"])
+    if "paired_diff" in row:
+        out["gain"], out["gain_sem"] = row["paired_diff"], row["paired_diff_se"]
     return out
 
 
