@@ -248,9 +248,8 @@ def _history_fields(config: HanabiConfig, rec: dict) -> dict:
     touched = [i for i in range(config.hand_size) if (rec["reveal"] >> i) & 1]
     what = (COLOR_WORDS[COLOR_CHARS[move.color]] if move.kind == "reveal_color"
             else f"{move.rank + 1}s")
-    slots = ("slot " if len(touched) == 1 else "slots ") + \
-        " and ".join([", ".join(map(str, touched[:-1])), str(touched[-1])] if len(touched) > 1
-                     else [str(touched[0])])
+    slots = f"slot {touched[0]}" if len(touched) == 1 else \
+        f"slots {', '.join(map(str, touched[:-1]))} and {touched[-1]}"
     return {"text": f"seat {seat} -> seat {target}: {what}, {slots}", "target": target,
             "touched": touched}
 

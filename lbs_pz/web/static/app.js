@@ -446,11 +446,10 @@ function isCritical(name, snap) {
 
 // Pips: every colour and rank of the variant; "no" where the clues rule it out (negative
 // information included), "counted" where every copy it could be is already in sight.
-function renderPips(card, seatIndex, snap) {
+function renderPips(card, seatIndex, snap, left) {
   const chars = [...colorChars(snap)];
   const possible = new Set(card.colors || chars);
   const ranks = new Set((card.ranks || []).map(Number));
-  const left = unseenCounts(snap, seatIndex);
   const alive = (c, r) => possible.has(c) && ranks.has(r) && left[`${c}${r}`] > 0;
   const colorPips = chars.map((c) => {
     const ok = [...ranks].some((r) => alive(c, r));
@@ -469,7 +468,8 @@ function renderPips(card, seatIndex, snap) {
     el("div", { class: "pip-row" }, colorPips), el("div", { class: "pip-row" }, rankPips)]);
 }
 
-function renderCard(card, slot, seatIndex, snap) {
+// left: unseenCounts(snap, seatIndex), counted once per hand.
+function renderCard(card, slot, seatIndex, snap, left) {
   card = Object.assign({ slotIndex: slot }, card);
   const known = card.card !== null && card.card !== undefined;
   const hint = [];
@@ -513,7 +513,7 @@ function renderCard(card, slot, seatIndex, snap) {
     onclick: selectable ? () => selectCard(seatIndex, slot) : null }, [
     el("div", { class: "face" }, face),
     el("div", { class: "hints", text: hint.length ? `hint ${hint.join(" ")}` : "" }),
-    renderPips(card, seatIndex, snap),
+    renderPips(card, seatIndex, snap, left),
     critical ? el("span", { class: "critical-mark", title: "critical: the last copy", text: "!" }) : null,
     el("div", { class: "slot", text: `#${slot}` }),
   ]);
@@ -544,6 +544,7 @@ function renderHands(snap) {
   const box = $("hands");
   box.textContent = "";
   snap.seats.forEach((seat, i) => {
+    const left = unseenCounts(snap, i);
     const isTurn = !snap.terminal && i === snap.current_player;
     const title = [`Seat ${i}`, seat.name ? `: ${seat.name}` : "",
       seat.human && !/\byou\b/i.test(seat.name || "") ? " (you)" : "",
@@ -552,7 +553,7 @@ function renderHands(snap) {
       el("div", { class: "seat-name" }, [title, isTurn ? el("span", { class: "badge turn", text: "to move" }) : null]),
       (seat.notes || []).length ? el("ul", { class: "seat-notes", id: `seat-notes-${i}` },
         seat.notes.map((note) => el("li", { text: note }))) : null,
-      el("div", { class: "cards" }, seat.hand.map((card, slot) => renderCard(card, slot, i, snap))),
+      el("div", { class: "cards" }, seat.hand.map((card, slot) => renderCard(card, slot, i, snap, left))),
     ]));
   });
 }
