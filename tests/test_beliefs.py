@@ -61,6 +61,16 @@ def test_exact_memory_cap_is_a_clear_error():
     state = HanabiState(HanabiConfig(players=2), seed=0)
     with pytest.raises(BeliefMemoryError, match="memory cap"):
         ExactBelief("strong", memory_cap=1 << 20).reset(state, 0)
+    with pytest.raises(BeliefMemoryError, match="memory cap"):
+        ExactBelief("strong", memory_cap=1 << 20).initial_count(state, 0)
+
+
+def test_initial_count_is_the_size_reset_enumerates():
+    state = HanabiState(SMALL, seed=3)
+    belief = ExactBelief("strong")
+    assert belief.initial_count(state, 1) == belief.reset(state, 1).num_hands > 0
+    with pytest.raises(ValueError, match="seat"):
+        belief.initial_count(state, SMALL.players)
 
 
 def test_exact_without_blueprint_is_a_superset():

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from lbs_pz.cli import main
-from lbs_pz.eval.paper import (DEPTHS, Cell, build_report, plan, run_cells, sparta_fits,
+from lbs_pz.eval.paper import (DEPTHS, HIGHEST_SCORE, ROUNDS, Cell, belief_curves,
+                               build_report, plan, run_cells, schedule, sparta_fits,
                                variants, SIZES)
 from lbs_pz.search.methods import MethodSpec
 
@@ -36,9 +37,51 @@ def test_the_plan_holds_every_table_of_the_issue():
                and c.variant == "5-card") >= 500
 
 
-def test_tables_json_and_figures_from_a_tiny_run(tmp_path):
+def test_a_full_run_plays_the_headline_cells_first_then_every_cell_in_rounds():
+    full = plan("full")
+    passes = schedule(full)
+    first = dict(passes[0])
+    assert set(first) == set(full)
+    for cell, deals in first.items():
+        assert deals == (cell.deals if cell.headline else min(cell.deals, ROUNDS[0]))
+    headline = [c for c in full if c.headline]
+    assert {(c.variant, c.row) for c in headline if c.table == "variants"} == \
+        {(v, r) for v in variants(SIZES["full"]) for r in ("blueprint", "sparta", "lbs-16")
+         if r != "sparta" or v == "5-card"}
+    assert [c for c, _ in passes[0]][:len(headline)] == headline    # headline cells first
+    reached = dict(first)
+    for step in passes[1:]:
+        for cell, deals in step:
+            assert deals > reached[cell]                # a pass only adds deals
+            reached[cell] = deals
+    assert reached == {c: c.deals for c in full}        # the last pass reaches every cell
+    best = next(c for c in full if c.row == HIGHEST_SCORE)
+    assert best.deals >= 1000 and best.spec.search_seats == (0, 1)
+    assert best.spec.blueprint == SIZES["full"].strengths[-1]
+
+
+def test_belief_curves_are_read_back_from_their_cache(tmp_path):
+    cache = str(tmp_path / "curves.json")
+    made = belief_curves("tiny", seed=0, progress=False, cache=cache)
+    data = json.load(open(cache))
+    data["scores"] = [123]                          # a mark only the cache carries
+    json.dump(data, open(cache, "w"))
+    again = belief_curves("tiny", seed=0, progress=False, cache=cache)
+    assert list(again["scores"]) == [123]
+    for b in made["ce"]:
+        assert all((x == y).all() for x, y in zip(made["ce"][b], again["ce"][b]))
+    other = belief_curves("tiny", seed=1, progress=False, cache=cache)   # another seed
+    assert list(other["scores"]) != [123]
+
+
+def test_tables_json_and_figures_from_a_tiny_run(tmp_path, capsys):
     out = str(tmp_path / "paper")
     assert main(["paper", "--tiny", "--backend", "inline", "--no-progress", "--out", out]) == 0
+    printed = capsys.readouterr().out
+    figures = [line for line in printed.splitlines() if line.startswith("figure: ")]
+    assert len(figures) == 4 and any(HIGHEST_SCORE in f for f in figures)
+    assert all(f.rsplit(": ", 1)[1].startswith(("reached", "NOT reached", "not run yet"))
+               for f in figures)
     text = open(os.path.join(out, "paper.md")).read()
     for heading in ("Table 1: variants", "Table 2: depths and strengths", "Beyond the paper",
                     "% of SPARTA's gain", "speed-up", "lbs-16 on both seats"):

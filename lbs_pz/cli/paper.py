@@ -13,9 +13,13 @@ strong bot's games (exact, grounded, learned). See `lbs_pz.eval.paper`.
     lbs-pz paper --tiny                     # seconds: a 3-colour game, the same code paths
 
 Every game goes to OUT/games.jsonl: run the same command again after an interrupt and
-only the missing games are played; the tables, OUT/paper.json and the figures
-(OUT/time_score_*.png, OUT/belief_quality.png) are rebuilt from the log. SPARTA whose exact belief would not fit
-its memory cap is not run, and its cell says why.
+only the missing games are played. The cells play in passes: first those of the
+headline figures to all their deals and the others to 20, then all to 100, then to all;
+after each pass the tables (OUT/paper.md), OUT/paper.json and the figures
+(OUT/time_score_*.png, OUT/belief_quality.png) are rewritten, so a long run stopped at
+any point has every table. At the end it prints Table 1 and each figure the run is
+judged by against its target. SPARTA whose exact belief would not fit its memory cap is
+not run, and its cell says why.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ import time
 from lbs_pz.cli.options import add_seed_option, check_output_path, interrupted, one_interrupt
 from lbs_pz.eval.backends import BACKENDS
 from lbs_pz.eval.belief_quality import phase_table
-from lbs_pz.eval.paper import SIZES, belief_curves, build_report, plan, run_cells, write_report
+from lbs_pz.eval.paper import (SIZES, belief_curves, build_report, headline, plan, run_cells,
+                               write_report)
 
 
 def run(args) -> int:
@@ -38,29 +43,39 @@ def run(args) -> int:
     check_output_path(log, "--out")
     cells = plan(size)
     start = time.perf_counter()
+    curves = None
 
-    def on_cell(i, n, cell):
+    def on_cell(i, n, cell, deals):
         if not args.no_progress:
             print(f"[{i + 1}/{n}] {cell.table}: {cell.spec.label()} on {cell.spec.blueprint}, "
-                  f"{cell.variant}, {cell.deals} deals ({time.perf_counter() - start:.0f} s)",
-                  flush=True)
+                  f"{cell.variant}, {deals} of {cell.deals} deals "
+                  f"({time.perf_counter() - start:.0f} s)", flush=True)
+
+    def on_pass(k, n, results):
+        nonlocal curves
+        if curves is None:      # after the headline cells: the figure they are judged with
+            curves = belief_curves(size, args.seed, progress=not args.no_progress,
+                                   cache=os.path.join(out, "belief_curves.json"))
+        report = build_report(cells, results)
+        meta = {"size": size, "seed": args.seed, "sizes": SIZES[size].__dict__,
+                "passes_done": k + 1, "passes": n, "seconds": time.perf_counter() - start}
+        written = write_report(report, out, meta, curves)
+        if k + 1 < n:
+            if not args.no_progress:
+                print(f"pass {k + 1} of {n} done: tables so far in {written[0]}", flush=True)
+            return
+        print(headline(report, curves))
+        print(f"\nBelief quality, the strong bot's {len(curves['scores'])} games:\n"
+              f"{phase_table(curves)}\n")
+        for path in written:
+            print(f"wrote {path}")
     try:
         with one_interrupt():
-            results = run_cells(cells, log, seed=args.seed, backend=args.backend,
-                                workers=args.workers, progress=not args.no_progress,
-                                on_cell=on_cell)
+            run_cells(cells, log, seed=args.seed, backend=args.backend, workers=args.workers,
+                      progress=not args.no_progress, on_cell=on_cell, on_pass=on_pass)
     except KeyboardInterrupt:
         return interrupted("paper", f"the games finished are in {log}; run the same command "
                                     f"again to continue")
-    report = build_report(cells, results)
-    print(report["markdown"])
-    curves = belief_curves(size, args.seed, progress=not args.no_progress)
-    print(f"\nBelief quality, the strong bot's {len(curves['scores'])} games:\n"
-          f"{phase_table(curves)}")
-    meta = {"size": size, "seed": args.seed, "sizes": SIZES[size].__dict__,
-            "seconds": time.perf_counter() - start}
-    for path in write_report(report, out, meta, curves):
-        print(f"wrote {path}")
     return 0
 
 

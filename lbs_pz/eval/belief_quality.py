@@ -91,6 +91,23 @@ def run_quality(config, blueprint, num_games: int, seed: int = 0,
     return {"ce": ce, "seconds": seconds, "scores": np.asarray(scores)}
 
 
+def phase_means(result) -> List[tuple]:
+    """[(moves label, {belief: mean cross-entropy per card}, samples)] per stage of the
+    game (`PHASES`) that has moves."""
+    ce = result["ce"]
+    out = []
+    for lo, hi in PHASES:
+        means, count = {}, 0
+        for n, per_game in ce.items():
+            xs = [x[lo:hi] for x in per_game]
+            flat = np.concatenate(xs) if xs else np.zeros(0)
+            means[n] = flat.mean() if flat.size else math.nan
+            count = flat.size
+        if count:
+            out.append((f"{lo}-{hi - 1}" if hi < 10_000 else f"{lo}+", means, count))
+    return out
+
+
 def phase_table(result) -> str:
     ce = result["ce"]
     names = list(ce)
@@ -98,17 +115,9 @@ def phase_table(result) -> str:
     head = f"{'moves':>10} " + " ".join(f"{n:>10}" for n in names) + f" {'samples':>8}"
     lines.append(head)
     lines.append("-" * len(head))
-    for lo, hi in PHASES:
-        vals, count = [], 0
-        for n in names:
-            xs = [x[lo:hi] for x in ce[n]]
-            flat = np.concatenate(xs) if xs else np.zeros(0)
-            vals.append(flat.mean() if flat.size else math.nan)
-            count = flat.size
-        if count == 0:
-            continue
-        label = f"{lo}-{hi - 1}" if hi < 10_000 else f"{lo}+"
-        lines.append(f"{label:>10} " + " ".join(f"{v:10.3f}" for v in vals) + f" {count:8d}")
+    for label, means, count in phase_means(result):
+        lines.append(f"{label:>10} " + " ".join(f"{means[n]:10.3f}" for n in names)
+                     + f" {count:8d}")
     means = [np.concatenate(ce[n]).mean() for n in names]
     lines.append("-" * len(head))
     lines.append(f"{'all':>10} " + " ".join(f"{v:10.3f}" for v in means))

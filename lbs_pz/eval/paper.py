@@ -19,8 +19,14 @@ The tables:
 2. depths and strengths (the paper's Table 2): rows blueprint, SPARTA, LBS-inf, LBS-32 ..
    LBS-1, columns the blueprints of `STRENGTHS`, with this package's default belief and
    with the learned belief alone (the paper's LBS) where one ships for the blueprint.
-3. beyond: LBS-16 on every seat against one seat, and a fixed test-time budget (depth x
-   worlds constant).
+3. beyond: LBS-16 on every seat against one seat, a fixed test-time budget (depth x
+   worlds constant), and the highest score: LBS-16 on every seat of the strongest
+   blueprint of Table 2.
+
+A full run takes hours, so it plays in passes (`schedule`): first the cells of the
+headline figures (Table 1 but SPARTA on 6 and 7 cards) to all their deals and every
+other cell to 20 deals, then every cell to 100, then to all: a run stopped at any time
+has tables over every cell, each saying its deals.
 
 `SIZES` holds the deals and worlds of each size; "tiny" runs the same code paths on a
 3-colour, 3-rank game in seconds (the tests), "quick" in minutes, "full" is what
@@ -35,11 +41,14 @@ import os
 import warnings
 from typing import Dict, List, Optional, Sequence
 
+import numpy as np
+
 from lbs_pz.agents import RuleBot, blueprint_identity, load_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.eval.backends import collect
-from lbs_pz.eval.belief_quality import phase_table, plot as plot_belief_curves, run_quality
+from lbs_pz.eval.belief_quality import (phase_means, phase_table, plot as plot_belief_curves,
+                                        run_quality)
 from lbs_pz.eval.report import summarize
 from lbs_pz.models import find_model
 from lbs_pz.optional import torch_available
@@ -50,6 +59,8 @@ from lbs_pz.search.methods import MethodSpec
 STRENGTHS = ("weak", "medium", "strong", "lstm:conventions_expert_value_2p")
 DEPTHS = ("lbs-inf", "lbs-32", "lbs-16", "lbs-8", "lbs-4", "lbs-2", "lbs-1")
 BUDGET_DEPTHS = (1, 4, 16, 64)     # the fixed budget's depths: worlds = budget / depth
+ROUNDS = (20, 100)                 # deals per cell after each pass but the last (`schedule`)
+HIGHEST_SCORE = "highest score: lbs-16 on every seat"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,16 +77,17 @@ class Size:
     worlds: int            # sampled worlds per decision
     budget: int            # rollout steps per world of the fixed-budget cells (x worlds)
     belief_games: int      # the strong bot's games scored by the belief curves
+    best: int              # deals of the highest-score row
 
 
 SIZES = {
     "tiny": Size(base=(("colors", 3), ("ranks", 3)), hands=(3, 4, 5),
                  strengths=("weak", "strong"), main=3, lbs=2, sparta=2, variant=2,
-                 worlds=8, budget=4, belief_games=1),
+                 worlds=8, budget=4, belief_games=1, best=2),
     "quick": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=20, lbs=10, sparta=5,
-                  variant=1, worlds=64, budget=16, belief_games=3),
+                  variant=1, worlds=64, budget=16, belief_games=3, best=2),
     "full": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=500, lbs=300,
-                 sparta=200, variant=200, worlds=256, budget=16, belief_games=100),
+                 sparta=200, variant=200, worlds=256, budget=16, belief_games=100, best=1000),
 }
 
 
@@ -90,6 +102,7 @@ class Cell:
     deals: int
     row: str               # the row's name in its table
     column: str            # the column's name in its table
+    headline: bool = False  # played to all its deals in the first pass (`schedule`)
 
     @property
     def game_kwargs(self) -> dict:
@@ -132,19 +145,23 @@ def plan(size_name: str) -> List[Cell]:
     for name, game in named.items():            # Table 1
         deals = size.main if name == first else size.variant
         for method in ("blueprint", "sparta", "lbs-16"):
+            # SPARTA on larger hands costs ~60x LBS per game: it fills in over the rounds
+            headline = method != "sparta" or name == first
             cells.append(Cell("variants", name, game, MethodSpec(method, "strong", **worlds),
-                              deals, method, name))
+                              deals, method, name, headline))
     game = named[first]
     config = HanabiConfig(**dict(game))
+    playing = []
     for bp in size.strengths:                   # Table 2
         blueprint = load_blueprint(bp)          # once: a net's file is read here only
         if not _plays(blueprint, config):
             continue
+        playing.append(bp)
         for method in ("blueprint", "sparta") + DEPTHS:
             main = bp == "strong" and method in ("blueprint", "sparta", "lbs-16")
             deals = size.main if main else (size.sparta if method == "sparta" else size.lbs)
             cells.append(Cell("depths", first, game, MethodSpec(method, bp, **worlds), deals,
-                              method, bp))
+                              method, bp, main))
         if find_model("belief", blueprint_identity(blueprint), config) is None:
             continue                            # the paper's LBS needs a learned belief
         for method in DEPTHS:                   # the paper's LBS: the learned belief alone
@@ -160,7 +177,33 @@ def plan(size_name: str) -> List[Cell]:
                           MethodSpec(f"lbs-{depth}", "strong", rollouts=max(steps // depth, 1)),
                           size.lbs, f"lbs-{depth} x {max(steps // depth, 1)} worlds "
                           f"(budget {steps} steps)", "strong"))
+    best = playing[-1]                          # the strongest blueprint of Table 2
+    cells.append(Cell("beyond", first, game, MethodSpec("lbs-16", best, search_seats=(0, 1),
+                                                        **worlds),
+                      size.best, HIGHEST_SCORE, best))
     return cells
+
+
+def schedule(cells: Sequence[Cell], rounds: Sequence[int] = ROUNDS) -> List[List[tuple]]:
+    """The passes of a run, each a list of (cell, deals to have played): first the
+    headline cells to all their deals and every other cell to `rounds[0]`, then every
+    cell to each later round, then to all its deals (a cell appears in a pass only if
+    the pass adds deals to it). Each pass only adds games to the log, so a long run
+    stopped in any pass has every cell at the deals of the passes before, and the tables
+    written after each pass are whole."""
+    passes = [[(c, c.deals if c.headline else min(c.deals, rounds[0]))
+               for c in sorted(cells, key=lambda c: not c.headline)]]
+    reached = dict(passes[0])
+    for limit in list(rounds[1:]) + [None]:
+        step = []
+        for c in cells:
+            target = c.deals if limit is None else min(c.deals, limit)
+            if target > reached[c]:
+                step.append((c, target))
+                reached[c] = target
+        if step:
+            passes.append(step)
+    return passes
 
 
 def sparta_fits(cell: Cell, seed: int = 0, memory_cap: int = DEFAULT_MEMORY_CAP) -> Optional[str]:
@@ -171,13 +214,12 @@ def sparta_fits(cell: Cell, seed: int = 0, memory_cap: int = DEFAULT_MEMORY_CAP)
     config = HanabiConfig(**cell.game_kwargs)
     deal = int(next(iter(deal_seeds(EVAL, seed, 0, 1))))
     state = HanabiState(config, seed=deal)
-    belief = ExactBelief(None, memory_cap=memory_cap)
     try:
-        belief.reset(state, 0)
+        hands = ExactBelief(None, memory_cap=memory_cap).initial_count(state, 0)
     except BeliefMemoryError as err:
         return str(err)
     if getattr(load_blueprint(cell.spec.blueprint), "counterfactual_mask", None) is None:
-        return (f"SPARTA's exact belief filters its {belief.num_hands:,} candidate hands "
+        return (f"SPARTA's exact belief filters its {hands:,} candidate hands "
                 f"through the blueprint at every partner move; {cell.spec.blueprint} has no "
                 f"C filter (a rule bot's), so that is a forward pass per hand: not run on a "
                 f"CPU")
@@ -186,38 +228,63 @@ def sparta_fits(cell: Cell, seed: int = 0, memory_cap: int = DEFAULT_MEMORY_CAP)
 
 def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "process",
               workers: Optional[int] = None, progress: bool = True,
-              on_cell=None) -> Dict[Cell, object]:
-    """Play every cell (games already in `log` are not played again): {cell: list of
-    per-game results, or the str saying why it was not run}. on_cell(i, n, cell) is
-    called before each cell (progress)."""
+              on_cell=None, on_pass=None, rounds: Sequence[int] = ROUNDS) -> Dict[Cell, object]:
+    """Play every cell in the passes of `schedule` (games already in `log` are not played
+    again): {cell: list of per-game results, or the str saying why it was not run}.
+    on_cell(i, n, cell, deals) is called before each cell of a pass (progress) and
+    on_pass(k, passes, results so far) after each pass (write the tables)."""
     out: Dict[Cell, object] = {}
-    for i, cell in enumerate(cells):
-        if on_cell is not None:
-            on_cell(i, len(cells), cell)
-        if cell.spec.method == "sparta":
-            why = sparta_fits(cell, seed)
-            if why is not None:
-                out[cell] = why
+    passes = schedule(cells, rounds)
+    for k, step in enumerate(passes):
+        for i, (cell, deals) in enumerate(step):
+            if isinstance(out.get(cell), str):
                 continue
-        with warnings.catch_warnings():      # "no value: rollouts to the end" is in the notes
-            warnings.simplefilter("ignore", UserWarning)
-            games = collect([cell.spec], cell.game_kwargs, cell.deals, seed=seed,
-                            backend=backend, workers=workers, show_progress=progress,
-                            jsonl=log)
-        out[cell] = games[cell.spec.label()]
+            if on_cell is not None:
+                on_cell(i, len(step), cell, deals)
+            if cell.spec.method == "sparta":
+                why = sparta_fits(cell, seed)
+                if why is not None:
+                    out[cell] = why
+                    continue
+            with warnings.catch_warnings():  # "no value: rollouts to the end" is in the notes
+                warnings.simplefilter("ignore", UserWarning)
+                games = collect([cell.spec], cell.game_kwargs, deals, seed=seed,
+                                backend=backend, workers=workers, show_progress=progress,
+                                jsonl=log)
+            out[cell] = games[cell.spec.label()]
+        if on_pass is not None:
+            on_pass(k, len(passes), out)
     return out
 
 
-def belief_curves(size_name: str, seed: int = 0, progress: bool = True) -> dict:
+def belief_curves(size_name: str, seed: int = 0, progress: bool = True,
+                  cache: Optional[str] = None) -> dict:
     """The belief figure's data: per-card cross-entropy of the true hand after every move
     of the strong bot's games in the base game, for the exact, grounded and (where one
-    ships and torch is installed) learned beliefs (`lbs_pz.eval.belief_quality`)."""
+    ships and torch is installed) learned beliefs (`lbs_pz.eval.belief_quality`).
+    cache: a JSON file holding them; read if it was made for the same size, seed and
+    beliefs, else written (the exact belief takes seconds per game)."""
     size = SIZES[size_name]
     config, bot = HanabiConfig(**dict(size.base)), RuleBot("strong")
     beliefs = ["exact", "grounded"]
     if torch_available() and find_model("belief", blueprint_identity(bot), config):
         beliefs.append("learned")
-    return run_quality(config, bot, size.belief_games, seed, beliefs, progress=progress)
+    made_for = {"size": size_name, "seed": seed, "games": size.belief_games,
+                "beliefs": beliefs}
+    if cache and os.path.exists(cache):
+        with open(cache) as f:
+            stored = json.load(f)
+        if stored.get("made_for") == made_for:
+            return {"ce": {b: [np.asarray(x, dtype=float) for x in stored["ce"][b]]
+                           for b in beliefs},
+                    "seconds": stored["seconds"], "scores": np.asarray(stored["scores"])}
+    curves = run_quality(config, bot, size.belief_games, seed, beliefs, progress=progress)
+    if cache:
+        with open(cache, "w") as f:
+            json.dump({"made_for": made_for, "seconds": curves["seconds"],
+                       "scores": curves["scores"].tolist(),
+                       "ce": {b: [x.tolist() for x in curves["ce"][b]] for b in beliefs}}, f)
+    return curves
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -274,6 +341,62 @@ def variants_rows(stats: List[dict]) -> List[dict]:
             out["speedup"] = sparta["seconds_per_game"] / lbs["seconds_per_game"]
         rows.append(out)
     return rows
+
+
+def headline(report: dict, curves: Optional[dict] = None) -> str:
+    """Table 1, then each figure the issue names against its target, one "figure:" line
+    each (reached / not reached / not run yet): LBS-16's share of SPARTA's gain and
+    speed-up on the first two variants, its gain on the last, the learned belief against
+    the grounded and the exact ones at every stage, and the highest score."""
+    rows = report["variants"]
+    lines = [_variants_table(rows), ""]
+
+    def verdict(ok, *cells):
+        """The verdict, "so far" while a cell it rests on has fewer deals than asked."""
+        if ok is None:
+            return "not run yet"
+        short = [c for c in cells if c.get("deals", 0) < c.get("deals_asked", 0)]
+        return ("reached" if ok else "NOT reached") + "".join(
+            f" so far ({c['row']}: {c.get('deals', 0)} of {c['deals_asked']} deals)"
+            for c in short[:1])
+
+    for row, (share, speed) in zip(rows[:2], ((0.8, 4.6), (0.7, 40.0))):
+        have = "share_of_sparta_gain" in row and "speedup" in row
+        ok = have and row["share_of_sparta_gain"] >= share and row["speedup"] >= speed
+        if have:
+            got = (f"{100 * row['share_of_sparta_gain']:.0f}% of SPARTA's gain at "
+                   f"{row['speedup']:.1f}x less time")
+        elif "gain" in row["sparta"]:
+            got = "no share: SPARTA gained 0"
+        else:
+            got = "no share: SPARTA or LBS-16 has no games"
+        judged = ok if have else False if "gain" in row["sparta"] else None
+        lines.append(f"figure: {row['variant']}: LBS-16 keeps {got} (target >= "
+                     f"{100 * share:.0f}% at >= {speed:g}x): "
+                     f"{verdict(judged, row['sparta'], row['lbs-16'])}")
+    if len(rows) > 2:
+        lbs = rows[-1].get("lbs-16", {})
+        have = "gain" in lbs
+        z = lbs["gain"] / lbs["gain_sem"] if have and lbs["gain_sem"] > 0 else 0.0
+        got = f"{lbs['gain']:+.3f} +- {lbs['gain_sem']:.3f} ({z:.1f} s.e.)" if have else "-"
+        lines.append(f"figure: {rows[-1]['variant']}: LBS-16 gains {got} over the blueprint "
+                     f"(target > 3 s.e.): {verdict(z > 3 if have else None, lbs)}")
+    if curves is not None and "learned" in curves["ce"]:
+        stages = phase_means(curves)
+        below = all(m["learned"] < m["grounded"] for _, m, _ in stages)
+        gaps = ", ".join(f"{label} {m['learned'] - m['exact']:+.3f}" for label, m, _ in stages)
+        lines.append(f"figure: the learned belief's cross-entropy is below the grounded one "
+                     f"at every stage of the game ({len(curves['scores'])} games): "
+                     f"{verdict(below)}; learned minus exact by moves: {gaps}")
+    best = next((c for c in report["cells"] if c["row"] == HIGHEST_SCORE), None)
+    if best is not None:
+        have = "mean" in best
+        got = f"{best['mean']:.3f} +- {best['sem']:.3f} [{best['deals']} deals]" if have \
+            else "-"
+        lines.append(f"figure: {HIGHEST_SCORE} of {best['blueprint']}: {got} (moonshot: >= "
+                     f"24.5 in 2-player Hanabi): "
+                     f"{verdict(best['mean'] >= 24.5 if have else None, best)}")
+    return "\n".join(lines)
 
 
 def _figure(s: dict) -> str:

@@ -103,14 +103,24 @@ class ExactBelief(Belief):
 
     # --- updates -------------------------------------------------------------------------------
 
-    def _reset(self, start: HanabiState) -> None:
-        info = SeatInfo.from_state(start, self.seat)
-        n = info.hand_len
-        t0 = time.perf_counter()
-        limit = self._max_rows(n)
+    def initial_count(self, start: HanabiState, seat: int) -> int:
+        """The number of candidate hands `reset(start, seat)` would enumerate at `start`,
+        a game's first position, counted without storing one; BeliefMemoryError (naming the
+        size and the memory needed) if they would not fit the memory cap."""
+        if not isinstance(start, HanabiState) or not 0 <= seat < start.config.players:
+            raise ValueError(f"initial_count needs a HanabiState and a seat of its game, got "
+                             f"{type(start).__name__} and {seat!r}")
+        info = SeatInfo.from_state(start, seat)
+        limit = self._max_rows(info.hand_len)
         count = _exact.count_hands(info.bits, info.unseen, limit)
         if count > limit:
-            raise self._too_big(limit, n, "the initial enumeration", at_least=True)
+            raise self._too_big(limit, info.hand_len, "the initial enumeration", at_least=True)
+        return count
+
+    def _reset(self, start: HanabiState) -> None:
+        info = SeatInfo.from_state(start, self.seat)
+        t0 = time.perf_counter()
+        count = self.initial_count(start, self.seat)
         self.hands = _exact.enumerate_hands(info.bits, info.unseen, count)
         self._unseen = info.unseen
         self._cw = None
