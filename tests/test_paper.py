@@ -82,6 +82,15 @@ def test_tables_json_and_figures_from_a_tiny_run(tmp_path, capsys):
     assert len(figures) == 4 and any(HIGHEST_SCORE in f for f in figures)
     assert all(f.rsplit(": ", 1)[1].startswith(("reached", "NOT reached", "not run yet"))
                for f in figures)
+    played = json.load(open(os.path.join(out, "paper.json")))["cells"]
+    lines = len(open(os.path.join(out, "games.jsonl")).read().splitlines())
+    assert main(["paper", "--tiny", "--report-only", "--no-progress", "--out", out]) == 0
+    assert capsys.readouterr().out.count("figure: ") == 4
+    assert json.load(open(os.path.join(out, "paper.json")))["cells"] == played
+    assert len(open(os.path.join(out, "games.jsonl")).read().splitlines()) == lines
+    with pytest.raises(SystemExit, match="does not exist"):
+        main(["paper", "--tiny", "--report-only", "--out", str(tmp_path / "none")])
+    assert not os.path.exists(tmp_path / "none")
     text = open(os.path.join(out, "paper.md")).read()
     for heading in ("Table 1: variants", "Table 2: depths and strengths", "Beyond the paper",
                     "% of SPARTA's gain", "speed-up", "lbs-16 on both seats"):

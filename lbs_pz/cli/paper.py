@@ -38,8 +38,11 @@ from lbs_pz.eval.paper import (SIZES, belief_curves, build_report, headline, pla
 def run(args) -> int:
     size = "full" if args.full else "tiny" if args.tiny else "quick"
     out = args.out or os.path.join("results", f"paper_{size}")
-    os.makedirs(out, exist_ok=True)
     log = os.path.join(out, "games.jsonl")
+    if args.report_only and not os.path.isfile(log):
+        raise SystemExit(f"lbs-pz paper: error: --report-only reads {log}, which does not "
+                         f"exist: run without --report-only first")
+    os.makedirs(out, exist_ok=True)
     check_output_path(log, "--out")
     cells = plan(size)
     start = time.perf_counter()
@@ -55,7 +58,8 @@ def run(args) -> int:
         nonlocal curves
         if curves is None:      # after the headline cells: the figure they are judged with
             curves = belief_curves(size, args.seed, progress=not args.no_progress,
-                                   cache=os.path.join(out, "belief_curves.json"))
+                                   cache=os.path.join(out, "belief_curves.json"),
+                                   play=not args.report_only)
         report = build_report(cells, results)
         meta = {"size": size, "seed": args.seed, "sizes": SIZES[size].__dict__,
                 "passes_done": k + 1, "passes": n, "seconds": time.perf_counter() - start}
@@ -65,14 +69,16 @@ def run(args) -> int:
                 print(f"pass {k + 1} of {n} done: tables so far in {written[0]}", flush=True)
             return
         print(headline(report, curves))
-        print(f"\nBelief quality, the strong bot's {len(curves['scores'])} games:\n"
-              f"{phase_table(curves)}\n")
+        if curves is not None:
+            print(f"\nBelief quality, the strong bot's {len(curves['scores'])} games:\n"
+                  f"{phase_table(curves)}\n")
         for path in written:
             print(f"wrote {path}")
     try:
         with one_interrupt():
             run_cells(cells, log, seed=args.seed, backend=args.backend, workers=args.workers,
-                      progress=not args.no_progress, on_cell=on_cell, on_pass=on_pass)
+                      progress=not args.no_progress, on_cell=on_cell, on_pass=on_pass,
+                      play=not args.report_only)
     except KeyboardInterrupt:
         return interrupted("paper", f"the games finished are in {log}; run the same command "
                                     f"again to continue")
@@ -93,6 +99,9 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--out", default="", metavar="DIR",
                    help="folder of the games log, tables, JSON and figures (default "
                         "results/paper_SIZE)")
+    p.add_argument("--report-only", action="store_true",
+                   help="play nothing: the tables and figures of the games OUT/games.jsonl "
+                        "holds (a run still under way or stopped)")
     p.add_argument("--backend", choices=sorted(BACKENDS), default="process",
                    help="where games run (default process)")
     p.add_argument("--workers", type=int, default=None,

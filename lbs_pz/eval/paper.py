@@ -228,13 +228,16 @@ def sparta_fits(cell: Cell, seed: int = 0, memory_cap: int = DEFAULT_MEMORY_CAP)
 
 def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "process",
               workers: Optional[int] = None, progress: bool = True,
-              on_cell=None, on_pass=None, rounds: Sequence[int] = ROUNDS) -> Dict[Cell, object]:
+              on_cell=None, on_pass=None, rounds: Sequence[int] = ROUNDS,
+              play: bool = True) -> Dict[Cell, object]:
     """Play every cell in the passes of `schedule` (games already in `log` are not played
     again): {cell: list of per-game results, or the str saying why it was not run}.
     on_cell(i, n, cell, deals) is called before each cell of a pass (progress) and
-    on_pass(k, passes, results so far) after each pass (write the tables)."""
+    on_pass(k, passes, results so far) after each pass (write the tables).
+    play: False -> play nothing, one pass reading the games `log` holds (the tables of a
+    run still under way or stopped)."""
     out: Dict[Cell, object] = {}
-    passes = schedule(cells, rounds)
+    passes = schedule(cells, rounds) if play else [[(c, c.deals) for c in cells]]
     for k, step in enumerate(passes):
         for i, (cell, deals) in enumerate(step):
             if isinstance(out.get(cell), str):
@@ -250,7 +253,7 @@ def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "pr
                 warnings.simplefilter("ignore", UserWarning)
                 games = collect([cell.spec], cell.game_kwargs, deals, seed=seed,
                                 backend=backend, workers=workers, show_progress=progress,
-                                jsonl=log)
+                                jsonl=log, play=play)
             out[cell] = games[cell.spec.label()]
         if on_pass is not None:
             on_pass(k, len(passes), out)
@@ -258,12 +261,13 @@ def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "pr
 
 
 def belief_curves(size_name: str, seed: int = 0, progress: bool = True,
-                  cache: Optional[str] = None) -> dict:
+                  cache: Optional[str] = None, play: bool = True) -> Optional[dict]:
     """The belief figure's data: per-card cross-entropy of the true hand after every move
     of the strong bot's games in the base game, for the exact, grounded and (where one
     ships and torch is installed) learned beliefs (`lbs_pz.eval.belief_quality`).
     cache: a JSON file holding them; read if it was made for the same size, seed and
-    beliefs, else written (the exact belief takes seconds per game)."""
+    beliefs, else written (the exact belief takes seconds per game). play: False -> None
+    unless the cache holds them."""
     size = SIZES[size_name]
     config, bot = HanabiConfig(**dict(size.base)), RuleBot("strong")
     beliefs = ["exact", "grounded"]
@@ -278,6 +282,8 @@ def belief_curves(size_name: str, seed: int = 0, progress: bool = True,
             return {"ce": {b: [np.asarray(x, dtype=float) for x in stored["ce"][b]]
                            for b in beliefs},
                     "seconds": stored["seconds"], "scores": np.asarray(stored["scores"])}
+    if not play:
+        return None
     curves = run_quality(config, bot, size.belief_games, seed, beliefs, progress=progress)
     if cache:
         with open(cache, "w") as f:
