@@ -207,6 +207,17 @@ SECTIONS = {
                     f"--plot '' --no-progress" for n in (3, 4, 5)),
         " && ".join(f"OMP_NUM_THREADS=1 lbs-pz belief-quality --players {n} --games 50 "
                     f"--plot '' --no-progress" for n in (3, 4, 5))),
+    "paper": (
+        "The paper's tables: `lbs-pz paper --full`, as far as its log has run",
+        "Table 1 of `lbs-pz paper --full --workers 2 --out results/paper_full` (the strong "
+        "bot on 5-card, 6-card and 7-card hands with at most 4 information tokens; 256 worlds; "
+        "evaluation deals of run seed 0, paired) and each figure the run is judged by "
+        "against its target, from the games its log holds: a full run takes many hours and "
+        "plays in passes, so each cell says its deals ([n]) and a figure over fewer deals "
+        "than asked says \"so far\". Two worker processes: s/game is per worker, one core "
+        "each. Tables 2 and 3 and the figures: results/paper_full/paper.md and PNGs.",
+        "lbs-pz paper --tiny --workers 2 --no-progress --out results/paper_tiny",
+        "lbs-pz paper --full --report-only --no-progress --out results/paper_full"),
     "walkthrough": (
         "Bring your own blueprint: walk-through",
         "The README's walk-through for examples/my_blueprint.py (a 20-line Python class), "
@@ -498,6 +509,7 @@ HEADLINE = {
     "search-4p": r"^(\||strong, )",
     "search-5p": r"^(\||strong, )",
     "belief-quality-players": r"^(belief quality|\s+moves|\s+all|\s+s/game)",
+    "paper": r"^(Table 1|\||figure: |Belief quality|\s+moves|\s+[0-9]+[-+]|\s+all)",
     "lbs-worlds-net": None,
     "paper-scale": None,
     "conventions-expert": None,
