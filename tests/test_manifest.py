@@ -18,8 +18,9 @@ from lbs_pz.models import (MODELS_DIR, CheckpointError, ManifestError, find_mode
 from lbs_pz.models.manifest import MANIFEST_NAME, read_manifest, validate
 
 SHIPPED = {"conventions_expert_value_2p", "belief_conventions_expert_value_2p",
-           "public_lstm_2p"} | {f"{kind}_strong_{n}p" for kind in ("belief", "value")
-                                for n in (2, 3, 4, 5)}
+           "public_lstm_2p"} | {f"{kind}_strong_{game}" for kind in ("belief", "value")
+                                for game in ("2p", "3p", "4p", "5p", "6card", "7card_4tokens")}
+SHIPPED |= {"value_weak_2p", "value_medium_2p"}
 RETIRED = {"distilled_strong_2p", "finetuned_strong_2p", "conventions_strong_2p",
            "conventions_maxq_2p", "conventions_expert_2p", "conventions_maxq_value_2p"}
 RETIRED |= {f"belief_{name}" for name in RETIRED}
@@ -115,10 +116,14 @@ def test_lookups_read_the_manifest_only_and_need_no_torch():
         assert find_model("value", strong, HanabiConfig()) == "value_strong_2p"
         assert find_model("value", strong, HanabiConfig(players=3)) == "value_strong_3p"
         assert find_model("value", strong, HanabiConfig(players=3, hand_size=4)) is None
+        assert find_model("belief", strong, HanabiConfig(hand_size=6)) == "belief_strong_6card"
+        seven = HanabiConfig(hand_size=7, max_information_tokens=4)
+        assert find_model("value", strong, seven) == "value_strong_7card_4tokens"
+        assert find_model("belief", strong, HanabiConfig(hand_size=7)) is None   # 8 tokens
         net = {{"spec": "lstm:conventions_expert_value_2p", "fingerprint": "{fp}"}}
         assert find_model("belief", net) == "belief_conventions_expert_value_2p"
         assert recommended_settings(net) == {{"lbs-1": {{"delta": 0.75}}}}
-        assert len(shipped_models()) == 11
+        assert len(shipped_models()) == 17
         try:
             import torch
         except ImportError:
