@@ -85,7 +85,7 @@ SIZES = {
                  strengths=("weak", "strong"), main=3, lbs=2, sparta=2, variant=2,
                  worlds=8, budget=4, belief_games=1, best=2),
     "quick": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=20, lbs=10, sparta=5,
-                  variant=1, worlds=64, budget=16, belief_games=3, best=2),
+                  variant=2, worlds=64, budget=16, belief_games=3, best=2),
     "full": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=500, lbs=300,
                  sparta=200, variant=200, worlds=256, budget=16, belief_games=100, best=1000),
 }
@@ -188,9 +188,10 @@ def schedule(cells: Sequence[Cell], rounds: Sequence[int] = ROUNDS) -> List[List
     """The passes of a run, each a list of (cell, deals to have played): first the
     headline cells to all their deals and every other cell to `rounds[0]`, then every
     cell to each later round, then to all its deals (a cell appears in a pass only if
-    the pass adds deals to it; SPARTA on the larger hands comes last in each pass). Each pass only adds games to the log, so a long run
-    stopped in any pass has every cell at the deals of the passes before, and the tables
-    written after each pass are whole."""
+    the pass adds deals to it; SPARTA on the larger hands comes last in each pass).
+    Each pass only adds games to the log, so a long run stopped in any pass has every
+    cell at the deals of the passes before, and the tables written after each pass are
+    whole."""
     # headline cells first; the variants' other cells (SPARTA on larger hands, ~60x
     # LBS's time per game) last in every pass
     order = sorted(cells, key=lambda c: (not c.headline,
@@ -354,22 +355,23 @@ def variants_rows(stats: List[dict]) -> List[dict]:
 
 def headline(report: dict, curves: Optional[dict] = None) -> str:
     """Table 1, then each figure the issue names against its target, one "figure:" line
-    each (reached / not reached / not run yet): LBS-16's share of SPARTA's gain and
+    each (reached / NOT reached / not judged yet): LBS-16's share of SPARTA's gain and
     speed-up on the first two variants, its gain on the last, the learned belief against
-    the grounded and the exact ones at every stage, and the highest score."""
+    the grounded and the exact ones at every stage, and the highest score. A verdict
+    resting on a cell with fewer deals than a full run plays says "so far"."""
     rows = report["variants"]
     lines = [_variants_table(rows), ""]
+    full = SIZES["full"]
 
-    def verdict(ok, *cells):
-        """The verdict, "so far" while a cell it rests on has fewer deals than asked."""
+    def verdict(ok, needed=0, *cells):
         if ok is None:
-            return "not run yet"
-        short = [c for c in cells if c.get("deals", 0) < c.get("deals_asked", 0)]
+            return "not judged yet"
+        short = [c for c in cells if c.get("deals", 0) < needed]
         return ("reached" if ok else "NOT reached") + "".join(
-            f" so far ({c['row']}: {c.get('deals', 0)} of {c['deals_asked']} deals)"
+            f" so far ({c['row']}: {c.get('deals', 0)} of the {needed} deals of a full run)"
             for c in short[:1])
 
-    for row, (share, speed) in zip(rows[:2], ((0.8, 4.6), (0.7, 40.0))):
+    for i, (row, (share, speed)) in enumerate(zip(rows[:2], ((0.8, 4.6), (0.7, 40.0)))):
         have = "share_of_sparta_gain" in row and "speedup" in row
         ok = have and row["share_of_sparta_gain"] >= share and row["speedup"] >= speed
         if have:
@@ -377,26 +379,30 @@ def headline(report: dict, curves: Optional[dict] = None) -> str:
                    f"{row['speedup']:.1f}x less time")
         elif "gain" in row["sparta"]:
             got = "no share: SPARTA gained 0"
+        elif "mean" in row["sparta"] and "mean" in row["lbs-16"]:
+            got = "no share yet: a paired gain needs 2 deals"
         else:
             got = "no share: SPARTA or LBS-16 has no games"
         judged = ok if have else False if "gain" in row["sparta"] else None
+        said = verdict(judged, full.main if i == 0 else full.variant, row["sparta"],
+                       row["lbs-16"])
         lines.append(f"figure: {row['variant']}: LBS-16 keeps {got} (target >= "
-                     f"{100 * share:.0f}% at >= {speed:g}x): "
-                     f"{verdict(judged, row['sparta'], row['lbs-16'])}")
+                     f"{100 * share:.0f}% at >= {speed:g}x): {said}")
     if len(rows) > 2:
         lbs = rows[-1].get("lbs-16", {})
         have = "gain" in lbs
         z = lbs["gain"] / lbs["gain_sem"] if have and lbs["gain_sem"] > 0 else 0.0
         got = f"{lbs['gain']:+.3f} +- {lbs['gain_sem']:.3f} ({z:.1f} s.e.)" if have else "-"
         lines.append(f"figure: {rows[-1]['variant']}: LBS-16 gains {got} over the blueprint "
-                     f"(target > 3 s.e.): {verdict(z > 3 if have else None, lbs)}")
+                     f"(target > 3 s.e.): {verdict(z > 3 if have else None, full.variant, lbs)}")
     if curves is not None and "learned" in curves["ce"]:
-        stages = phase_means(curves)
+        stages, n = phase_means(curves), len(curves["scores"])
         below = all(m["learned"] < m["grounded"] for _, m, _ in stages)
         gaps = ", ".join(f"{label} {m['learned'] - m['exact']:+.3f}" for label, m, _ in stages)
         lines.append(f"figure: the learned belief's cross-entropy is below the grounded one "
                      f"at every stage of the game ({len(curves['scores'])} games): "
-                     f"{verdict(below)}; learned minus exact by moves: {gaps}")
+                     f"{verdict(below, full.belief_games, dict(row='belief curves', deals=n))}"
+                     f"; learned minus exact by moves: {gaps}")
     best = next((c for c in report["cells"] if c["row"] == HIGHEST_SCORE), None)
     if best is not None:
         have = "mean" in best
@@ -404,7 +410,7 @@ def headline(report: dict, curves: Optional[dict] = None) -> str:
             else "-"
         lines.append(f"figure: {HIGHEST_SCORE} of {best['blueprint']}: {got} (moonshot: >= "
                      f"24.5 in 2-player Hanabi): "
-                     f"{verdict(best['mean'] >= 24.5 if have else None, best)}")
+                     f"{verdict(best['mean'] >= 24.5 if have else None, full.best, best)}")
     return "\n".join(lines)
 
 
