@@ -41,21 +41,21 @@ def test_the_plan_holds_every_table_of_the_issue():
 def test_a_full_run_plays_the_headline_cells_first_then_every_cell_in_rounds():
     full = plan("full")
     passes = schedule(full)
-    first = dict(passes[0])
-    assert set(first) == set(full)
-    for cell, deals in first.items():
-        assert deals == (cell.deals if cell.headline else min(cell.deals, ROUNDS[0]))
     headline = [c for c in full if c.headline]
+    assert passes[0] == [(c, c.deals) for c in headline]      # all their deals, first
     assert {(c.variant, c.row) for c in headline if c.table == "variants"} == \
         {(v, r) for v in variants(SIZES["full"]) for r in ("blueprint", "sparta", "lbs-16")
          if r != "sparta" or v == "5-card"}
-    assert [c for c, _ in passes[0]][:len(headline)] == headline    # headline cells first
-    reached = dict(first)
-    for step in passes[1:]:
+    second = passes[1]
+    assert {c for c, _ in second} == set(full) - set(headline)
+    assert all(deals == min(c.deals, ROUNDS[0]) for c, deals in second)
+    assert [c.table for c, _ in second[:2]] == ["variants", "variants"]  # 6/7-card SPARTA
+    reached = dict(second)
+    for step in passes[2:]:
         for cell, deals in step:
             assert deals > reached[cell]                # a pass only adds deals
             reached[cell] = deals
-    assert reached == {c: c.deals for c in full}        # the last pass reaches every cell
+    assert reached == {c: c.deals for c in full if not c.headline}   # the last reaches all
     best = next(c for c in full if c.row == HIGHEST_SCORE)
     assert best.deals >= 1000 and best.spec.search_seats == (0, 1)
     assert best.spec.blueprint == SIZES["full"].strengths[-1]

@@ -24,9 +24,9 @@ The tables:
    blueprint of Table 2.
 
 A full run takes hours, so it plays in passes (`schedule`): first the cells of the
-headline figures (Table 1 but SPARTA on 6 and 7 cards) to all their deals and every
-other cell to 20 deals, then every cell to 100, then to all: a run stopped at any time
-has tables over every cell, each saying its deals.
+headline figures (Table 1 but SPARTA on 6 and 7 cards) to all their deals, then every
+other cell to 20 deals, then to 100, then to all: a run stopped at any time has tables
+over every cell it reached, each saying its deals.
 
 `SIZES` holds the deals and worlds of each size; "tiny" runs the same code paths on a
 3-colour, 3-rank game in seconds (the tests), "quick" in minutes, "full" is what
@@ -186,28 +186,25 @@ def plan(size_name: str) -> List[Cell]:
 
 def schedule(cells: Sequence[Cell], rounds: Sequence[int] = ROUNDS) -> List[List[tuple]]:
     """The passes of a run, each a list of (cell, deals to have played): first the
-    headline cells to all their deals and every other cell to `rounds[0]`, then every
-    cell to each later round, then to all its deals (a cell appears in a pass only if
-    the pass adds deals to it; SPARTA on the larger hands comes last in each pass).
-    Each pass only adds games to the log, so a long run stopped in any pass has every
-    cell at the deals of the passes before, and the tables written after each pass are
-    whole."""
-    # headline cells first; the variants' other cells (SPARTA on larger hands, ~60x
-    # LBS's time per game) last in every pass
-    order = sorted(cells, key=lambda c: (not c.headline,
-                                         not c.headline and c.table == "variants"))
-    passes = [[(c, c.deals if c.headline else min(c.deals, rounds[0])) for c in order]]
-    reached = dict(passes[0])
-    for limit in list(rounds[1:]) + [None]:
+    headline cells to all their deals, then every other cell to each of `rounds`, then
+    to all its deals (a cell appears in a pass only if the pass adds deals to it). In
+    each pass the rest of Table 1 (SPARTA on the larger hands, which a headline figure
+    rests on) comes first. Each pass only adds games to the log, so a long run stopped
+    in any pass has every cell at the deals of the passes before, and the tables
+    written after each pass are whole."""
+    passes = [[(c, c.deals) for c in cells if c.headline]]
+    rest = sorted((c for c in cells if not c.headline), key=lambda c: c.table != "variants")
+    reached = {c: 0 for c in rest}
+    for limit in list(rounds) + [None]:
         step = []
-        for c in order:
+        for c in rest:
             target = c.deals if limit is None else min(c.deals, limit)
             if target > reached[c]:
                 step.append((c, target))
                 reached[c] = target
         if step:
             passes.append(step)
-    return passes
+    return [p for p in passes if p]
 
 
 def sparta_fits(cell: Cell, seed: int = 0, memory_cap: int = DEFAULT_MEMORY_CAP) -> Optional[str]:
