@@ -165,7 +165,10 @@ SECTIONS = {
         f"--out results/maskable_ppo_2p"),
     "search-sb3": (
         "LBS-16 on a MaskablePPO blueprint",
-        "LBS-16 with no flags but --blueprint on top of the sb3-train policy: 256 worlds "
+        "LBS-16 with no flags but --blueprint on top of the MaskablePPO self-play policy "
+        "that `python examples/train_maskable_ppo.py --minutes 10 --threads 1 --out "
+        "results/maskable_ppo_2p` trains on one core (section sb3-train of "
+        "benchmarks/results.json): 256 worlds "
         "per decision, its critic bootstraps after 16 moves, grounded+cf belief (no learned "
         "belief ships for it); 300 evaluation deals on two worker processes (s/game is per "
         "worker, one core each).",
@@ -509,11 +512,10 @@ HEADLINE = {
     "search-4p": r"^(\||strong, )",
     "search-5p": r"^(\||strong, )",
     "belief-quality-players": r"^(belief quality|\s+moves|\s+all|\s+s/game)",
-    "paper": r"^(Table 1|\||figure: |Belief quality|\s+moves|\s+[0-9]+[-+]|\s+all)",
+    "paper": r"^(Table 1|\||figure: )",
     "lbs-worlds-net": None,
     "paper-scale": None,
     "conventions-expert": None,
-    "sb3-train": None,
     "search-sb3": None,
     "walkthrough": r"^(###|\$ |\||  mean score|done|value:)",
     "hardening": r"^(?!ok |$)",
@@ -564,8 +566,7 @@ def write_results(store: dict) -> None:
             "",
             what,
             "",
-            f"`{entry['command']}`",
-            "",
+            f"`{entry['command']}`\\",          # a hard line break: the run's facts below it
             f"{entry['mode']} mode, {entry['seconds']} s, exit code {entry['exit_code']}; "
             f"{m['cpu']}, {m['cores']} cores, Python {m['python']}, {m['system']}; "
             f"load {load}; revision {entry['revision']}, {entry['date']} (`{name}`)",
