@@ -84,12 +84,15 @@ def test_value_for_another_blueprint_or_variant_is_refused(trained):
     CentralValue(path)(HanabiBatch(HanabiConfig(random_start_player=True), 2, seeds=[1, 2]))
 
 
-def test_shipped_value_is_found_for_the_strong_bot_only():
+def test_shipped_value_is_found_for_the_blueprint_it_was_trained_for_only():
     value = CentralValue(blueprint=RuleBot("strong"))
     assert value.trained_for["spec"] == "strong" and value.checkpoint_path.endswith(
         "value_strong_2p.pt")
-    with pytest.raises(CheckpointMismatchError, match="no shipped value.*'weak'"):
-        CentralValue(blueprint=RuleBot("weak"))
+    weak = CentralValue(blueprint=RuleBot("weak"))
+    assert weak.trained_for["spec"] == "weak" and weak.checkpoint_path.endswith(
+        "value_weak_2p.pt")
+    with pytest.raises(CheckpointMismatchError, match="no shipped value.*'simple'"):
+        CentralValue(blueprint=RuleBot("simple"))
 
 
 def test_lbs_k_bootstraps_with_the_value(trained):
