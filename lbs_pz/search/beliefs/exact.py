@@ -40,6 +40,7 @@ import numpy as np
 from lbs_pz.agents.base import counterfactual_mask
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.engine import HanabiState
+from lbs_pz.engine.moves import decode_move
 from lbs_pz.search.beliefs import _exact
 from lbs_pz.search.beliefs.base import Belief, SeatInfo, as_rng, check_hand
 
@@ -134,6 +135,13 @@ class ExactBelief(Belief):
         me, hs = self.seat, self.config.hand_size
         hands = self.hands
         if rec["player"] != me and self.blueprint is not None and len(hands):
+            move = decode_move(self.config, rec["move"])
+            if move.target_offset is not None and \
+                    (rec["player"] + move.target_offset) % self.config.players == me:
+                # a hint to this seat often rules out most hands: drop them before the
+                # blueprint (the costly filter) is asked about each
+                info = SeatInfo.from_state(after, me)
+                hands = hands[_exact.feasible_mask(hands, info.bits, info.unseen).astype(bool)]
             keep = self._counterfactual(before, rec["move"], hands)
             if keep.any():
                 hands = hands[keep]
