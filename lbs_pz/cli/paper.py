@@ -5,16 +5,18 @@ SPARTA and LBS-16 on the strong bot, with the share of SPARTA's gain LBS keeps a
 speed-up), Table 2 (rows blueprint, SPARTA, LBS-inf, LBS-32 .. LBS-1; columns blueprints
 of increasing strength; the default belief and, where one ships, the learned belief
 alone), the rows beyond the paper (LBS on both seats; a fixed budget of rollout steps
-split between depth and worlds), and the beliefs' cross-entropy over the course of the
-strong bot's games (exact, grounded, learned). See `lbs_pz.eval.paper`.
+split between depth and worlds; the highest score: LBS-16 on every seat of the strongest
+blueprint), and the beliefs' cross-entropy over the course of the strong bot's games
+(exact, grounded, learned). See `lbs_pz.eval.paper`.
 
-    lbs-pz paper --quick                    # minutes: a few deals per cell
-    lbs-pz paper --full --workers 2         # hours; what RESULTS.md quotes
+    lbs-pz paper --quick                    # ~16 minutes on 2 cores: a few deals per cell
+    lbs-pz paper --full --workers 2         # many hours; what RESULTS.md quotes
+    lbs-pz paper --full --report-only       # the tables of the games played so far
     lbs-pz paper --tiny                     # seconds: a 3-colour game, the same code paths
 
 Every game goes to OUT/games.jsonl: run the same command again after an interrupt and
 only the missing games are played. The cells play in passes: first those of the
-headline figures to all their deals and the others to 20, then all to 100, then to all;
+headline figures to all their deals, then the others to 20, to 100, then to all;
 after each pass the tables (OUT/paper.md), OUT/paper.json and the figures
 (OUT/time_score_*.png, OUT/belief_quality.png) are rewritten, so a long run stopped at
 any point has every table. At the end it prints Table 1 and each figure the run is
