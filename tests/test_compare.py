@@ -167,8 +167,8 @@ class Cautious:
 
 
 def test_lbs_k_without_a_value_rolls_to_the_end_and_says_so(capsys):
-    """No value ships for the weak bot: lbs-4 rolls out to the end, in the log and label."""
-    code = main(["compare", "--blueprint", "weak", "--methods", "lbs-4", "--rollouts", "4",
+    """No value ships for the simple bot: lbs-4 rolls out to the end, in the log and label."""
+    code = main(["compare", "--blueprint", "simple", "--methods", "lbs-4", "--rollouts", "4",
                  "--games", "1", "--backend", "inline", "--no-progress"])
     assert code == 0
     captured = capsys.readouterr()
