@@ -425,9 +425,17 @@ def _figure(s: dict) -> str:
     return text + f" [{s['deals']}]"
 
 
+def _budget(cells: List[dict]) -> str:
+    """The search budget the cells share, as a header says it ("256 worlds per decision, "),
+    or "" if they differ."""
+    worlds = {c["worlds"] for c in cells if c.get("row") != "blueprint" and c.get("worlds")}
+    return f"{worlds.pop()} worlds per decision, " if len(worlds) == 1 else ""
+
+
 def _variants_table(rows: List[dict]) -> str:
-    lines = ["Table 1: variants (the strong bot; mean +- s.e.m. (paired gain over the blueprint"
-             " +- s.e.m.), seconds per game [deals])", "",
+    budget = _budget([r[k] for r in rows for k in ("sparta", "lbs-16") if r.get(k)])
+    lines = [f"Table 1: variants (the strong bot, {budget}seat 0 searching; mean +- s.e.m. "
+             f"(paired gain over the blueprint +- s.e.m.), seconds per game [deals])", "",
              "| variant | blueprint | SPARTA | LBS-16 | % of SPARTA's gain | speed-up |",
              "|---|---:|---:|---:|---:|---:|"]
     for r in rows:
@@ -444,8 +452,8 @@ def _grid(title: str, stats: List[dict], table: str) -> str:
     rows = list(dict.fromkeys(s["row"] for s in cells))
     columns = list(dict.fromkeys(s["column"] for s in cells))
     at = {(s["row"], s["column"]): s for s in cells}
-    lines = [f"{title} (mean +- s.e.m. (paired gain over the blueprint), seconds per game "
-             f"[deals])", "", "| | " + " | ".join(columns) + " |",
+    lines = [f"{title} ({_budget(cells)}mean +- s.e.m. (paired gain over the blueprint), "
+             f"seconds per game [deals])", "", "| | " + " | ".join(columns) + " |",
              "|---|" + "---:|" * len(columns)]
     for row in rows:
         lines.append(f"| {row} | " + " | ".join(_figure(at.get((row, c), {})) for c in columns)
