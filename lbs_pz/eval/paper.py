@@ -61,6 +61,7 @@ DEPTHS = ("lbs-inf", "lbs-32", "lbs-16", "lbs-8", "lbs-4", "lbs-2", "lbs-1")
 BUDGET_DEPTHS = (1, 4, 16, 64)     # the fixed budget's depths: worlds = budget / depth
 ROUNDS = (20, 100)                 # deals per cell after each pass but the last (`schedule`)
 HIGHEST_SCORE = "highest score: lbs-16 on every seat"
+NOT_PLAYED = "not played yet"     # a cell whose games a run has not reached
 
 
 @dataclasses.dataclass(frozen=True)
@@ -305,7 +306,7 @@ def cell_stats(cell: Cell, games, blueprint_games) -> dict:
            "blueprint": cell.spec.blueprint, "worlds": cell.spec.rollouts,
            "deals_asked": cell.deals}
     if isinstance(games, str) or not games:
-        return dict(out, not_run=games or "no games logged")
+        return dict(out, not_run=games or NOT_PLAYED)
     base = [] if isinstance(blueprint_games, str) or cell.spec.method == "blueprint" \
         else blueprint_games or []
     game = HanabiConfig(**cell.game_kwargs)
@@ -323,7 +324,7 @@ def build_report(cells: Sequence[Cell], results: Dict[Cell, object]) -> dict:
     for cell in cells:
         if cell.spec.method == "blueprint":
             blueprint_of[(cell.game, cell.spec.blueprint)] = results.get(cell)
-    stats = [cell_stats(c, results.get(c, "not run yet"),
+    stats = [cell_stats(c, results.get(c, NOT_PLAYED),
                         blueprint_of.get((c.game, c.spec.blueprint))) for c in cells]
     rows = variants_rows([s for s in stats if s["table"] == "variants"])
     markdown = "\n\n".join([_variants_table(rows),
@@ -416,7 +417,7 @@ def _figure(s: dict) -> str:
     if not s:
         return ""
     if "not_run" in s:
-        return f"not run: {s['not_run']}"
+        return s["not_run"] if s["not_run"] == NOT_PLAYED else f"not run: {s['not_run']}"
     text = f"{s['mean']:.2f} +- {s['sem']:.2f}"
     if "gain" in s:
         text += f" ({s['gain']:+.2f} +- {s['gain_sem']:.2f})"
