@@ -218,7 +218,9 @@ SECTIONS = {
         "against its target, from the games its log holds: a full run takes many hours and "
         "plays in passes, so each cell says its deals ([n]) and a figure over fewer deals "
         "than asked says \"so far\". Two worker processes: s/game is per worker, one core "
-        "each. Tables 2 and 3 and the figures: results/paper_full/paper.md and PNGs.",
+        "each. The command also writes Tables 2 and 3, paper.json and the figures "
+        "(score against time, belief cross-entropy by move) to results/paper_full/ on the "
+        "machine that runs it.",
         "lbs-pz paper --tiny --workers 2 --no-progress --out results/paper_tiny",
         "lbs-pz paper --full --report-only --no-progress --out results/paper_full"),
     "walkthrough": (
