@@ -398,7 +398,7 @@ def headline(report: dict, curves: Optional[dict] = None) -> str:
         below = all(m["learned"] < m["grounded"] for _, m, _ in stages)
         gaps = ", ".join(f"{label} {m['learned'] - m['exact']:+.3f}" for label, m, _ in stages)
         lines.append(f"figure: the learned belief's cross-entropy is below the grounded one "
-                     f"at every stage of the game ({len(curves['scores'])} games): "
+                     f"at every stage of the game ({n} games): "
                      f"{verdict(below, full.belief_games, dict(row='belief curves', deals=n))}"
                      f"; learned minus exact by moves: {gaps}")
     best = next((c for c in report["cells"] if c["row"] == HIGHEST_SCORE), None)

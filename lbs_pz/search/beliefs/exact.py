@@ -134,13 +134,13 @@ class ExactBelief(Belief):
         t0 = time.perf_counter()
         me, hs = self.seat, self.config.hand_size
         hands = self.hands
+        info = SeatInfo.from_state(after, me)     # what this seat knows after the move
         if rec["player"] != me and self.blueprint is not None and len(hands):
             move = decode_move(self.config, rec["move"])
             if move.target_offset is not None and \
                     (rec["player"] + move.target_offset) % self.config.players == me:
                 # a hint to this seat often rules out most hands: drop them before the
                 # blueprint (the costly filter) is asked about each
-                info = SeatInfo.from_state(after, me)
                 hands = hands[_exact.feasible_mask(hands, info.bits, info.unseen).astype(bool)]
             keep = self._counterfactual(before, rec["move"], hands)
             if keep.any():
@@ -151,14 +151,12 @@ class ExactBelief(Belief):
             slot = rec["move"] % hs
             hands = _exact.remove_slot(hands, slot, rec["card"])
             if len(after.card_knowledge(me)) > hands.shape[1]:
-                info_now = SeatInfo.from_state(after, me)
                 try:
-                    hands = _exact.append_draw(hands, info_now.unseen, int(info_now.bits[-1]),
+                    hands = _exact.append_draw(hands, info.unseen, int(info.bits[-1]),
                                                self._max_rows(hands.shape[1] + 1))
                 except MemoryError as err:
                     raise self._too_big(int(err.args[0]), hands.shape[1] + 1,
                                         "the expansion after a draw") from None
-        info = SeatInfo.from_state(after, me)
         hands = np.ascontiguousarray(hands)
         if len(hands):
             hands = hands[_exact.feasible_mask(hands, info.bits, info.unseen).astype(bool)]
