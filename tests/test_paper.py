@@ -49,7 +49,9 @@ def test_a_full_run_plays_the_headline_cells_first_then_every_cell_in_rounds():
     second = passes[1]
     assert {c for c, _ in second} == set(full) - set(headline)
     assert all(deals == min(c.deals, ROUNDS[0]) for c, deals in second)
-    assert [c.table for c, _ in second[:2]] == ["variants", "variants"]  # 6/7-card SPARTA
+    # the figures' cells lead: the highest score, then SPARTA on 6 and 7 cards
+    assert [c.row for c, _ in second[:3]] == [HIGHEST_SCORE, "sparta", "sparta"]
+    assert [c.table for c, _ in second[1:3]] == ["variants", "variants"]
     reached = dict(second)
     for step in passes[2:]:
         for cell, deals in step:

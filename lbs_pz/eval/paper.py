@@ -185,16 +185,25 @@ def plan(size_name: str) -> List[Cell]:
     return cells
 
 
+def _lead(cell: Cell) -> int:
+    """The order of the cells that are not headline cells in each pass: the figures'
+    first (the highest-score row, cheaper per deal than SPARTA on larger hands), then
+    the rest of Table 1, then every other cell (a stable sort keeps `plan`'s order)."""
+    if cell.row == HIGHEST_SCORE:
+        return 0
+    return 1 if cell.table == "variants" else 2
+
+
 def schedule(cells: Sequence[Cell], rounds: Sequence[int] = ROUNDS) -> List[List[tuple]]:
     """The passes of a run, each a list of (cell, deals to have played): first the
     headline cells to all their deals, then every other cell to each of `rounds`, then
     to all its deals (a cell appears in a pass only if the pass adds deals to it). In
-    each pass the rest of Table 1 (SPARTA on the larger hands, which a headline figure
-    rests on) comes first. Each pass only adds games to the log, so a long run stopped
+    each pass the other cells a figure rests on come first (`_lead`): the highest-score
+    row, then the rest of Table 1 (SPARTA on the larger hands). Each pass only adds games to the log, so a long run stopped
     in any pass has every cell at the deals of the passes before, and the tables
     written after each pass are whole."""
     passes = [[(c, c.deals) for c in cells if c.headline]]
-    rest = sorted((c for c in cells if not c.headline), key=lambda c: c.table != "variants")
+    rest = sorted((c for c in cells if not c.headline), key=_lead)
     reached = {c: 0 for c in rest}
     for limit in list(rounds) + [None]:
         step = []
