@@ -61,6 +61,8 @@ ALLOWED_LOCAL = {
         "the trainer imports torch at its top; `lbs-pz --help` works without torch",
     "lbs_pz/cli/distill.py:run":
         "the trainer imports torch at its top; `lbs-pz --help` works without torch",
+    "lbs_pz/cli/paper.py:retrain_belief":
+        "the trainer imports torch at its top; `lbs-pz paper` runs without torch",
 }
 
 _PYX_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\b|c?import\s+([\w.]+))")

@@ -8,9 +8,10 @@ import re
 import pytest
 
 from lbs_pz.cli import main
-from lbs_pz.eval.paper import (DEPTHS, HIGHEST_SCORE, ROUNDS, Cell, belief_curves,
-                               build_report, plan, run_cells, schedule, sparta_fits,
-                               variants, SIZES)
+from lbs_pz.eval.paper import (DEPTHS, HIGHEST_SCORE, RETRAINED, RETRAINED_BELIEF,
+                               RETRAINED_GAMES, ROUNDS, Cell, belief_curves, build_report,
+                               plan, run_cells, schedule, sparta_fits, variants, SIZES)
+from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.search.methods import MethodSpec
 
 TINY = plan("tiny")
@@ -85,6 +86,14 @@ def test_tables_json_and_figures_from_a_tiny_run(tmp_path, capsys):
     assert len(figures) == 4 and any(HIGHEST_SCORE in f for f in figures)
     assert all(re.search(r"\): (reached|NOT reached|not judged yet)", f) for f in figures)
     assert all("so far" in f for f in figures if "reached" in f)    # tiny: too few deals
+    # the belief retrained on LBS-16's own games (recorded on training deals), then its row
+    info = load_checkpoint(os.path.join(out, RETRAINED_BELIEF))["info"]
+    assert info["search_games"]["train"] == SIZES["tiny"].retrain_games - 1
+    assert info["steps"] == SIZES["tiny"].retrain_steps
+    assert len(open(os.path.join(out, RETRAINED_GAMES)).read().splitlines()) == \
+        SIZES["tiny"].retrain_games
+    assert any(line.startswith(f"beyond: {RETRAINED}") and "same deals" in line
+               for line in printed.splitlines())
     played = json.load(open(os.path.join(out, "paper.json")))["cells"]
     lines = len(open(os.path.join(out, "games.jsonl")).read().splitlines())
     assert main(["paper", "--tiny", "--report-only", "--no-progress", "--out", out]) == 0
@@ -99,7 +108,8 @@ def test_tables_json_and_figures_from_a_tiny_run(tmp_path, capsys):
                     "% of SPARTA's gain", "speed-up", "lbs-16 on both seats"):
         assert heading in text
     data = json.load(open(os.path.join(out, "paper.json")))
-    assert data["size"] == "tiny" and len(data["cells"]) == len(TINY)
+    assert data["size"] == "tiny" and len(data["cells"]) == len(TINY) + 1
+    assert RETRAINED in text
     for cell in data["cells"]:
         assert cell["deals"] == cell["deals_asked"] and 0 <= cell["mean"] <= 9
         assert ("gain" in cell) == (cell["row"] != "blueprint")

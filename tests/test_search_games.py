@@ -19,6 +19,10 @@ from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.files import MAX_LINE_BYTES, open_locked
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
+from lbs_pz.models.checkpoint import load_checkpoint
+from lbs_pz.train.belief import (generate_games, replay_games, split_search_games,
+                                 train_belief)
+from lbs_pz.train.configs import BeliefTrainConfig
 from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement, distill,
                                   replayed_games)
 
@@ -213,3 +217,44 @@ def test_reading_recorded_games_is_bounded(tmp_path):
     long.write_bytes(b"[" * (MAX_LINE_BYTES + 10))
     with pytest.raises(ValueError, match="line 1: longer than"):
         read_search_games(str(long))
+
+
+def test_a_belief_learns_from_replayed_search_games(recorded, tmp_path):
+    config = HanabiConfig(**SMALL)
+    records = read_search_games(recorded)
+    # a record of the blueprint's own moves replays into exactly its self-play sequences
+    bot = RuleBot("strong")
+    own = generate_games(config, bot, 2, seed=0)
+    selfplay = []
+    for game in range(2):
+        state = HanabiState(config, seed=int(deal_seeds(TRAIN, 0, game, 1)[0]))
+        while not state.is_terminal:
+            state.apply(bot.act(state))
+        selfplay.append(dict(records[0], deal=int(deal_seeds(TRAIN, 0, game, 1)[0]),
+                             moves=list(state.move_history), score=state.score))
+    again = replay_games(config, selfplay)
+    for key in ("obs", "hands", "lengths", "scores"):
+        assert np.array_equal(own[key], again[key]), key
+    searched = replay_games(config, records)
+    assert searched["scores"].tolist() == [r["score"] for r in records]
+    assert searched["obs"].shape[0] == len(records) * config.players
+    with pytest.raises(ValueError, match="not a legal game"):     # another variant's record
+        replay_games(HanabiConfig(**dict(SMALL, hand_size=2)), records)
+    # train-belief with half of each step replayed from them, the last tenth held out
+    out = str(tmp_path / "belief.pt")
+    tc = BeliefTrainConfig(**SMALL, steps=2, minutes=0.0, games_per_step=4, val_games=8,
+                           val_every=1, embed=16, hidden=16, decoder=8, threads=1,
+                           search_games=recorded, out=out, curve="", progress=False)
+    model, history = train_belief(tc, log=lambda s: None)
+    info = load_checkpoint(out)["info"]
+    assert info["search_games"] == {"path": recorded, "train": len(records) - 1, "per_step": 2}
+    header = open(str(tmp_path / "belief.curve.csv")).readline()
+    assert "val_search_loss" in header and len(history) == 3
+    with pytest.raises(ValueError, match="at least 2"):
+        split_search_games(_one_game(recorded, tmp_path), 8)
+
+
+def _one_game(recorded, tmp_path):
+    path = tmp_path / "one.jsonl"
+    path.write_text(open(recorded).readline())
+    return str(path)

@@ -27,14 +27,52 @@ not run, and its cell says why.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import time
 
+from lbs_pz.agents import RuleBot, blueprint_identity
 from lbs_pz.cli.options import add_seed_option, check_output_path, interrupted, one_interrupt
+from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.backends import BACKENDS
 from lbs_pz.eval.belief_quality import phase_table
-from lbs_pz.eval.paper import (SIZES, belief_curves, build_report, headline, plan, run_cells,
+from lbs_pz.eval.paper import (RETRAINED_BELIEF, RETRAINED_GAMES, SIZES, belief_curves,
+                               build_report, headline, plan, retrain_spec, run_cells,
                                write_report)
+from lbs_pz.eval.search_games import record_search_games
+from lbs_pz.models import find_model
+from lbs_pz.optional import torch_available
+from lbs_pz.train.configs import BeliefTrainConfig
+
+
+def retrain_belief(size: str, out: str, seed: int, workers, progress: bool) -> None:
+    """OUT/belief_on_lbs.pt: the strong bot's belief retrained on LBS-16's own games (the
+    LBS paper's first future direction: the search leads its games where the blueprint's
+    never go, so a belief trained on the blueprint's games alone is off there). LBS-16
+    (`retrain_spec`) plays `retrain_games` training deals into OUT/lbs_games.jsonl
+    (resumable); then `lbs-pz train-belief` starts from the shipped belief (none ships
+    for the tiny game: from scratch) and replays those games in half of each of
+    `retrain_steps` steps (`--search-games`). Nothing is done when the belief exists."""
+    path = os.path.join(out, RETRAINED_BELIEF)
+    if os.path.exists(path):
+        return
+    from lbs_pz.train.belief import train_belief    # torch: only when a run trains
+    sz = SIZES[size]
+    game = HanabiConfig(**dict(sz.base, hand_size=sz.hands[0]))
+    games = os.path.join(out, RETRAINED_GAMES)
+    record_search_games(retrain_spec(size), sz.retrain_games, games, dataclasses.asdict(game),
+                        seed=seed, workers=workers or os.cpu_count() or 1,
+                        log=print if progress else (lambda *_: None))
+    start = find_model("belief", blueprint_identity(RuleBot("strong")), game)
+    tc = BeliefTrainConfig(
+        blueprint="strong", players=game.players, hand_size=game.hand_size,
+        colors=game.colors, ranks=game.ranks, steps=sz.retrain_steps, minutes=0.0,
+        lr=3e-4 if start else 1e-3, lr_final=3e-5 if start else 1e-4,
+        val_every=max(1, sz.retrain_steps // 5), seed=seed, init=start or "",
+        search_games=games, out=path + ".partial", half=True, curve="none",
+        progress=progress)
+    train_belief(tc, log=print if progress else (lambda *_: None))
+    os.replace(tc.out, path)                    # whole or absent: a stopped run retrains
 
 
 def run(args) -> int:
@@ -46,7 +84,8 @@ def run(args) -> int:
                          f"exist: run without --report-only first")
     os.makedirs(out, exist_ok=True)
     check_output_path(log, "--out")
-    cells = plan(size)
+    retrained = os.path.join(out, RETRAINED_BELIEF) if torch_available() else None
+    cells = plan(size, retrained)
     start = time.perf_counter()
     curves = None
 
@@ -62,6 +101,8 @@ def run(args) -> int:
             curves = belief_curves(size, args.seed, progress=not args.no_progress,
                                    cache=os.path.join(out, "belief_curves.json"),
                                    play=not args.report_only)
+            if retrained and not args.report_only:      # before the pass that plays it
+                retrain_belief(size, out, args.seed, args.workers, not args.no_progress)
         report = build_report(cells, results)
         meta = {"size": size, "seed": args.seed, "sizes": SIZES[size].__dict__,
                 "passes_done": k + 1, "passes": n, "seconds": time.perf_counter() - start}

@@ -5,6 +5,13 @@ blueprint (spec and fingerprint) and the game, so using it with another is an er
     lbs-pz train-belief --blueprint py:my_bot.py:MyBot --minutes 20 --out my_belief.pt
     lbs-pz compare --blueprint py:my_bot.py:MyBot --methods lbs-inf --belief-checkpoint my_belief.pt
 
+A belief for the positions a search leads to (the blueprint's games never reach them):
+record the search's own games on training deals, then replay them in part of every step.
+
+    lbs-pz search-games --blueprint strong --method lbs-16 --games 2000 --out lbs_games.jsonl
+    lbs-pz train-belief --blueprint strong --search-games lbs_games.jsonl --init belief_strong_2p \
+        --minutes 15 --out belief_on_lbs.pt
+
 One option per field of `lbs_pz.train.belief.BeliefTrainConfig`.
 """
 

@@ -61,6 +61,9 @@ DEPTHS = ("lbs-inf", "lbs-32", "lbs-16", "lbs-8", "lbs-4", "lbs-2", "lbs-1")
 BUDGET_DEPTHS = (1, 4, 16, 64)     # the fixed budget's depths: worlds = budget / depth
 ROUNDS = (20, 100)                 # deals per cell after each pass but the last (`schedule`)
 HIGHEST_SCORE = "highest score: lbs-16 on every seat"
+RETRAINED = "lbs-16, belief retrained on its own games"
+RETRAINED_BELIEF = "belief_on_lbs.pt"       # its belief, in the run's folder
+RETRAINED_GAMES = "lbs_games.jsonl"         # the games it is retrained on, in the run's folder
 NOT_PLAYED = "not played yet"     # a cell whose games a run has not reached
 
 
@@ -79,16 +82,21 @@ class Size:
     budget: int            # rollout steps per world of the fixed-budget cells (x worlds)
     belief_games: int      # the strong bot's games scored by the belief curves
     best: int              # deals of the highest-score row
+    retrain_games: int     # LBS-16's own games (training deals) its belief is retrained on
+    retrain_steps: int     # update steps of that retraining
 
 
 SIZES = {
     "tiny": Size(base=(("colors", 3), ("ranks", 3)), hands=(3, 4, 5),
                  strengths=("weak", "strong"), main=3, lbs=2, sparta=2, variant=2,
-                 worlds=8, budget=4, belief_games=1, best=2),
+                 worlds=8, budget=4, belief_games=1, best=2, retrain_games=4,
+                 retrain_steps=2),
     "quick": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=20, lbs=10, sparta=5,
-                  variant=2, worlds=64, budget=16, belief_games=3, best=2),
+                  variant=2, worlds=64, budget=16, belief_games=3, best=2,
+                  retrain_games=20, retrain_steps=20),
     "full": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=500, lbs=300,
-                 sparta=200, variant=200, worlds=256, budget=16, belief_games=100, best=1000),
+                 sparta=200, variant=200, worlds=256, budget=16, belief_games=100, best=1000,
+                 retrain_games=2000, retrain_steps=600),
 }
 
 
@@ -134,8 +142,17 @@ def _plays(blueprint, game: HanabiConfig) -> bool:
     return made_for is None or made_for == game
 
 
-def plan(size_name: str) -> List[Cell]:
-    """Every cell of a run of size `size_name` ("tiny", "quick" or "full")."""
+def retrain_spec(size_name: str) -> MethodSpec:
+    """The search whose own games retrain the strong bot's belief: LBS-16 with the
+    default belief at the run's worlds per decision (Table 2's strong LBS-16)."""
+    return MethodSpec("lbs-16", "strong", rollouts=SIZES[size_name].worlds)
+
+
+def plan(size_name: str, retrained_belief: Optional[str] = None) -> List[Cell]:
+    """Every cell of a run of size `size_name` ("tiny", "quick" or "full").
+    retrained_belief: the path of the strong bot's belief retrained on LBS-16's own games
+    (the LBS paper's first future direction; `lbs-pz paper` trains it into its folder):
+    adds the "beyond" row of LBS-16 with that belief."""
     if size_name not in SIZES:
         raise ValueError(f"size must be one of {', '.join(SIZES)}, got {size_name!r}")
     size = SIZES[size_name]
@@ -178,6 +195,10 @@ def plan(size_name: str) -> List[Cell]:
                           MethodSpec(f"lbs-{depth}", "strong", rollouts=max(steps // depth, 1)),
                           size.lbs, f"lbs-{depth} x {max(steps // depth, 1)} worlds "
                           f"(budget {steps} steps)", "strong"))
+    if retrained_belief:
+        cells.append(Cell("beyond", first, game,
+                          MethodSpec("lbs-16", "strong", belief_checkpoint=retrained_belief,
+                                     **worlds), size.lbs, RETRAINED, "strong"))
     best = playing[-1]                          # the strongest blueprint of Table 2
     cells.append(Cell("beyond", first, game, MethodSpec("lbs-16", best, search_seats=(0, 1),
                                                         **worlds),
@@ -335,6 +356,14 @@ def build_report(cells: Sequence[Cell], results: Dict[Cell, object]) -> dict:
             blueprint_of[(cell.game, cell.spec.blueprint)] = results.get(cell)
     stats = [cell_stats(c, results.get(c, NOT_PLAYED),
                         blueprint_of.get((c.game, c.spec.blueprint))) for c in cells]
+    default = next((c for c in cells if c.table == "depths" and c.row == "lbs-16"
+                    and c.column == "strong"), None)
+    for cell, stat in zip(cells, stats):
+        if cell.row == RETRAINED and default is not None and "mean" in stat:
+            # against LBS-16 with the shipped belief, paired on the deals both played
+            versus = cell_stats(cell, results.get(cell), results.get(default))
+            if "gain" in versus:
+                stat.update(vs_shipped=versus["gain"], vs_shipped_sem=versus["gain_sem"])
     rows = variants_rows([s for s in stats if s["table"] == "variants"])
     markdown = "\n\n".join([_variants_table(rows),
                             _grid("Table 2: depths and strengths", stats, "depths"),
@@ -410,6 +439,13 @@ def headline(report: dict, curves: Optional[dict] = None) -> str:
                      f"at every stage of the game ({n} games): "
                      f"{verdict(below, full.belief_games, dict(row='belief curves', deals=n))}"
                      f"; learned minus exact by moves: {gaps}")
+    retrained = next((c for c in report["cells"] if c["row"] == RETRAINED), None)
+    if retrained is not None and "vs_shipped" in retrained:
+        lines.append(f"beyond: {RETRAINED} (a belief trained on LBS-16's games on training "
+                     f"deals): {retrained['gain']:+.3f} +- {retrained['gain_sem']:.3f} over the "
+                     f"blueprint; minus LBS-16 with its default belief (Table 2) on the same deals "
+                     f"{retrained['vs_shipped']:+.3f} +- {retrained['vs_shipped_sem']:.3f} "
+                     f"[{retrained['deals']} deals]")
     best = next((c for c in report["cells"] if c["row"] == HIGHEST_SCORE), None)
     if best is not None:
         have = "mean" in best

@@ -14,7 +14,10 @@ canonical observation after each move and the seat's true hand at that time. Dea
 from the TRAIN stream (`lbs_pz.engine.seeds.deal_seeds(TRAIN, seed, ...)`), disjoint from
 the EVAL stream that `eval` and `compare` play: training games 0, 1, 2, ... of the run
 seed, validation games the last `--val-games` of the stream's range (2**32 - val_games ..
-2**32 - 1), never reached by training.
+2**32 - 1), never reached by training. With `--search-games` (a search's own games on
+training deals, `lbs-pz search-games`) part of every step replays them (`replay_games`):
+the belief then also learns the positions the search leads to, where the blueprint's
+games never go (the LBS paper's first future direction).
 
 Objective (`mean_nll`): the mean negative log-likelihood per card of the true hand under
 the belief's auto-regressive decoder; Adam, the learning rate cosine-decayed from `lr` to
@@ -34,12 +37,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Sequence
+
 import numpy as np
 import torch
 
 from lbs_pz.engine import HanabiBatch
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
 from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig, count_parameters, load_belief
+from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.train.common import command_line, game_config, load_training_blueprint
 from lbs_pz.train.configs import BeliefTrainConfig, check_games_held, curve_path
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
@@ -62,20 +68,65 @@ def generate_games(config, blueprint, num_games: int, seed: int, first_game: int
         scores  (num_games,) int32
     Sequence s = game * players + seat. T is the longest game in the batch + 1.
     """
-    P, H, E = config.players, config.hand_size, config.encoding_size
     batch = HanabiBatch(config, num_games, seeds=deal_seeds(TRAIN, seed, first_game, num_games))
-    cap = 200
-    obs = np.zeros((P, num_games, cap, E), dtype=np.uint8)
-    hands = np.full((P, num_games, cap, H), -1, dtype=np.int64)
-    lengths = np.zeros(num_games, dtype=np.int64)
-    enc = np.empty((num_games, E), dtype=np.float32)
-    seat_arrays = [np.full(num_games, p, dtype=np.int64) for p in range(P)]
-    active = np.ones(num_games, dtype=bool)
+
+    def moves(t):
+        return np.asarray(blueprint.act_batch(batch), dtype=np.int64)
+    return _record(config, batch, moves, f"blueprint {getattr(blueprint, 'name', blueprint)!r}")
+
+
+def replay_games(config, records: Sequence[dict]):
+    """The games of `records` (a search's recorded games, `lbs_pz.search.recorded_games`:
+    each its deal and every move), replayed on `config` and recorded as `generate_games`
+    records self-play: the same dict over len(records) * players sequences. This is how
+    a belief learns the positions a search leads its games to, which the blueprint's own
+    games never reach. ValueError for a record whose moves are not a legal game of its
+    deal in `config` (a record of another variant), or that ends before or after them."""
+    n = len(records)
+    if not n:
+        raise ValueError("no recorded games to replay")
+    length = np.array([len(r["moves"]) for r in records])
+    if length.max() >= MAX_MOVES:
+        raise ValueError(f"a recorded game has {length.max()} moves, over {MAX_MOVES - 1}")
+    played = np.full((n, int(length.max()) + 1), -1, dtype=np.int64)
+    for i, r in enumerate(records):
+        played[i, :length[i]] = r["moves"]
+    batch = HanabiBatch(config, n, seeds=[r["deal"] for r in records])
+
+    def moves(t):
+        if ((played[:, t] < 0) != batch.terminals()).any():
+            raise ValueError("a recorded game ends before or after its recorded moves "
+                             "(a record of another game variant?)")
+        return played[:, t].copy()
+    try:
+        return _record(config, batch, moves, "a recorded game")
+    except ValueError as err:
+        if "recorded" in str(err):
+            raise
+        raise ValueError(f"a recorded game is not a legal game of its deal in this "
+                         f"variant: {err}") from None
+
+
+MAX_MOVES = 200
+"""The most moves a recorded sequence holds (a game longer than that is an error)."""
+
+
+def _record(config, batch, moves, who: str):
+    """Step `batch` to the end with `moves(t)` ((n,) int64, the move of every game at
+    move t; games already over are not stepped) and record every seat's observation and
+    hand after each move: `generate_games`' dict."""
+    P, H, E = config.players, config.hand_size, config.encoding_size
+    n = len(batch)
+    obs = np.zeros((P, n, MAX_MOVES, E), dtype=np.uint8)
+    hands = np.full((P, n, MAX_MOVES, H), -1, dtype=np.int64)
+    lengths = np.zeros(n, dtype=np.int64)
+    enc = np.empty((n, E), dtype=np.float32)
+    seat_arrays = [np.full(n, p, dtype=np.int64) for p in range(P)]
+    active = np.ones(n, dtype=bool)
     t = 0
     while True:
-        if t >= cap:
-            raise RuntimeError(f"blueprint {getattr(blueprint, 'name', blueprint)!r}: a game "
-                               f"lasted over {cap} moves")
+        if t >= MAX_MOVES:
+            raise RuntimeError(f"{who}: a game lasted over {MAX_MOVES} moves")
         for p in range(P):
             batch.encode(out=enc, players=seat_arrays[p])
             obs[p, active, t] = enc[active]
@@ -85,17 +136,31 @@ def generate_games(config, blueprint, num_games: int, seed: int, first_game: int
         active = ~term
         if not active.any():
             break
-        moves = np.asarray(blueprint.act_batch(batch), dtype=np.int64)
-        moves[term] = -1
-        batch.step(moves)
+        chosen = moves(t)
+        chosen[term] = -1
+        batch.step(chosen)
         t += 1
     T = int(lengths.max())
     return {
-        "obs": obs[:, :, :T].transpose(1, 0, 2, 3).reshape(num_games * P, T, E),
-        "hands": hands[:, :, :T].transpose(1, 0, 2, 3).reshape(num_games * P, T, H),
+        "obs": obs[:, :, :T].transpose(1, 0, 2, 3).reshape(n * P, T, E),
+        "hands": hands[:, :, :T].transpose(1, 0, 2, 3).reshape(n * P, T, H),
         "lengths": np.repeat(lengths, P),
         "scores": batch.scores(),
     }
+
+
+def join_games(a: dict, b: dict) -> dict:
+    """Two recorded-game dicts of `generate_games`' format as one: the sequences of `a`
+    then `b`, padded to the longer T (observations 0, hands -1: padding is never a card,
+    so `mean_nll` ignores it)."""
+    T = max(a["obs"].shape[1], b["obs"].shape[1])
+
+    def pad(x, value):
+        return np.pad(x, ((0, 0), (0, T - x.shape[1]), (0, 0)), constant_values=value)
+    return {"obs": np.concatenate([pad(a["obs"], 0), pad(b["obs"], 0)]),
+            "hands": np.concatenate([pad(a["hands"], -1), pad(b["hands"], -1)]),
+            "lengths": np.concatenate([a["lengths"], b["lengths"]]),
+            "scores": np.concatenate([a["scores"], b["scores"]])}
 
 
 def to_tensors(data, device="cpu"):
@@ -118,12 +183,32 @@ def deals_note(seed: int, games: int, val_games: int) -> str:
             f"0..{games - 1}, validation games {MAX_GAMES - val_games}..{MAX_GAMES - 1}")
 
 
+def split_search_games(path: str, val_games: int):
+    """(training records, validation records) of the recorded search games at `path`:
+    the last tenth (at least one, at most `val_games`) held out for validation, never
+    trained on. ValueError for a file with fewer than 2 games."""
+    records = read_search_games(path)
+    if len(records) < 2:
+        raise ValueError(f"--search-games {path}: {len(records)} recorded games; at least 2 "
+                         f"are needed (one held out for validation)")
+    held = min(max(1, len(records) // 10), val_games)
+    return records[:-held], records[-held:]
+
+
 def train_belief(tc: BeliefTrainConfig, log=print):
     """Train a belief for the blueprint `tc.blueprint` and save it to `tc.out`; returns
-    (model, history of (step, train_loss, val_loss)), one entry per validation."""
+    (model, history of (step, train_loss, val_loss)), one entry per validation.
+
+    With `tc.search_games` (a search's recorded games with this blueprint, on training
+    deals), round(games_per_step * search_fraction) of every step's games are replayed
+    from them (`replay_games`, in a fixed shuffled order of run seed `tc.seed` that cycles)
+    and the rest are fresh self-play; their held-out tail gives a second validation loss,
+    "val_search_loss"."""
     check_games_held(tc)
     if tc.val_every < 1:
         raise ValueError("val_every must be >= 1")
+    if tc.search_games and not 0 < tc.search_fraction <= 1:
+        raise ValueError(f"search_fraction must be in (0, 1], got {tc.search_fraction}")
     budget = Budget(tc.minutes, tc.steps)
     budget.check()
     if tc.threads > 0:
@@ -153,6 +238,15 @@ def train_belief(tc: BeliefTrainConfig, log=print):
                          first_game=MAX_GAMES - tc.val_games)
     val_obs, val_hands = to_tensors(val, device)
     val_score = float(val["scores"].mean())
+    searched, val_searched = ([], None)
+    n_replayed = 0
+    if tc.search_games:
+        searched, held = split_search_games(tc.search_games, tc.val_games)
+        val_searched = to_tensors(replay_games(config, held), device)
+        order = np.random.default_rng(tc.seed).permutation(len(searched))
+        n_replayed = max(1, round(tc.games_per_step * tc.search_fraction))
+        log(f"{len(searched)} recorded search games ({tc.search_games}) make {n_replayed} of "
+            f"every step's {tc.games_per_step} games; {len(held)} held out for validation")
     log(f"belief net: {count_parameters(model):,} parameters on {device}; blueprint "
         f"{identity['spec']}, {config.players}p {config.hand_size}-card; validation "
         f"{tc.val_games} games (mean score {val_score:.2f})")
@@ -164,9 +258,15 @@ def train_belief(tc: BeliefTrainConfig, log=print):
         lr = tc.lr_final + 0.5 * (tc.lr - tc.lr_final) * (1 + math.cos(math.pi * frac))
         for g in opt.param_groups:
             g["lr"] = lr
-        data = generate_games(config, blueprint, tc.games_per_step, seed=tc.seed,
-                              first_game=progress["games"])
-        progress["games"] += tc.games_per_step
+        fresh = tc.games_per_step - n_replayed
+        data = generate_games(config, blueprint, fresh, seed=tc.seed,
+                              first_game=progress["games"]) if fresh else None
+        progress["games"] += fresh
+        if n_replayed:
+            start = progress["updates"] * n_replayed
+            picked = order[np.arange(start, start + n_replayed) % len(order)]
+            replayed = replay_games(config, [searched[i] for i in picked])
+            data = replayed if data is None else join_games(data, replayed)
         obs, hands = to_tensors(data, device)
         loss = mean_nll(model, obs, hands)
         opt.zero_grad(set_to_none=True)
@@ -182,11 +282,14 @@ def train_belief(tc: BeliefTrainConfig, log=print):
         model.eval()
         with torch.no_grad():
             v = float(mean_nll(model, val_obs, val_hands))
+            vs = float(mean_nll(model, *val_searched)) if val_searched else None
         model.train()
         ema = progress["train_loss"]
         log(f"step {progress['updates']}: " + (f"train {ema:.4f} " if ema is not None else "")
-            + f"val {v:.4f} nats/card ({progress['games']:,} games, {clock.seconds():.0f} s)")
-        return {"train_loss": ema, "val_loss": v}
+            + f"val {v:.4f} nats/card" + (f", on the search's games {vs:.4f}" if vs else "")
+            + f" ({progress['games']:,} games, {clock.seconds():.0f} s)")
+        return dict({"train_loss": ema, "val_loss": v},
+                    **({"val_search_loss": vs} if val_searched else {}))
 
     def checkpoint():
         curve = progress.get("curve") or [[0, 0, None, math.nan]]
@@ -196,12 +299,14 @@ def train_belief(tc: BeliefTrainConfig, log=print):
                 else float("nan"),
                 "val_games": tc.val_games, "val_mean_score": val_score,
                 "deals": deals_note(tc.seed, progress["games"], tc.val_games),
+                "search_games": {"path": tc.search_games, "train": len(searched),
+                                 "per_step": n_replayed} if tc.search_games else None,
                 "seconds": progress["seconds"], "seed": tc.seed}
         return dict(kind=KIND, game=config, architecture=dataclasses.asdict(model.cfg),
                     weights=model.state_dict(), trained_for=identity, info=info, half=tc.half)
 
     trainer = Trainer("train-belief", KIND, update, checkpoint, opt, progress, evaluate,
-                      eval_at_start=True, plot=("val_loss", "train_loss"))
+                      eval_at_start=True, plot=("val_loss", "train_loss", "val_search_loss"))
     run(trainer, budget, tc.out, resume=ckpt, eval_every=tc.val_every,
         save_every=tc.val_every, curve=curve_path(tc.out, tc.curve), title=command,
         progress_bar=tc.progress, log=log)

@@ -170,6 +170,8 @@ class BeliefTrainConfig:
     out: str = "belief.pt"           # checkpoint file written
     half: bool = False               # store float16 weights (half the file size)
     init: str = ""                   # start from this belief (path or shipped name; its architecture and variant), e.g. the one of the net the blueprint was fine-tuned from
+    search_games: str = ""           # a search's recorded games (lbs-pz search-games) with this blueprint: part of every step replays them, so the belief also learns the positions the search leads to
+    search_fraction: float = 0.5     # with --search-games: the fraction of each step's games replayed from them (the last tenth of them is held out for validation)
     resume: str = ""                 # a checkpoint of an earlier train-belief run (not --half) to continue
     curve: str = ""                  # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
     progress: bool = True            # a progress bar
