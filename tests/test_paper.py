@@ -115,7 +115,8 @@ def test_tables_json_and_figures_from_a_tiny_run(tmp_path, capsys):
         assert ("gain" in cell) == (cell["row"] != "blueprint")
     assert "Belief quality" in text and "exact" in text and "grounded" in text
     pngs = [f for f in os.listdir(out) if f.endswith(".png")]
-    assert len(pngs) == len(variants(SIZES["tiny"])) + 1 and "belief_quality.png" in pngs
+    assert len(pngs) == len(variants(SIZES["tiny"])) + 2
+    assert {"belief_quality.png", "fixed_budget.png"} <= set(pngs)
     assert all(os.path.getsize(os.path.join(out, f)) > 5_000 for f in pngs)
 
 

@@ -540,10 +540,43 @@ def plot_time_score(stats: List[dict], variant: str, path: str) -> bool:
     return True
 
 
+def plot_budget(stats: List[dict], path: str) -> bool:
+    """The fixed test-time budget: the paired gain over the blueprint of each LBS depth
+    whose worlds per decision keep depth x worlds constant (the "beyond" rows that name a
+    budget), against the depth. False if none has a paired gain yet."""
+    points = sorted(((int(s["method"].split()[0][4:]), s) for s in stats
+                     if s["table"] == "beyond" and "budget" in s["row"] and "gain" in s),
+                    key=lambda p: p[0])
+    if not points:
+        return False
+    import matplotlib               # here, not at the top: `lbs-pz --help` stays light
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    depths = [d for d, _ in points]
+    ax.errorbar(depths, [s["gain"] for _, s in points], yerr=[s["gain_sem"] for _, s in points],
+                fmt="o-", capsize=3)
+    for d, s in points:
+        ax.annotate(f"{s['row'].split(' (')[0]}\n[{s['deals']}]", (d, s["gain"]),
+                    textcoords="offset points", xytext=(4, 4), fontsize=7)
+    ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("rollout depth (worlds = budget / depth)")
+    ax.set_ylabel("paired gain over the blueprint")
+    ax.set_title(f"strong bot: a fixed budget of "
+                 f"{points[0][1]['row'].split('budget ')[1].rstrip(')')} per decision")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
 def write_report(report: dict, out_dir: str, meta: dict,
                  curves: Optional[dict] = None) -> List[str]:
-    """paper.md, paper.json, one time-score PNG per variant with games and, with `curves`
-    (belief_curves), belief_quality.png, in `out_dir`; the paths written."""
+    """paper.md, paper.json, one time-score PNG per variant with games, fixed_budget.png
+    and, with `curves` (belief_curves), belief_quality.png, in `out_dir`; the paths
+    written."""
     written = []
     md = os.path.join(out_dir, "paper.md")
     with open(md, "w") as f:
@@ -566,4 +599,7 @@ def write_report(report: dict, out_dir: str, meta: dict,
         png = os.path.join(out_dir, f"time_score_{variant.split(',')[0]}.png")
         if plot_time_score(report["cells"], variant, png):
             written.append(png)
+    png = os.path.join(out_dir, "fixed_budget.png")
+    if plot_budget(report["cells"], png):
+        written.append(png)
     return written
