@@ -1,13 +1,18 @@
 """Distillation of a blueprint into the public-LSTM net: agreement and self-play over time.
 
     OMP_NUM_THREADS=1 python benchmarks/distill.py --minutes 20            # the full 2p game
-    OMP_NUM_THREADS=1 python benchmarks/distill.py --diagnose --updates 600 --fusion product
+    OMP_NUM_THREADS=1 python benchmarks/distill.py --arch conventions --minutes 30
+    OMP_NUM_THREADS=1 python benchmarks/distill.py --diagnose --updates 600 --arch paper
 
-The first form runs `lbs_pz.train.distill.distill` on one core and prints its curve
-(update, seconds, teacher moves, held-out agreement, greedy self-play) as a table and,
-with --json, writes it. `--diagnose` trains for a fixed number of updates and prints the
-final agreement plus the size of the LSTM output and of the fused features at the start
-(the measurements behind the diagnosis in `lbs_pz.train.distill`'s docstring).
+The first forms run `lbs_pz.train.distill.distill` on one core with the net `--arch`
+(a preset of `lbs_pz.agents.public_lstm.ARCHITECTURES`, distill's default
+"card_features" unless given) of width `--hidden`, and print its curve (update, seconds,
+teacher moves, held-out agreement, greedy self-play) as a table and, with --json, write
+it. `--diagnose` trains that net for a fixed number of updates and prints the final
+agreement plus the size of the LSTM output and of the fused features at the start (the
+measurements behind the diagnosis in `lbs_pz.train.distill`'s docstring); other
+combinations of the net's options are `PublicLSTMNet.from_preset(name, config,
+**overrides)` in Python.
 """
 
 from __future__ import annotations
@@ -20,26 +25,26 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from lbs_pz.train.distill import DistillConfig  # noqa: E402
+import torch  # noqa: E402
+
+from lbs_pz.agents import load_blueprint  # noqa: E402
+from lbs_pz.agents.public_lstm import PublicLSTMNet  # noqa: E402
+from lbs_pz.engine.seeds import EVAL, TRAIN  # noqa: E402
+from lbs_pz.models.checkpoint import load_checkpoint  # noqa: E402
+from lbs_pz.train.common import net_options  # noqa: E402
+from lbs_pz.train.configs import ARCH_PRESETS, DISTILL_ARCH  # noqa: E402
+from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement,  # noqa: E402
+                                  collate, distill, game_config, imitation_loss, self_play)
 
 
 def diagnose(args) -> None:
-    import torch
-
-    from lbs_pz.agents import load_blueprint
-    from lbs_pz.agents.public_lstm import PublicLSTMNet
-    from lbs_pz.engine.seeds import EVAL, TRAIN
-    from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement, collate,
-                                      game_config, imitation_loss, self_play)
-
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    dc = DistillConfig(teacher=args.teacher, hidden=args.hidden, fusion=args.fusion,
+    dc = DistillConfig(teacher=args.teacher, arch=args.arch, hidden=args.hidden,
                        colors=args.colors, ranks=args.ranks, hand_size=args.hand_size)
     config = game_config(dc)
     teacher = load_blueprint(dc.teacher)
-    net = PublicLSTMNet.for_config(config, dc.hidden, dc.fusion, args.card_features,
-                                   args.public_features)
+    net = PublicLSTMNet.for_config(config, **net_options(dc, DISTILL_ARCH))
     if args.no_lstm:        # public stream replaced by ones: the MLP alone decides
         ones = torch.ones(1, 1, net.hidden)
         net.public = lambda pub, hc=None: (torch.ones(*pub.shape[:-1], net.hidden),
@@ -74,8 +79,7 @@ def diagnose(args) -> None:
             print(f"update {u} ({time.perf_counter() - start:.0f} s): loss {float(loss.detach()):.3f}, "
                   f"held-out agreement {agreement(net, held):.3f}", flush=True)
     sp = self_play(net, config, 200)
-    print(f"fusion {args.fusion} card features {args.card_features} public features "
-          f"{args.public_features} hidden {args.hidden} "
+    print(f"arch {dc.arch or DISTILL_ARCH} hidden {net.hidden} "
           f"lr {args.lr} teacher {args.teacher}: agreement "
           f"{agreement(net, held):.3f}, self-play {sp[0]:.2f} +- {sp[1]:.2f}")
 
@@ -85,17 +89,12 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--teacher", default="strong")
     parser.add_argument("--minutes", type=float, default=20.0)
-    parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--fusion", default="product")
+    parser.add_argument("--arch", choices=list(ARCH_PRESETS), default=None,
+                        help=f"the net's architecture, a preset as for distill's --arch "
+                             f"(default {DISTILL_ARCH})")
+    parser.add_argument("--hidden", type=int, default=None,
+                        help="width of the LSTM and the MLP (default: the preset's, 256)")
     parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--card-features", action=argparse.BooleanOptionalAction, default=True)
-    parser.add_argument("--public-features", action=argparse.BooleanOptionalAction,
-                        default=False)
-    parser.add_argument("--conventions", action=argparse.BooleanOptionalAction, default=False,
-                        help="give the net the strong conventions' reading of each position "
-                             "(lbs-pz distill --conventions)")
-    parser.add_argument("--hint-head", action=argparse.BooleanOptionalAction, default=True,
-                        help="with --conventions: the hint head (lbs-pz distill --hint-head)")
     parser.add_argument("--colors", type=int, default=5)
     parser.add_argument("--ranks", type=int, default=5)
     parser.add_argument("--hand-size", type=int, default=0)
@@ -113,16 +112,12 @@ def main(argv=None) -> int:
     if args.diagnose:
         diagnose(args)
         return 0
-    from lbs_pz.train.distill import distill
-    from lbs_pz.models.checkpoint import load_checkpoint
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     dc = DistillConfig(teacher=args.teacher, out=args.out, minutes=args.minutes,
-                       hidden=args.hidden, fusion=args.fusion, lr=args.lr, colors=args.colors,
-                       card_features=args.card_features, public_features=args.public_features,
-                       conventions=args.conventions, hint_head=args.hint_head, num_actors=args.num_actors, act_steps=args.act_steps,
-                       buffer_games=args.buffer_games,
-                       ranks=args.ranks, hand_size=args.hand_size, eval_every=args.eval_every,
-                       threads=1)
+                       arch=args.arch, hidden=args.hidden, lr=args.lr, colors=args.colors,
+                       num_actors=args.num_actors, act_steps=args.act_steps,
+                       buffer_games=args.buffer_games, ranks=args.ranks,
+                       hand_size=args.hand_size, eval_every=args.eval_every, threads=1)
     distill(dc, progress_bar=False, log=lambda s: print(s, flush=True))
     evals = load_checkpoint(args.out, "public_lstm")["info"]["progress"]["evals"]
     print(f"{'update':>7} {'seconds':>8} {'moves':>10} {'agreement':>9} {'self-play':>12}")

@@ -270,17 +270,17 @@ SECTIONS = {
         f"--blueprint lstm:results/distill/distill_strong.pt --games 1000 --no-progress"),
     "distill-conventions": (
         "Distilling the strong bot with the conventions' reading as an input (one core)",
-        "The distill section's run with `--conventions`: the net's private stream also "
+        "The distill section's run with `--arch conventions`: the net's private stream also "
         "reads `convention_features`, the strong bot's conventions' reading of the position "
         "seen by the seat (cards promised playable by earlier hints, queued plays, chops, "
         "the effect of each hint), a fold over the public history that the LSTM otherwise "
         "has to learn, and each hint move's advantage adds a weighing of that hint's "
         "features set by the context (the hint head: one rule for every hint, as the bot "
         "scores them). Same teacher, deals, budget and evaluation as the distill section.",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --conventions --minutes 1 "
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --arch conventions --minutes 1 "
         f"--eval-every 100 --out results/distill/quick_conventions.pt && lbs-pz eval "
         f"--blueprint lstm:results/distill/quick_conventions.pt --games 100 --no-progress",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --conventions --minutes 30 "
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/distill.py --arch conventions --minutes 30 "
         f"--eval-every 1000 --out results/distill/distill_conventions.pt && "
         f"OMP_NUM_THREADS=1 lbs-pz eval --blueprint lstm:results/distill/distill_conventions.pt "
         f"--games 1000 --no-progress"),

@@ -1,7 +1,8 @@
-"""train-blueprint and distill name their net by a preset (`--arch`) and overrides: the
-defaults make the same nets as the switches did, every recorded command still parses
-and makes the architecture of the checkpoint it made, and a start (--init) sets the
-architecture."""
+"""train-blueprint and distill name their net by a preset (`--arch`) and its width
+(`--hidden`), nothing else: the defaults make the "paper" and "card_features" nets, every
+recorded command parses and makes the architecture of the checkpoint it made, no other
+option of the net is a command-line option, and a start (--init) sets the architecture
+but for the value head that distill's --arch may change."""
 
 import dataclasses
 import glob
@@ -21,10 +22,10 @@ from lbs_pz.cli.options import dataclass_from
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from lbs_pz.train.blueprint import init_checkpoint, scratch_net
-from lbs_pz.train.common import game_config, net_options
-from lbs_pz.train.configs import (ARCH_OVERRIDES, ARCH_PRESETS, BLUEPRINT_ARCH,
-                                  BlueprintTrainConfig, DistillConfig)
-from lbs_pz.train.distill import start_net
+from lbs_pz.train.common import game_config, named_options, net_options
+from lbs_pz.train.configs import (ARCH_FIELDS, ARCH_PRESETS, BLUEPRINT_ARCH, DISTILL_ARCH,
+                                  MAX_CENTRED, BlueprintTrainConfig, DistillConfig)
+from lbs_pz.train.distill import VALUE_HEAD, start_net
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = os.path.join(ROOT, "lbs_pz", "models")
@@ -68,29 +69,39 @@ def _recorded_lines():
 RECORDED = _recorded_lines()
 
 
+REMOVED = ("fusion", "card_features", "public_features", "value_hidden", "conventions",
+           "hint_head", "dueling", "value_lstm")
+"""The net's options that the commands do not take (the presets set them)."""
+
+
 def test_the_presets_here_are_the_nets_presets():
     assert list(ARCH_PRESETS) == list(ARCHITECTURES)
-    assert set(ARCH_OVERRIDES) == set(ARCHITECTURES["paper"])
+    assert ARCH_FIELDS == ("arch", "hidden")
+    assert set(REMOVED) | {"hidden"} == set(ARCHITECTURES["paper"])
+    assert set(MAX_CENTRED) == {n for n, o in ARCHITECTURES.items() if o["dueling"] != "mean"}
+    assert set(VALUE_HEAD) < set(ARCHITECTURES["paper"])
     for config_class in CONFIGS.values():
         fields = {f.name: f.default for f in dataclasses.fields(config_class)}
-        assert all(fields[name] is None for name in ARCH_OVERRIDES)
+        assert all(fields[name] is None for name in ARCH_FIELDS)
+        assert not set(REMOVED) & set(fields), config_class
 
 
-def test_the_defaults_make_the_same_nets_as_before():
-    # train-blueprint: the paper's net, 256 wide; distill: card features, no hint head
+def test_the_defaults_and_presets_make_their_nets():
+    # train-blueprint: the paper's net, 256 wide; distill: card features
     assert net_options(BlueprintTrainConfig(), BLUEPRINT_ARCH) == ARCHITECTURES["paper"]
-    assert net_options(DistillConfig()) == ARCHITECTURES["card_features"]
-    # the former switches: --conventions brought its hint head, --no-hint-head took it off
-    assert net_options(DistillConfig(conventions=True)) == ARCHITECTURES["conventions"]
-    assert net_options(DistillConfig(conventions=True, hint_head=False)) == dict(
-        ARCHITECTURES["conventions"], hint_head=False)
-    # the hint head reads the convention features: without them it stays off
-    assert net_options(DistillConfig(hint_head=True, card_features=True, hidden=256,
-                                     fusion="product")) == ARCHITECTURES["card_features"]
-    assert net_options(DistillConfig(hidden=16, fusion="concat", public_features=True)) == dict(
-        ARCHITECTURES["card_features"], hidden=16, fusion="concat", public_features=True)
+    assert net_options(DistillConfig(), DISTILL_ARCH) == ARCHITECTURES["card_features"]
     for name, options in ARCHITECTURES.items():
-        assert net_options(DistillConfig(arch=name)) == options
+        assert net_options(DistillConfig(arch=name), DISTILL_ARCH) == options
+        # --hidden sets the width of the LSTM and the MLP; a value stream keeps its own
+        assert net_options(DistillConfig(arch=name, hidden=16), DISTILL_ARCH) == dict(
+            options, hidden=16)
+    wide = net_options(BlueprintTrainConfig(arch="conventions_value", hidden=16), "")
+    assert (wide["hidden"], wide["value_hidden"], wide["value_lstm"]) == (16, 256, 256)
+    # what a run names itself, to hold against a start: the preset but its width
+    assert named_options(DistillConfig()) == {}
+    assert named_options(DistillConfig(hidden=16)) == {"hidden": 16}
+    assert named_options(DistillConfig(arch="conventions")) == {
+        k: v for k, v in ARCHITECTURES["conventions"].items() if k != "hidden"}
 
 
 @pytest.mark.parametrize("name,line", RECORDED)
@@ -154,68 +165,120 @@ def test_documented_commands_parse():
             pytest.fail(f"{where}: {line!r} does not parse")
 
 
-def test_help_groups_the_overrides():
+def test_help_lists_the_presets_and_no_removed_option():
     for command in CONFIGS:
         out = subprocess.run([sys.executable, "-m", "lbs_pz.cli", command, "--help"],
                              capture_output=True, text=True, check=True).stdout
-        assert "architecture overrides" in out and "--arch {paper,card_features," in out
-        overrides = out[out.index("architecture overrides"):]
-        for name in ARCH_OVERRIDES:
-            assert f"--{name.replace('_', '-')}" in overrides, (command, name)
+        group = out[out.index("\narchitecture:"):]
+        assert "--arch {paper,card_features," in group and "--hidden N" in group
         for name in ARCH_PRESETS:
-            assert f"\n    {name} " in out, (command, name)
+            assert f"\n    {name} " in group, (command, name)
+        for name in REMOVED:
+            flag = name.replace("_", "-")
+            assert f"--{flag}" not in out and f"--no-{flag}" not in out, (command, name)
 
 
-def test_arch_options_parse_and_resolve():
-    config = _parse("lbs-pz distill --arch conventions_maxq --hidden 128 --no-hint-head")
+def test_arch_options_parse_and_the_removed_ones_do_not():
+    config = _parse("lbs-pz distill --arch conventions_maxq --hidden 128")
     assert config.arch == "conventions_maxq" and config.hidden == 128
-    assert net_options(config) == dict(ARCHITECTURES["conventions_maxq"], hidden=128,
-                                       hint_head=False)
+    assert net_options(config, DISTILL_ARCH) == dict(ARCHITECTURES["conventions_maxq"],
+                                                     hidden=128)
     assert _parse("lbs-pz train-blueprint").arch is None
-    with pytest.raises(SystemExit):
-        build_parser().parse_args(["distill", "--arch", "nope"])
-    for bad in (dict(arch="nope"), dict(hidden=0), dict(fusion="sum"), dict(dueling="min"),
-                dict(value_lstm=8), dict(value_hidden=-1)):
+    assert _parse("lbs-pz distill").arch is None
+    parser = build_parser()
+    for command in CONFIGS:
+        for bad in (["--arch", "nope"], ["--hidden", "0"], ["--fusion", "concat"],
+                    ["--card-features"], ["--no-card-features"], ["--public-features"],
+                    ["--value-hidden", "256"], ["--value-lstm", "256"], ["--conventions"],
+                    ["--hint-head"], ["--no-hint-head"], ["--dueling", "max"]):
+            with pytest.raises(SystemExit):
+                parser.parse_args([command, *bad])
+    for bad in (dict(arch="nope"), dict(hidden=0), dict(hidden=2.5)):
         with pytest.raises(ValueError):
             DistillConfig(**bad).check()
         with pytest.raises(ValueError):
             BlueprintTrainConfig(**bad).check()
+    for name in REMOVED:
+        with pytest.raises(TypeError):
+            DistillConfig(**{name: None})
+        with pytest.raises(TypeError):
+            BlueprintTrainConfig(**{name: None})
 
 
 def test_q_learning_builds_the_preset_and_refuses_a_max_centred_one():
     game = HanabiConfig(**SMALL)
     net = scratch_net(BlueprintTrainConfig(arch="conventions", hidden=16), game)
     assert net.options() == dict(ARCHITECTURES["conventions"], hidden=16)
-    with pytest.raises(ValueError, match="mean-centred"):
-        scratch_net(BlueprintTrainConfig(arch="conventions_maxq"), game)
-    net = scratch_net(BlueprintTrainConfig(arch="conventions_maxq", dueling="mean"), game)
-    assert net.dueling == "mean"
+    for name in MAX_CENTRED:
+        with pytest.raises(ValueError, match="mean-centred"):
+            scratch_net(BlueprintTrainConfig(arch=name), game)
+        with pytest.raises(ValueError, match="mean-centred"):
+            BlueprintTrainConfig(arch=name).check()
 
 
-def test_a_start_sets_the_architecture(tmp_path):
+def _start(tmp_path, name="conventions", hidden=16):
     game = HanabiConfig(**SMALL)
     torch.manual_seed(0)
-    net = PublicLSTMNet.from_preset("conventions", game, hidden=16)
-    path = str(tmp_path / "start.pt")
+    net = PublicLSTMNet.from_preset(name, game, hidden=hidden)
+    path = str(tmp_path / f"{name}.pt")
     save_checkpoint(path, "public_lstm", game, net.arch(), net.state_dict(),
                     trained_for=None, info={})
+    return game, net, path
+
+
+def _policy_weights(net):
+    return {k: v for k, v in net.state_dict().items() if not k.startswith("v_")}
+
+
+def test_a_start_sets_the_architecture_of_train_blueprint(tmp_path):
+    game, net, path = _start(tmp_path)
     quiet = lambda *a: None                             # noqa: E731
-    # train-blueprint: the start's net whatever --hidden was; a contrary override is an error
-    for ok in (dict(), dict(hidden=16), dict(arch="conventions", hidden=16)):
+    # the start's net whatever --arch and --hidden, as long as they are the start's
+    for ok in (dict(), dict(hidden=16), dict(arch="conventions"),
+               dict(arch="conventions", hidden=16)):
         tc = BlueprintTrainConfig(init=path, **SMALL, **ok).resolved()
         assert init_checkpoint(tc, game, log=quiet)["net"].arch() == net.arch()
-    for bad in (dict(hidden=32), dict(conventions=False), dict(arch="conventions")):
+    for bad, named in ((dict(hidden=32), r"hidden 16.*hidden 32.*--hidden 32"),
+                       (dict(arch="card_features"),
+                        r"conventions True, hint_head True.*conventions False, "
+                        r"hint_head False.*--arch card_features"),
+                       (dict(arch="paper", hidden=32), r"hidden 16, card_features True")):
+        with pytest.raises(CheckpointError, match=named):
+            init_checkpoint(BlueprintTrainConfig(init=path, **SMALL, **bad).resolved(), game,
+                            log=quiet)
         with pytest.raises(CheckpointError, match="the start sets the architecture"):
             init_checkpoint(BlueprintTrainConfig(init=path, **SMALL, **bad).resolved(), game,
                             log=quiet)
-    # distill: the start's net, re-centred by --dueling, a value head with --value-only
-    got, _ = start_net(DistillConfig(init=path, **SMALL), game, log=quiet)
-    assert got.arch() == net.arch()
-    got, _ = start_net(DistillConfig(init=path, value_only=True, dueling="max",
-                                     value_hidden=8, value_lstm=8, **SMALL), game, log=quiet)
-    assert got.arch() == dict(net.arch(), dueling="max", value_hidden=8, value_lstm=8)
-    got, _ = start_net(DistillConfig(init=path, value_only=True, arch="conventions_value",
+
+
+def test_a_start_sets_the_architecture_of_distill_but_for_the_value_head(tmp_path):
+    game, net, path = _start(tmp_path)
+    quiet = lambda *a: None                             # noqa: E731
+    for same in (dict(), dict(hidden=16), dict(arch="conventions"), dict(value_only=True)):
+        got, _ = start_net(DistillConfig(init=path, **SMALL, **same), game, log=quiet)
+        assert got.arch() == net.arch()
+    # --arch conventions_maxq re-centres Q on the best legal move: the same weights
+    got, _ = start_net(DistillConfig(init=path, arch="conventions_maxq", value_only=True,
                                      **SMALL), game, log=quiet)
-    assert (got.value_hidden, got.value_lstm, got.dueling) == (256, 256, "mean")
-    with pytest.raises(ValueError, match="the start sets the architecture"):
-        start_net(DistillConfig(init=path, fusion="concat", **SMALL), game, log=quiet)
+    assert got.arch() == dict(net.arch(), dueling="max")
+    assert all(torch.equal(w, net.state_dict()[k]) for k, w in got.state_dict().items())
+    # --arch conventions_value: a value MLP on a public LSTM of its own, both 256 wide
+    # whatever the policy's width; every policy weight the start's
+    got, _ = start_net(DistillConfig(init=path, arch="conventions_value", value_only=True,
+                                     **SMALL), game, log=quiet)
+    assert got.arch() == dict(net.arch(), dueling="max", value_hidden=256, value_lstm=256)
+    assert got.hidden == 16
+    policy = _policy_weights(net)
+    assert _policy_weights(got).keys() == policy.keys()
+    assert all(torch.equal(w, policy[k]) for k, w in _policy_weights(got).items())
+    # anything else that differs is an error naming it
+    for bad, named in ((dict(arch="card_features"),
+                        r"conventions True, hint_head True.*conventions False, hint_head "
+                        r"False \(--arch card_features\).*only in dueling, value_hidden, "
+                        r"value_lstm"),
+                       (dict(hidden=32), r"hidden 16.*hidden 32 \(--hidden 32\)"),
+                       (dict(arch="conventions_value", hidden=8), r"hidden 16.*hidden 8")):
+        with pytest.raises(ValueError, match=named):
+            start_net(DistillConfig(init=path, **SMALL, **bad), game, log=quiet)
+        with pytest.raises(ValueError, match="the start sets the architecture"):
+            start_net(DistillConfig(init=path, **SMALL, **bad), game, log=quiet)

@@ -234,6 +234,12 @@ def test_cli_init(tmp_path, start):
     assert r.returncode == 2 and "--init" in r.stderr and not out.exists()
     r = _cli("--init", start, *common, "--colors", "2")      # the last --colors counts
     assert r.returncode == 2 and "made for the game" in r.stderr
+    # the start (card_features) sets the architecture: a contrary --arch names what differs
+    r = _cli("--init", start, *common, "--arch", "paper")
+    assert r.returncode == 2 and "has card_features True, this run asks for card_features " \
+        "False (--arch paper)" in r.stderr and not out.exists()
+    r = _cli("--init", start, *common, "--arch", "conventions_maxq")
+    assert r.returncode == 2 and "mean-centred" in r.stderr and not out.exists()
     r = _cli("--init", f"lstm:{start}", *common)
     assert r.returncode == 0, r.stderr
     assert out.exists() and (tmp_path / "c.curve.csv").exists() and (tmp_path / "c.curve.png").exists()

@@ -13,13 +13,18 @@ import torch
 from engine_helpers import saved_and_loaded
 
 from lbs_pz.agents import RuleBot, load_blueprint
-from lbs_pz.agents.public_lstm import CardFeatures, PublicLSTMBlueprint, PublicLSTMNet
+from lbs_pz.agents.public_lstm import (ARCHITECTURES, CardFeatures, PublicLSTMBlueprint,
+                                       PublicLSTMNet)
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.seeds import EVAL, TRAIN
 from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.train.distill import DistillConfig, TeacherGames, agreement, distill
 
 SMALL = dict(players=2, colors=3, ranks=3, hand_size=3)
+REMOVED_FLAGS = ("--fusion concat", "--card-features", "--no-card-features",
+                 "--public-features", "--value-hidden 256", "--value-lstm 256",
+                 "--conventions", "--hint-head", "--no-hint-head", "--dueling max")
+"""Options of the net that distill does not take: the presets (--arch) set them."""
 
 
 def _states(config, n_games=6, bot="strong"):
@@ -282,8 +287,6 @@ def test_a_value_stream_of_its_own_changes_the_value_and_never_a_move(tmp_path):
     assert step > 3
     with pytest.raises(ValueError, match="value_lstm"):
         PublicLSTMNet.for_config(config, 16, value_lstm=8)          # needs value_hidden
-    with pytest.raises(ValueError, match="value_lstm"):
-        DistillConfig(value_lstm=8, init="x", value_only=True).check()
 
 
 def test_a_value_only_fit_leaves_out_the_random_moves_own_q():
@@ -432,7 +435,7 @@ def test_resume_continues_the_run(tmp_path):
 
 
 def test_config_checks():
-    for bad in (dict(players=7), dict(lr=0), dict(fusion="sum"), dict(minutes=0),
+    for bad in (dict(players=7), dict(lr=0), dict(arch="sum"), dict(hidden=0), dict(minutes=0),
                 dict(batch_size=64, buffer_games=8), dict(teacher=" "),
                 dict(world_fraction=1.5), dict(world_belief="b.pt", explore=0.0),
                 dict(deviation_weight=0), dict(search_fraction=0)):
@@ -448,7 +451,12 @@ def _cli(*args):
 
 def test_cli_help_and_bad_input(tmp_path):
     r = _cli("--help")
-    assert r.returncode == 0 and "--teacher" in r.stdout and "--fusion" in r.stdout
+    assert r.returncode == 0 and "--teacher" in r.stdout
+    assert "--arch {paper," in r.stdout and "--hidden N" in r.stdout
+    assert not [flag for flag in REMOVED_FLAGS if flag.split()[0] in r.stdout]
+    for removed in ("--fusion concat", "--value-hidden 256", "--dueling max"):
+        r = _cli(*removed.split(), "--out", str(tmp_path / "x.pt"))
+        assert r.returncode == 2 and "unrecognized arguments" in r.stderr, removed
     r = _cli("--teacher", "nonsense", "--out", str(tmp_path / "x.pt"))
     assert r.returncode == 2 and "unknown blueprint" in r.stderr
     r = _cli("--teacher", "strong", "--players", "9", "--out", str(tmp_path / "x.pt"))
@@ -467,36 +475,77 @@ def test_cli_runs_and_saves(tmp_path):
                                                                 hand_size=3)
 
 
-@pytest.mark.parametrize("value_hidden,dueling,value_lstm",
-                         [(0, "", 0), (32, "", 0), (0, "max", 0), (32, "max", 32)])
-def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path, value_hidden,
-                                                                   dueling, value_lstm):
-    """--value-only --init A --teacher lstm:A: policy evaluation of A on its own games. The
-    moves (argmax of the advantage head) are unchanged; the value then predicts A's own
-    self-play score (A's value was never trained: value_weight 0). With value_hidden the
-    linear head is replaced by a new MLP and every other weight is A's; with dueling "max"
-    the same weights are re-centred and the value is score + the seats' V; with value_lstm
-    the MLP reads a public LSTM of its own, trained with it."""
-    a_path, _ = _run(tmp_path, teacher="simple", updates=300, minutes=0, hidden=32,
-                     eval_every=0, value_weight=0.0, num_actors=64, act_steps=4,
+def test_cli_arch_changes_only_the_value_head_of_a_start(tmp_path):
+    """distill --init START --value-only --arch PRESET: over a "conventions" start,
+    conventions_maxq re-centres Q on the best legal move; over that one,
+    conventions_value gives V an MLP on a public LSTM of its own (both 256 wide, whatever
+    --hidden); every policy weight stays the start's. An --arch or --hidden that differs
+    from the start in anything else is an error naming what differs, and writes nothing."""
+    tiny = ["--colors", "2", "--ranks", "3", "--hand-size", "3", "--updates", "2",
+            "--minutes", "0", "--eval-games", "10", "--num-actors", "8", "--batch-size", "4",
+            "--no-progress"]
+    paths = {name: str(tmp_path / f"{name}.pt") for name in ("start", "maxq", "value")}
+    r = _cli("--teacher", "strong", "--arch", "conventions", "--hidden", "16",
+             "--out", paths["start"], *tiny)
+    assert r.returncode == 0, r.stderr
+    for name, start, arch in (("maxq", "start", "conventions_maxq"),
+                              ("value", "maxq", "conventions_value")):
+        r = _cli("--teacher", f"lstm:{paths['start']}", "--init", paths[start], "--value-only",
+                 "--arch", arch, "--out", paths[name], *tiny)
+        assert r.returncode == 0, r.stderr
+    nets = {name: load_checkpoint(path, "public_lstm") for name, path in paths.items()}
+    base = nets["start"]["architecture"]
+    assert base["hidden"] == 16 and base["conventions"] and base["hint_head"]
+    assert nets["maxq"]["architecture"] == dict(base, dueling="max")
+    assert nets["value"]["architecture"] == dict(base, dueling="max", value_hidden=256,
+                                                 value_lstm=256)
+    for name in ("maxq", "value"):
+        weights = nets[name]["weights"]
+        for key, w in nets["start"]["weights"].items():
+            if not key.startswith("v_"):
+                assert torch.equal(w, weights[key]), (name, key)
+    bad = tmp_path / "bad.pt"
+    for options, named in ((["--arch", "card_features"],
+                            "has conventions True, hint_head True, this run asks for "
+                            "conventions False, hint_head False (--arch card_features)"),
+                           (["--hidden", "32"], "has hidden 16, this run asks for hidden 32"),
+                           (["--arch", "conventions_value", "--hidden", "8"],
+                            "has hidden 16, this run asks for hidden 8 (--hidden 8)")):
+        r = _cli("--teacher", "strong", "--init", paths["start"], *options,
+                 "--out", str(bad), *tiny)
+        assert r.returncode == 2 and named in r.stderr, r.stderr
+        assert "the start sets the architecture" in r.stderr and not bad.exists()
+
+
+@pytest.mark.parametrize("start,arch", [("card_features", None),
+                                        ("conventions", "conventions_maxq"),
+                                        ("conventions", "conventions_value")])
+def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path, start, arch):
+    """--value-only --init A --teacher lstm:A: policy evaluation of A (a net of the preset
+    `start`) on its own games. The moves (argmax of the advantage head) are unchanged;
+    the value then predicts A's own self-play score (A's value was never trained:
+    value_weight 0). Without --arch the head is A's; --arch conventions_maxq re-centres
+    the same weights, so the value is score + the seats' V; --arch conventions_value
+    replaces the linear head by a new MLP on a public LSTM of its own, trained with it,
+    every other weight A's."""
+    a_path, _ = _run(tmp_path, teacher="simple", arch=start, updates=300, minutes=0,
+                     hidden=32, eval_every=0, value_weight=0.0, num_actors=64, act_steps=4,
                      buffer_games=512)
     b_path = str(tmp_path / "b.pt")
-    distill(DistillConfig(teacher=f"lstm:{a_path}", init=a_path, value_only=True,
+    distill(DistillConfig(teacher=f"lstm:{a_path}", init=a_path, value_only=True, arch=arch,
                           explore=0.5, updates=300, minutes=0, lr=3e-3, eval_every=0,
                           eval_games=50, num_actors=64, act_steps=4, buffer_games=512,
-                          out=b_path, threads=1, value_hidden=value_hidden,
-                          dueling=dueling, value_lstm=value_lstm, **SMALL),
+                          out=b_path, threads=1, **SMALL),
             log=lambda s: None, progress_bar=False)
     config = HanabiConfig(**SMALL)
     a, b = load_blueprint(f"lstm:{a_path}"), load_blueprint(f"lstm:{b_path}")
-    assert b.net.value_hidden == value_hidden and b.net.value_lstm == value_lstm
-    assert b.net.dueling == (dueling or "mean") and a.net.dueling == "mean"
+    head = ARCHITECTURES[arch or start]
+    assert (b.net.dueling, b.net.value_hidden, b.net.value_lstm) == (
+        head["dueling"], head["value_hidden"], head["value_lstm"])
+    assert a.net.dueling == "mean" and b.net.hidden == a.net.hidden == 32
     for name, w in a.net.state_dict().items():
         if not name.startswith("v_"):
             assert torch.equal(w, b.net.state_dict()[name]), name
-    if value_lstm:      # started as a copy of the policy's stream, and trained away from it
-        assert not torch.equal(b.net.state_dict()["v_lstm.weight_hh_l0"],
-                               a.net.state_dict()["lstm.weight_hh_l0"])
     deals = game_seeds(12, 0, 300)
     batch = HanabiBatch(config, 300, seeds=deals)
     while not batch.terminals().all():
@@ -597,8 +646,6 @@ def test_max_dueling_makes_the_greedy_q_the_value_head_and_keeps_every_move(tmp_
         max_net.q(h, enc, torch.ones(len(batch), 2, 7, dtype=torch.bool))
     with pytest.raises(ValueError, match="dueling"):
         PublicLSTMNet.for_config(config, 16, dueling="min")
-    with pytest.raises(ValueError, match="dueling"):
-        DistillConfig(dueling="min").check()
 
 
 def test_q_learning_refuses_a_max_centred_start(tmp_path):

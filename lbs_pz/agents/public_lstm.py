@@ -269,11 +269,13 @@ with hidden=128).
                        ("conventions_maxq_2p", "conventions_expert_2p").
     conventions_value  "conventions_maxq" whose V is an MLP (256 wide) on a public LSTM of
                        its own (256 wide) and the seat's input, fitted after the policy
-                       without changing a move (`lbs-pz distill --value-only`):
+                       without changing a move (`lbs-pz distill --init START
+                       --value-only --arch conventions_value`):
                        "conventions_maxq_value_2p", "conventions_expert_value_2p".
 
 Overrides change any option (e.g. hidden=128, fusion="concat", public_features=True);
-the key names and the preset names are stable.
+`lbs-pz train-blueprint` and `lbs-pz distill` take a preset (`--arch`) and the width
+(`--hidden`) only. The key names and the preset names are stable.
 """
 
 
@@ -327,7 +329,7 @@ class PublicLSTMNet(nn.Module):
             `convention_features` (the strong bot's conventions' reading of the position:
             promised and queued cards, chops, each hint's effect; `seat_inputs` builds
             it). They are public-history folds an LSTM learns only slowly, and what a net
-            imitating a convention player needs (`lbs-pz distill --conventions`).
+            imitating a convention player needs (`lbs-pz distill --arch conventions`).
         dueling: how A is centred in Q = V + A - centre (every checkpoint without the
             entry loads as "mean"). "mean": the mean of A over all M + 1 outputs, as
             the paper's net. "max": the max of A over the seat's legal moves (Wang et al.
@@ -341,8 +343,9 @@ class PublicLSTMNet(nn.Module):
             public LSTM of its own of width Hv instead of the policy's h (needs
             value_hidden > 0). The recurrent state is then (H + Hv) wide, the policy's H
             first (`state_width`): every caller carries it whole. The policy's stream and
-            heads are untouched, so `lbs-pz distill --value-only --value-lstm Hv` fits a
-            value with features of its own without changing a move.
+            heads are untouched, so `lbs-pz distill --value-only --arch
+            conventions_value` (Hv = 256) fits a value with features of its own without
+            changing a move.
         hint_head: with conventions, each hint move's advantage also gets
             <W fused, its hint features> (W: Linear(H, CONVENTION_HINT_PARTS)), one weighing
             shared by every hint and set by the context: a convention player scores each

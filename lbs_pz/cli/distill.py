@@ -5,21 +5,22 @@ anywhere as `--blueprint lstm:PATH`.
     lbs-pz distill --teacher strong --out distilled.pt --minutes 30
     lbs-pz distill --teacher strong --out distilled.pt --minutes 30 --resume distilled.pt
     lbs-pz distill --teacher strong --arch conventions --out conv.pt --minutes 30
-    # the net's own value, fitted on its own games by a value MLP of its own
-    # (every move stays the same):
-    lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
-        --value-hidden 256 --minutes 15 --out distilled_v.pt
-    # ... reading a public LSTM of its own (features trained for the value alone):
-    lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
-        --value-hidden 256 --value-lstm 128 --explore 1.0 --minutes 25 --out distilled_vl.pt
+    # the net's own value refitted on its own games (every move stays the same):
+    lbs-pz distill --teacher lstm:conv.pt --init conv.pt --value-only \\
+        --minutes 15 --out conv_v.pt
     # the same moves with Q centred on the best legal move (the value is then score + the
     # seats' V, without the advantage's margin), its value head refitted:
-    lbs-pz distill --teacher lstm:distilled.pt --init distilled.pt --value-only \\
-        --dueling max --minutes 15 --out distilled_maxq.pt
+    lbs-pz distill --teacher lstm:conv.pt --init conv.pt --value-only \\
+        --arch conventions_maxq --minutes 15 --out conv_maxq.pt
+    # ... then a value MLP of its own reading a public LSTM of its own:
+    lbs-pz distill --teacher lstm:conv_maxq.pt --init conv_maxq.pt --value-only \\
+        --arch conventions_value --explore 1.0 --minutes 25 --out conv_value.pt
 
-The net is a named architecture (`--arch`, "card_features" by default) whose options the
-"architecture overrides" change one by one; with `--init` it is the start's (`--dueling`
-re-centres it; `--value-only` gives it the value head of --arch and the overrides).
+The net is a named architecture (`--arch`, "card_features" by default) of width
+`--hidden` (the preset's, 256, by default). With `--init` it is the start's: an `--arch`
+given too may differ from the start only in the value head (dueling, value_hidden,
+value_lstm), which the start then takes from the preset; anything else that differs
+(or a `--hidden` that is not the start's) is an error.
 
 One option per field of `lbs_pz.train.configs.DistillConfig`.
 """

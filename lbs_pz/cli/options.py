@@ -26,7 +26,7 @@ from lbs_pz.search.config import ADVANCED, PRECISIONS, SearchConfig
 from lbs_pz.search.config import DEFAULTS as SEARCH_DEFAULTS
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.rollout_search import PRUNING_RULES
-from lbs_pz.train.configs import ARCH_OVERRIDES, ARCH_PRESETS, DUELING, FUSIONS, curve_path, curve_png_path
+from lbs_pz.train.configs import ARCH_FIELDS, ARCH_PRESETS, curve_path, curve_png_path
 
 BLUEPRINT_HELP = """\
 blueprint SPEC (--blueprint), one of:
@@ -265,34 +265,27 @@ def dataclass_from(config_class, args: argparse.Namespace, **overrides):
 
 
 def add_arch_options(parser: argparse.ArgumentParser, config_class) -> None:
-    """--arch (a preset of ARCH_PRESETS, each explained in the group's description) and
-    the architecture overrides of `config_class` (its ARCH_OVERRIDES fields, default None:
-    the preset's value) under their own heading; explained by the fields' comments."""
+    """The net's options under their own heading: --arch (a preset of ARCH_PRESETS, each
+    listed with what it is for in the group's description) and --hidden (its width),
+    explained by the comments of `config_class`'s fields `arch` and `hidden`."""
     comments = field_comments(config_class)
     fields = {f.name: f for f in dataclasses.fields(config_class)}
     presets = "\n".join(
-        textwrap.fill(about, 88, initial_indent=f"  {name:<19}", subsequent_indent=" " * 21)
+        textwrap.fill(about, 88, initial_indent=f"  {name:<19}", subsequent_indent=" " * 21,
+                      break_on_hyphens=False)
         for name, about in ARCH_PRESETS.items())
-    group = parser.add_argument_group(
-        "architecture", "the public-LSTM net (--arch; lbs_pz.agents.public_lstm.ARCHITECTURES):"
-        f"\n{presets}")
+    about = textwrap.fill(
+        "the public-LSTM net: a preset (--arch; lbs_pz.agents.public_lstm.ARCHITECTURES) "
+        "and its width (--hidden); any other combination of the net's options is built in "
+        "Python, PublicLSTMNet.from_preset(name, config, **overrides)", 88,
+        break_on_hyphens=False)
+    group = parser.add_argument_group("architecture", f"{about}:\n{presets}")
     default = fields["arch"].default
     group.add_argument("--arch", choices=list(ARCH_PRESETS), default=default,
                        help=comments.get("arch", "") + ("" if default is None else
                                                         f" (default {default})"))
-    overrides = parser.add_argument_group("architecture overrides",
-                                          "each unset: the value of --arch's preset")
-    for name in ARCH_OVERRIDES:
-        flag, about = f"--{name.replace('_', '-')}", comments.get(name, "")
-        annotation = str(fields[name].type)
-        if "bool" in annotation:
-            overrides.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
-                                   help=about)
-        elif name in ("fusion", "dueling"):
-            overrides.add_argument(flag, choices=FUSIONS if name == "fusion" else DUELING,
-                                   default=None, help=about)
-        else:
-            overrides.add_argument(flag, type=int, default=None, metavar="N", help=about)
+    group.add_argument("--hidden", type=int_at_least(1), default=fields["hidden"].default,
+                       metavar="N", help=comments.get("hidden", ""))
 
 
 def add_blueprint_command(subparsers, name: str, description: str,
@@ -309,7 +302,7 @@ def add_trainer_command(subparsers, name: str, description: str, config_cls, run
     `trained_for` (what the model is trained for, e.g. "the blueprint the belief is trained
     for"), a model made FOR a blueprint: --blueprint, --seed and the config's other fields
     (the config carries --progress). Without, a public-LSTM net: the config's fields, its
-    architecture preset and overrides, and --no-progress."""
+    architecture (`add_arch_options`: --arch, --hidden) and --no-progress."""
     if trained_for is not None:
         parser = add_blueprint_command(subparsers, name, description, help=help)
         add_blueprint_option(parser, what=trained_for)
@@ -318,7 +311,7 @@ def add_trainer_command(subparsers, name: str, description: str, config_cls, run
     else:
         parser = subparsers.add_parser(name, description=description, help=help,
                                        formatter_class=argparse.RawDescriptionHelpFormatter)
-        add_dataclass_options(parser, config_cls, skip=("arch",) + ARCH_OVERRIDES)
+        add_dataclass_options(parser, config_cls, skip=ARCH_FIELDS)
         add_arch_options(parser, config_cls)
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)

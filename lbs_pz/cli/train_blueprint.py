@@ -8,11 +8,13 @@ Q-learning, R2D2-style VDN, DQfD demonstrations optional); load the result anywh
     lbs-pz train-blueprint --init distill:strong --init-minutes 6 --out ft.pt
     lbs-pz train-blueprint --resume ft.pt --minutes 30 --out ft.pt        # go on
 
-The net is a named architecture (`--arch`, "paper" by default) whose options the
-"architecture overrides" change one by one. `--init` (a checkpoint of `distill` or
-`train-blueprint`, `lstm:PATH`, or `distill:SPEC` to distil SPEC first) starts the net,
-its architecture and the target net from those weights and switches the unset (None)
-options to the fine-tuning preset (`lbs_pz.train.blueprint.FINETUNE`). Every run writes
+The net is a named architecture (`--arch`, "paper" by default; Q-learning trains the
+mean-centred presets "paper", "card_features" and "conventions") of width `--hidden` (the
+preset's, 256, by default). `--init` (a checkpoint of `distill` or `train-blueprint`,
+`lstm:PATH`, or `distill:SPEC` to distil SPEC first) starts the net, its architecture
+(which an `--arch` or `--hidden` given too must match) and the target net from those
+weights and switches the unset (None) options to the fine-tuning preset
+(`lbs_pz.train.blueprint.FINETUNE`). Every run writes
 its learning curve (greedy self-play on EVAL deals per evaluation) as OUT's stem +
 .curve.csv and .curve.png (`--curve PATH.csv` to choose, `--curve none` for none).
 

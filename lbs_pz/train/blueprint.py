@@ -27,14 +27,16 @@ R2D2-style (Kapturowski et al. 2019), driven by the one training loop (`lbs_pz.t
   `pretrain_updates` updates use demonstrations only, as do all updates until
   `learning_starts` games of the agent's own are stored.
 - the net: the preset `arch` of `lbs_pz.agents.public_lstm.ARCHITECTURES` ("paper" by
-  default) with the architecture overrides set (`--hidden`, ...; `scratch_net`). Q-learning
-  takes every seat's Q without legal masks, so it trains mean-centred heads only.
+  default), `hidden` wide if set (`scratch_net`). Q-learning takes every seat's Q without
+  legal masks, so it trains mean-centred heads only ("paper", "card_features",
+  "conventions"; not those of `MAX_CENTRED`).
 - fine-tuning a start (`--init`, `init_checkpoint`): the net (architecture included) and
   the target net start from a checkpoint of `distill` or `train-blueprint` (PATH or
-  lstm:PATH; `distill:SPEC` distils SPEC for `init_minutes` first, with `arch`, else
-  distill's default, and the overrides set). The options left
-  unset (None) take the FINETUNE preset instead of SCRATCH, which adds the anchor: a
-  frozen copy of the start net, and the loss adds anchor_weight * the mean over moves of
+  lstm:PATH, whose net an `arch` or `hidden` given too must match; `distill:SPEC` distils
+  SPEC for `init_minutes` first into the net of `arch`, else distill's default, `hidden`
+  wide if set). The options left unset (None) take the FINETUNE preset instead of
+  SCRATCH, which adds the anchor: a frozen copy of the start net, and the loss adds
+  anchor_weight * the mean over moves of
   max_a [Q(a) + anchor_margin * (a != a0)] - Q(a0), a0 the start net's greedy legal move
   (halving every `anchor_half_life` updates when that is > 0).
 
@@ -73,7 +75,7 @@ from lbs_pz.models.checkpoint import CheckpointError, game_to_dict, load_checkpo
 from lbs_pz.train.common import (command_line, game_config, net_options,
                                  self_play, start_mismatch, torch_setup)
 from lbs_pz.train.configs import (BLUEPRINT_ARCH, FINETUNE, SCRATCH,  # noqa: F401 (the presets)
-                                  BlueprintTrainConfig, DistillConfig, arch_overrides)
+                                  MAX_CENTRED, BlueprintTrainConfig, DistillConfig)
 from lbs_pz.train.distill import distill
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
@@ -347,13 +349,13 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
     """The checkpoint `tc.init` names, loaded and checked against the run's game:
     PATH or lstm:PATH (a checkpoint of `distill` or `train-blueprint`, full or slim), or
     distill:SPEC (a distillation of the blueprint SPEC for `tc.init_minutes`, of the
-    architecture `tc` names (`tc.arch`, else distill's default, and the overrides set),
+    architecture `tc` names (`tc.arch`, else distill's default, `tc.hidden` wide if set),
     written to OUT's stem + ".init.pt", then loaded). Adds "net" (the `PublicLSTMNet`
     with its weights) and "init" = {"spec", "path", "sha256"}. CheckpointError for a file
     that is not a public-LSTM checkpoint, one made for another game, one whose Q is not
-    mean-centred, or one whose architecture is not the one `tc` asks for (the whole
-    architecture with `tc.arch`, else each override set): the start sets the
-    architecture."""
+    mean-centred, or one whose net is not the one `tc` names (`named_options`: every
+    option of the preset `tc.arch` but the width, and the width `tc.hidden`, where set):
+    the start sets the architecture."""
     spec = tc.init
     if spec.startswith("distill:"):
         stem = tc.out[:-3] if tc.out.endswith(".pt") else tc.out
@@ -364,8 +366,7 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
                               colors=tc.colors, ranks=tc.ranks, hand_size=tc.hand_size,
                               minutes=tc.init_minutes, seed=tc.seed, threads=tc.threads,
                               device=tc.device, eval_games=min(tc.eval_games, 200),
-                              curve="none", arch=tc.arch or DistillConfig.arch,
-                              **arch_overrides(tc)),
+                              curve="none", arch=tc.arch, hidden=tc.hidden),
                 log=log, progress_bar=False)
     else:
         path = spec[len("lstm:"):] if spec.startswith("lstm:") else spec
@@ -391,11 +392,9 @@ def init_checkpoint(tc: BlueprintTrainConfig, config, log=print) -> dict:
         # the TD targets and the anchor here take every seat's Q without legal masks
         raise CheckpointError(f"--init {spec}: its Q is centred on the best legal move "
                               f"(dueling={net.dueling!r}); Q-learning trains mean-centred "
-                              f"heads: start from a mean-centred net (made without "
-                              f"`distill --dueling max`)")
-    asked = net_options(tc) if tc.arch else arch_overrides(tc)
-    mismatch = start_mismatch(f"--init {spec}", net.options(), asked, sorted(asked),
-                              bool(tc.arch))
+                              f"heads: start from a mean-centred net (not one of --arch "
+                              f"{' or '.join(MAX_CENTRED)})")
+    mismatch = start_mismatch(f"--init {spec}", net.options(), tc)
     if mismatch:
         raise CheckpointError(mismatch)
     try:
@@ -416,14 +415,14 @@ CURVE_COLUMNS = ("minutes", "updates", "env_steps", "games", "selfplay_mean", "s
 
 
 def scratch_net(tc: BlueprintTrainConfig, config) -> PublicLSTMNet:
-    """The new net of a run without --init: the preset `tc.arch` (None: "paper") with
-    the overrides set, for the game `config`. ValueError for a net whose Q is not
+    """The new net of a run without --init: the preset `tc.arch` (None: "paper"),
+    `tc.hidden` wide if set, for the game `config`. ValueError for a net whose Q is not
     mean-centred (the TD targets take every seat's Q without legal masks)."""
     options = net_options(tc, BLUEPRINT_ARCH)
     if options["dueling"] != "mean":
         raise ValueError(f"--arch {tc.arch or BLUEPRINT_ARCH} centres Q on the best legal "
                          f"move (dueling={options['dueling']!r}); Q-learning trains "
-                         f"mean-centred heads: add --dueling mean")
+                         f"mean-centred heads: choose another --arch")
     return PublicLSTMNet.for_config(config, **options)
 
 

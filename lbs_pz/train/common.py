@@ -1,5 +1,5 @@
 """What the trainers share: the game variant of a run, the longest possible game, the
-public-LSTM architecture a run names (preset and overrides), the greedy self-play figure
+public-LSTM architecture a run names (preset and width), the greedy self-play figure
 of a public-LSTM net, the command line a run records in its checkpoint (from its
 hyper-parameter dataclass, as `lbs_pz.cli.options` turns fields into options), the torch
 set-up of a run, and the blueprint a run trains for."""
@@ -18,7 +18,6 @@ from lbs_pz.agents.public_lstm import ARCHITECTURES, PublicLSTMBlueprint
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.search.stats import mean_sem
-from lbs_pz.train.configs import arch_overrides
 
 
 VARIANT_FIELDS = ("players", "colors", "ranks", "hand_size", "max_information_tokens",
@@ -38,36 +37,44 @@ def game_config(run) -> HanabiConfig:
 
 
 def net_options(run, default_arch: str = "") -> dict:
-    """The `PublicLSTMNet.for_config` options of the net a run names: the preset
-    `run.arch` (None or "": `default_arch`) of `ARCHITECTURES`, with every architecture
-    override of `run` that is not None (`lbs_pz.train.configs.ARCH_OVERRIDES`). The hint
-    head reads the convention features, so it is on only with conventions: unset, it
-    is the preset's, or on when conventions are switched on over a preset without them
-    (`--conventions` over card_features makes the "conventions" preset)."""
-    preset = ARCHITECTURES[run.arch or default_arch]
-    overrides = arch_overrides(run)
-    options = dict(preset, **overrides)
-    hint_head = overrides.get("hint_head", preset["hint_head"] or not preset["conventions"])
-    options["hint_head"] = bool(options["conventions"] and hint_head)
+    """The `PublicLSTMNet.for_config` options of the new net a run names: the preset
+    `run.arch` (None or "": `default_arch`) of `ARCHITECTURES`, as wide as `run.hidden`
+    when that is set (a preset's value stream keeps its own widths)."""
+    options = dict(ARCHITECTURES[run.arch or default_arch])
+    if run.hidden is not None:
+        options["hidden"] = run.hidden
     return options
 
 
-def start_mismatch(what: str, have: dict, asked: dict, names, arch: bool = False) -> str:
-    """'' when the start's net options `have` agree with the options a run `asks` for on
-    every key of `names` that it asks for; else the one-line reason, for `what` (e.g.
-    "--init start.pt"). `arch`: the run named its architecture (--arch) too."""
-    differ = [k for k in names if k in asked and asked[k] != have[k]]
+def named_options(run) -> dict:
+    """The net options a run names itself, to hold against a start (--init): every option
+    of its preset `run.arch` but the width (when --arch is given) and the width
+    `run.hidden` (when --hidden is given); {} when it names neither."""
+    named = {k: v for k, v in ARCHITECTURES[run.arch].items() if k != "hidden"} \
+        if run.arch else {}
+    if run.hidden is not None:
+        named["hidden"] = run.hidden
+    return named
+
+
+def start_mismatch(what: str, have: dict, run, free=()) -> str:
+    """'' when the options `have` of a start's net (`PublicLSTMNet.options()`) agree with
+    every option the run names (`named_options(run)`) but those of `free` (the ones the
+    run may change in its start); else the one-line reason, for `what` (e.g. "--init
+    start.pt"), naming each option that differs, the start's value and the run's."""
+    named = named_options(run)
+    differ = [k for k in have if k in named and k not in free and named[k] != have[k]]
     if not differ:
         return ""
-
-    def flag(k, v):
-        name = k.replace("_", "-")
-        return (f"--{name}" if v else f"--no-{name}") if isinstance(v, bool) else f"--{name} {v}"
+    culprits = (["arch"] if any(k != "hidden" for k in differ) else []) \
+        + (["hidden"] if "hidden" in differ else [])      # the options that name them
+    given = " ".join(f"--{name} {getattr(run, name)}" for name in culprits)
+    also = (f", or name a preset that differs from the start only in "
+            f"{', '.join(free)}") if free and "arch" in culprits else ""
     return (f"{what}: the checkpoint's net has {', '.join(f'{k} {have[k]!r}' for k in differ)}, "
-            f"this run asks for {' '.join(flag(k, asked[k]) for k in differ)} (the start sets "
-            f"the architecture: leave out "
-            f"{', '.join('--' + k.replace('_', '-') for k in differ)}"
-            f"{' and --arch' if arch else ''})")
+            f"this run asks for {', '.join(f'{k} {named[k]!r}' for k in differ)} "
+            f"({given}); the start sets the architecture: leave out "
+            f"{' and '.join('--' + name for name in culprits)}{also}")
 
 
 def self_play(net, config: HanabiConfig, games: int, seed: int = 0):

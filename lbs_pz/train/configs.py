@@ -8,9 +8,10 @@ Budget of every run: `minutes` (of this invocation) and `updates` (or `steps`: i
 over resumed runs), whichever ends first (`lbs_pz.train.loop.Budget`).
 
 The public-LSTM net of `train-blueprint` and `distill` is one named architecture, `arch`
-(`ARCH_PRESETS`: the presets of `lbs_pz.agents.public_lstm.ARCHITECTURES`), and the nine
-fields of `ARCH_OVERRIDES`, each None (the preset's value) unless set;
-`lbs_pz.train.common.net_options` resolves them.
+(`ARCH_PRESETS`: the presets of `lbs_pz.agents.public_lstm.ARCHITECTURES`), and its width,
+`hidden` (`ARCH_FIELDS`), each None unless set; `lbs_pz.train.common.net_options`
+resolves them. Any other combination of the net's options is built in Python
+(`PublicLSTMNet.from_preset(name, config, **overrides)`).
 """
 
 from __future__ import annotations
@@ -78,66 +79,44 @@ def curve_png_path(csv: str) -> str:
 ARCH_PRESETS = {
     "paper": "the LBS paper's public-LSTM: LSTM over the public features, MLP over the "
              "seat's input, fused by a product, mean-centred dueling head (train-blueprint's "
-             "default)",
+             "default; the shipped public_lstm_2p is --arch paper --hidden 128)",
     "card_features": "paper whose MLP also reads each card's exact playability and "
                      "uselessness: what imitation starts from (distill's default)",
     "conventions": "card_features whose MLP also reads the strong bot's conventions, with a "
                    "hint head: to imitate a convention player",
     "conventions_maxq": "conventions with Q centred on the best legal move, so that the "
-                        "net's value (score + sum of V) can bootstrap a search",
-    "conventions_value": "conventions_maxq whose V is an MLP on a public LSTM of its own, "
-                         "fitted after the policy (distill --value-only)",
+                        "net's value (score + sum of V) can bootstrap a search; distill "
+                        "--init START --value-only --arch conventions_maxq re-centres a "
+                        "conventions START (distill only)",
+    "conventions_value": "conventions_maxq whose V is an MLP (256 wide, whatever --hidden) "
+                         "on a public LSTM of its own (256 wide), fitted after the policy, "
+                         "every move unchanged: distill --init START --value-only --arch "
+                         "conventions_value (distill only)",
 }
 """Every preset name of `lbs_pz.agents.public_lstm.ARCHITECTURES` (in its order) and what
 it is for: the choices of `--arch`. Here, not imported from there, so that this module
 needs no torch."""
 
-ARCH_OVERRIDES = ("hidden", "fusion", "card_features", "public_features", "value_hidden",
-                  "conventions", "hint_head", "dueling", "value_lstm")
-"""The fields of `BlueprintTrainConfig` and `DistillConfig` that override one option of
-the preset `arch` (None: the preset's), named as the `PublicLSTMNet.for_config` options."""
+ARCH_FIELDS = ("arch", "hidden")
+"""The fields of `BlueprintTrainConfig` and `DistillConfig` that name the net: a preset of
+`ARCH_PRESETS` and the width of its LSTM and MLP (each None unless set), the options
+`--arch` and `--hidden`."""
 
-FUSIONS = ("product", "concat")
-DUELING = ("mean", "max")
-
-
-def arch_overrides(config) -> dict:
-    """{option: value} of the architecture overrides a run sets (its `ARCH_OVERRIDES`
-    fields that are not None)."""
-    return {name: getattr(config, name) for name in ARCH_OVERRIDES
-            if getattr(config, name) is not None}
-
-
-def unset_empty_arch_names(config) -> None:
-    """An empty `arch`, `fusion` or `dueling` of a config means unset: None (dueling ""
-    was how a run kept its start's centring)."""
-    for name in ("arch", "fusion", "dueling"):
-        if getattr(config, name) == "":
-            setattr(config, name, None)
+MAX_CENTRED = ("conventions_maxq", "conventions_value")
+"""The presets whose Q is centred on the best legal move (dueling "max"): distill makes
+them; train-blueprint cannot (Q-learning takes every seat's Q without legal masks)."""
 
 
 def check_arch(config, default_arch: Optional[str] = None) -> None:
-    """ValueError unless a run's `arch` (None: `default_arch`) names a preset and its
-    overrides are valid: hidden >= 1, value_hidden and value_lstm >= 0, a value stream
-    of its own (value_lstm > 0) only with its MLP's width given too (value_hidden > 0),
-    fusion in FUSIONS, dueling in DUELING."""
+    """ValueError unless a run's `arch` (None or "": `default_arch`) names a preset of
+    ARCH_PRESETS and its `hidden` is None or an int >= 1."""
     arch = config.arch or default_arch
     if arch not in ARCH_PRESETS:
         raise ValueError(f"arch must be one of {', '.join(ARCH_PRESETS)}, got {arch!r}")
-    o = arch_overrides(config)
-    if o.get("hidden", 1) < 1:
-        raise ValueError(f"hidden must be >= 1, got {o['hidden']}")
-    for name in ("value_hidden", "value_lstm"):
-        if o.get(name, 0) < 0:
-            raise ValueError(f"{name} must be >= 0, got {o[name]}")
-    if o.get("value_lstm", 0) and not o.get("value_hidden", 0):
-        raise ValueError(f"value_lstm {o['value_lstm']} (a public LSTM of the value's own) "
-                         f"needs the width of the value MLP that reads it: give "
-                         f"--value-hidden > 0 too (got {o.get('value_hidden')})")
-    if o.get("fusion", FUSIONS[0]) not in FUSIONS:
-        raise ValueError(f"fusion must be {' or '.join(FUSIONS)}, got {o['fusion']!r}")
-    if o.get("dueling", DUELING[0]) not in DUELING:
-        raise ValueError(f"dueling must be {' or '.join(DUELING)}, got {o['dueling']!r}")
+    hidden = config.hidden
+    if hidden is not None and (isinstance(hidden, bool) or not isinstance(hidden, int)
+                               or hidden < 1):
+        raise ValueError(f"hidden must be an int >= 1, got {hidden!r}")
 
 
 # --- train-belief -------------------------------------------------------------------------------
@@ -217,16 +196,8 @@ class BlueprintTrainConfig:
     init_minutes: float = 3.0     # with --init distill:SPEC: minutes of that distillation first
     minutes: float = 30.0         # wall-clock budget of this invocation
     updates: int = 0              # stop after this many updates in total (0: no limit)
-    arch: Optional[str] = None    # the net's architecture (unset: paper; with --init distill:SPEC, distill's; with --init PATH, the start's)
-    hidden: Optional[int] = None  # width of the LSTM and the MLP
-    fusion: Optional[str] = None  # how the LSTM and MLP streams join: product | concat
-    card_features: Optional[bool] = None  # the MLP reads each card's exact playability / uselessness
-    public_features: Optional[bool] = None  # the LSTM reads the common-knowledge part of those features too
-    value_hidden: Optional[int] = None  # >0: V is an MLP of this width on [h, the seat's input]
-    conventions: Optional[bool] = None  # the MLP reads the strong conventions' reading of the position
-    hint_head: Optional[bool] = None  # with conventions: one weighing, set by the context, of every hint's features (unset: on with conventions)
-    dueling: Optional[str] = None  # Q = V + A - centre: mean (Q-learning needs it) | max
-    value_lstm: Optional[int] = None  # >0 (with value_hidden): the value MLP reads a public LSTM of its own of this width
+    arch: Optional[str] = None    # the net's architecture (unset: paper; with --init PATH: the start's, which --arch must match; with --init distill:SPEC: the net distilled, unset: distill's default)
+    hidden: Optional[int] = None  # width of the LSTM and the MLP (unset: the preset's, 256; with --init PATH: the start's, which --hidden must match)
     num_actors: int = 64          # games played at once
     act_steps: int = 2            # batched moves of every actor between two updates
     batch_size: int = 32          # games per update
@@ -266,7 +237,7 @@ class BlueprintTrainConfig:
     curve: str = ""               # curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
 
     def __post_init__(self) -> None:
-        unset_empty_arch_names(self)
+        self.arch = self.arch or None       # "": unset
 
     def resolved(self) -> "BlueprintTrainConfig":
         """A copy whose None fields take their preset: FINETUNE with `init`, SCRATCH without."""
@@ -299,6 +270,10 @@ class BlueprintTrainConfig:
         need(self.anchor_weight == 0 or self.init or self.resume,
              "anchor_weight > 0 needs a start net: give --init")
         check_arch(self, BLUEPRINT_ARCH)
+        need(self.arch not in MAX_CENTRED,
+             f"--arch {self.arch} centres Q on the best legal move; Q-learning trains "
+             f"mean-centred heads: choose one of "
+             f"{', '.join(a for a in ARCH_PRESETS if a not in MAX_CENTRED)}")
         check_games_held(self)
         check_run_seed(self.seed)
         check_budget(self.minutes, self.updates)
@@ -330,6 +305,7 @@ class BlueprintTrainConfig:
 SCRATCH = dict(lr=2.5e-4, eps=0.4, eps_alpha=7.0, anchor_weight=0.0)
 FINETUNE = dict(lr=5e-5, eps=0.05, eps_alpha=3.0, anchor_weight=1.0)
 BLUEPRINT_ARCH = "paper"      # the architecture of a new train-blueprint net (arch None)
+DISTILL_ARCH = "card_features"  # the architecture of a new distill net (arch None)
 
 
 # --- distill ------------------------------------------------------------------------------------
@@ -345,13 +321,8 @@ class DistillConfig:
     hand_size: int = 0            # 0: the standard rule (5, or 4 with 4+ players)
     minutes: float = 30.0         # wall-clock budget of this invocation
     updates: int = 0              # stop after this many updates in total (0: no limit)
-    arch: str = "card_features"   # the architecture of a new net (with --init: the start's; see --value-only)
-    hidden: Optional[int] = None  # width of the LSTM and the MLP
-    fusion: Optional[str] = None  # how the LSTM and MLP streams join: product (the paper's) | concat
-    card_features: Optional[bool] = None  # give the MLP each card's exact playability / uselessness
-    public_features: Optional[bool] = None  # give the LSTM the common-knowledge part of those features too
-    conventions: Optional[bool] = None  # give the MLP the strong conventions' reading of the position
-    hint_head: Optional[bool] = None  # with conventions: one weighing, set by the context, of every hint's features (unset: on with conventions)
+    arch: Optional[str] = None    # the net's architecture (unset: card_features; with --init: the start's, or a preset that differs from it only in the value head, i.e. dueling, value_hidden, value_lstm, to give the start that head)
+    hidden: Optional[int] = None  # width of the LSTM and the MLP (unset: the preset's, 256; with --init: the start's, which --hidden must match)
     lr: float = 1e-3
     lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
     value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
@@ -362,10 +333,7 @@ class DistillConfig:
     search_fraction: float = 0.5  # with --search-games: the fraction of each batch's games taken from them
     deviation_weight: float = 1.0  # with --search-games: the cross-entropy weight of the moves where the search left the blueprint's
     init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
-    value_only: bool = False      # fit the value head alone (the moves stay exactly the same); the start's net gets the value head of --arch and the value overrides
-    value_hidden: Optional[int] = None  # >0: the value head is an MLP of this width on [h, the seat's input] (a new one with --value-only)
-    value_lstm: Optional[int] = None  # >0 (with --value-hidden): the value MLP reads a public LSTM of its own of this width instead of the policy's (a new one with --value-only)
-    dueling: Optional[str] = None  # Q = V + A - centre: mean | max (over the legal moves: the greedy Q is V, so the value is score + sum of V); with --init: re-centres the start (unset: the start's)
+    value_only: bool = False      # fit the value head alone (the moves stay exactly the same): the start's, or the new one of --arch (e.g. --arch conventions_value over a conventions_maxq start)
     batch_size: int = 32          # games per update
     num_actors: int = 256         # teacher games played at once
     act_steps: int = 8            # batched teacher moves between two updates
@@ -381,8 +349,7 @@ class DistillConfig:
     curve: str = ""               # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
 
     def __post_init__(self) -> None:
-        unset_empty_arch_names(self)
-        self.arch = self.arch or DistillConfig.arch     # "" or None: the default
+        self.arch = self.arch or None       # "": unset
 
     def check(self) -> None:
         def need(ok, msg):
@@ -395,7 +362,7 @@ class DistillConfig:
              f"colors and ranks must be 1..5, got {self.colors}, {self.ranks}")
         check_run_seed(self.seed)
         check_budget(self.minutes, self.updates)
-        check_arch(self)
+        check_arch(self, DISTILL_ARCH)
         check_games_held(self)
         for name in ("batch_size", "num_actors", "act_steps", "buffer_games",
                      "eval_games", "save_every", "threads"):

@@ -25,16 +25,25 @@ plus value_weight * the mean squared error of the VDN Q-sum (the mover's Q of th
 played plus every other seat's no-op Q) against the return to go, which fixes the
 per-position level of Q that the cross-entropy cannot see, so that the net's own value
 (score + sum of greedy Q) predicts the final score. `value_only` fits the value head alone
-(every move stays the same), on a new value MLP (`value_hidden`) reading a public LSTM of
-its own (`value_lstm`) if asked (`init_net`). The learning rate falls linearly to
+(every move stays the same): the start's, or the new one that `arch` names (`init_net`:
+e.g. the value MLP of "conventions_value" on a public LSTM of its own). The learning rate
+falls linearly to
 lr * lr_final over the budget. The public stream runs over the whole game (the LSTM state
 starts empty at every deal, as in acting).
 
 The net (`start_net`): the preset `arch` of `lbs_pz.agents.public_lstm.ARCHITECTURES`
-("card_features" by default) with the architecture overrides set (`--hidden`,
-`--conventions`, ...). With `init` the net is the start's: `dueling` re-centres it, and
-with `value_only` it gets the value head (value_hidden, value_lstm) of `arch` and the
-overrides; the other overrides, when set, must be the start's.
+("card_features" by default), `hidden` wide if set. With `init` the net is the start's;
+an `arch` given too may differ from it only in the value head (`VALUE_HEAD`: dueling,
+value_hidden, value_lstm), which the start then takes from the preset: over a
+"conventions" start, "conventions_maxq" re-centres Q on the best legal move; over a
+"conventions_maxq" start, "conventions_value" gives V a public LSTM of its own. Any other
+difference (or a `hidden` that is not the start's) is a ValueError. A value head that no
+preset has is built in Python (`init_net(start, value_hidden, dueling, value_lstm)`),
+saved (`lbs_pz.models.checkpoint.save_checkpoint`) and fitted as the start of a run
+without `arch` (`--init THAT.pt --value-only`).
+
+    lbs-pz distill --teacher lstm:conventions_strong_2p --init conventions_strong_2p \\
+        --value-only --arch conventions_maxq --minutes 15 --out maxq.pt
 
 Evaluation (every `eval_every` updates and at the end): held-out move agreement (the
 net's greedy legal move against the teacher's, on the teacher's games of EVAL deals) and
@@ -68,9 +77,9 @@ from lbs_pz.models.checkpoint import (check_trained_for, game_of, game_to_dict,
                                       load_checkpoint, save_checkpoint)
 from lbs_pz.search.beliefs.learned import LearnedBelief
 from lbs_pz.search.recorded_games import read_search_games
-from lbs_pz.train.common import (command_line, game_config, net_options,
+from lbs_pz.train.common import (command_line, game_config, named_options, net_options,
                                  self_play, start_mismatch, torch_setup)
-from lbs_pz.train.configs import DistillConfig, arch_overrides, curve_path
+from lbs_pz.train.configs import DISTILL_ARCH, DistillConfig, curve_path
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
 KIND = "public_lstm"
@@ -481,33 +490,33 @@ def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "",
 
 # --- the run --------------------------------------------------------------------------------
 
-POLICY_OPTIONS = ("hidden", "fusion", "card_features", "public_features", "conventions",
-                  "hint_head")
-"""The architecture options that --init's start fixes (the others: its value head and
-centring, which `--value-only` and `--dueling` may change)."""
+VALUE_HEAD = ("dueling", "value_hidden", "value_lstm")
+"""The architecture options in which `--arch` may differ from an `--init` start: its value
+head and the centring of its Q, which the start then takes from the preset; every other
+option (and the width) is the start's."""
 
 
 def start_net(dc: DistillConfig, config, log=print):
     """(net, start): the net a run starts from, before `--resume`, for the game `config`,
     and the loaded `--init` checkpoint (None without one). Without --init: a new net of
-    the options `net_options(dc)`. With --init: the start's net (`init_net`), re-centred
-    by `dc.dueling` if set, with the value head of those options if `dc.value_only`.
-    ValueError for a start made for another game, or one whose policy options differ
-    from the overrides set."""
-    options = net_options(dc)
-    net = PublicLSTMNet.for_config(config, **options)
+    the options `net_options(dc, DISTILL_ARCH)`. With --init: the start's net
+    (`init_net`); with `dc.arch`, the centring and value head (`VALUE_HEAD`) of that
+    preset where they differ from the start's. ValueError for a start made for another
+    game, or one that differs from the options the run names (`named_options`: --arch's
+    preset, --hidden) in anything but `VALUE_HEAD`."""
     if not dc.init:
-        return net, None
+        return PublicLSTMNet.for_config(config, **net_options(dc, DISTILL_ARCH)), None
     start = load_checkpoint(dc.init, KIND)
     if start["game"] != game_to_dict(config):
         raise ValueError(f"--init {dc.init}: made for {start['game']}, this run is "
                          f"{game_to_dict(config)}")
-    net = init_net(start, options["value_hidden"] if dc.value_only else None,
-                   dc.dueling or "", options["value_lstm"])
-    mismatch = start_mismatch(f"--init {dc.init}", net.options(), arch_overrides(dc),
-                              POLICY_OPTIONS)
+    net = init_net(start)
+    mismatch = start_mismatch(f"--init {dc.init}", net.options(), dc, VALUE_HEAD)
     if mismatch:
         raise ValueError(mismatch)
+    head = {k: v for k, v in named_options(dc).items() if k in VALUE_HEAD}
+    if any(getattr(net, k) != v for k, v in head.items()):
+        net = init_net(start, head["value_hidden"], head["dueling"], head["value_lstm"])
     old = start["architecture"]
     log(f"starting from {dc.init}"
         + (f" with a new value MLP of width {net.value_hidden}"
@@ -533,9 +542,9 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     net = net.to(device)
     if dc.value_only:
         # Q = V + A - mean(A) (or max): the moves are the argmax of A, so fitting V alone
-        # (a linear layer on the frozen features, or with --value-hidden an MLP of its own)
-        # recalibrates the net's value without changing a move; with --value-lstm the
-        # value's own public stream (v_pub_in, v_lstm) trains too.
+        # (a linear layer on the frozen features, or an MLP of its own: value_hidden)
+        # recalibrates the net's value without changing a move; with a public stream of
+        # the value's own (value_lstm), that stream (v_pub_in, v_lstm) trains too.
         for name, param in net.named_parameters():
             param.requires_grad_(name.startswith("v_"))
     optimizer = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=dc.lr)
