@@ -6,7 +6,7 @@ belief need none of them; each optional package comes with a pip extra:
     torch                          [torch]        learned beliefs, values, the public-LSTM
                                                   blueprint, training
     stable_baselines3, sb3_contrib [sb3]          SB3 policies as blueprints, the SB3 VecEnv
-    ray                            [distributed]  the Ray evaluation backend
+    ray                            [distributed]  the Ray backends (evaluation, training games)
     starlette, uvicorn             [web]          the local web page (`lbs-pz serve`)
 
 A module that cannot work without one imports it through this gate at its top
@@ -18,7 +18,10 @@ lbs_pz, so every layer may import it.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
+import threading
 from types import ModuleType
 
 # top-level package -> (pip extra, what the extra installs)
@@ -104,6 +107,44 @@ def sb3_available() -> bool:
 def ray_available() -> bool:
     """True if ray imports (the [distributed] extra)."""
     return available("ray")
+
+
+@contextlib.contextmanager
+def ray_session(address=None, workers=None, what: str = "the ray backend"):
+    """Ray for the length of a block: the session already running in this process, else
+    the cluster at `address`, else a new local Ray with `workers` CPUs (None: every core);
+    a session started here is shut down at the end. Yields the ray module. ValueError
+    naming `address` when no cluster answers there; MissingDependency without ray."""
+    ray = require_ray(what)
+    started_here = not ray.is_initialized()
+    if started_here:
+        try:
+            ray.init(address=address or None, num_cpus=None if address else workers,
+                     log_to_driver=False, include_dashboard=False)
+        except ConnectionError as err:
+            raise ValueError(f"cannot reach the Ray cluster at address {address!r}: "
+                             f"{err}") from None
+    try:
+        yield ray
+    finally:
+        if started_here:
+            with sigint_ignored():     # a second Ctrl-C cannot cut the shutdown short
+                ray.shutdown()
+
+
+@contextlib.contextmanager
+def sigint_ignored():
+    """SIGINT ignored in this block (main thread only; elsewhere a no-op). Processes
+    spawned here inherit the ignored disposition, so a Ctrl-C while a worker starts up
+    cannot print its traceback; a cleanup here cannot be cut short by a second Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def web_available() -> bool:

@@ -357,8 +357,8 @@ def test_training_from_init_starts_where_that_belief_is(tmp_path):
     from lbs_pz.agents import RuleBot
     from lbs_pz.engine.seeds import MAX_GAMES
     from lbs_pz.search.beliefs.model import load_belief
-    from lbs_pz.train.belief import (BeliefTrainConfig, generate_games, mean_nll, to_tensors,
-                                     train_belief)
+    from lbs_pz.train.belief import (BeliefTrainConfig, mean_nll, to_tensors, train_belief)
+    from lbs_pz.train.games import generate_games
     common = dict(blueprint="strong", games_per_step=4, steps=20, minutes=0, val_games=16,
                   val_every=10, threads=1, progress=False)
     out = str(tmp_path / "b.pt")
@@ -384,7 +384,7 @@ def test_training_games_come_from_the_train_stream():
     from lbs_pz.agents import RuleBot
     from lbs_pz.engine import HanabiBatch
     from lbs_pz.engine.seeds import TRAIN, deal_seeds
-    from lbs_pz.train.belief import generate_games
+    from lbs_pz.train.games import generate_games
 
     config = HanabiConfig(players=2)
     bot = RuleBot("medium")

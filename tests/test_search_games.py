@@ -20,8 +20,8 @@ from lbs_pz.files import MAX_LINE_BYTES, open_locked
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.models.checkpoint import load_checkpoint
-from lbs_pz.train.belief import (generate_games, replay_games, split_search_games,
-                                 train_belief)
+from lbs_pz.train.belief import split_search_games, train_belief
+from lbs_pz.train.games import generate_games, replay_games
 from lbs_pz.train.configs import BeliefTrainConfig
 from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement, distill,
                                   replayed_games)

@@ -10,7 +10,8 @@ from lbs_pz.models.checkpoint import CheckpointError, CheckpointMismatchError
 from lbs_pz.search.agents import LBSAgent
 from lbs_pz.search.beliefs import GroundedBelief
 from lbs_pz.search.value import CentralValue, load_value, value_features
-from lbs_pz.train.value import ValueTrainConfig, generate_positions, train_value
+from lbs_pz.train.games import generate_positions
+from lbs_pz.train.value import ValueTrainConfig, train_value
 
 
 @pytest.fixture(scope="module")

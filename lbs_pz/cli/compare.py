@@ -30,14 +30,13 @@ import dataclasses
 import sys
 import warnings
 
-from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_games_option, add_search_options, add_seed_option,
-                                check_distinct_outputs, check_output_path, game_from,
-                                int_at_least, interrupted, one_interrupt, output_errors,
-                                search_spec)
-from lbs_pz.eval.backends import BACKENDS, check_log_path, collect, log_contents
+from lbs_pz.cli.options import (add_backend_options, add_blueprint_command, add_blueprint_option,
+                                add_game_options, add_games_option, add_search_options,
+                                add_seed_option, check_backend, check_distinct_outputs,
+                                check_output_path, game_from, int_at_least, interrupted,
+                                one_interrupt, output_errors, search_spec)
+from lbs_pz.eval.backends import check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
-from lbs_pz.optional import install_hint, ray_available
 from lbs_pz.search.config import METHOD_HELP, parse_method
 from lbs_pz.search.methods import MethodSpec, describe
 
@@ -109,11 +108,7 @@ def _check_outputs(args) -> None:
     if args.plot:
         check_output_path(args.plot, "--plot")
         check_plot_format(args.plot, "--plot")
-    if args.address and args.backend != "ray":
-        raise ValueError(f"--address {args.address!r} is for --backend ray (the backend is "
-                         f"{args.backend!r})")
-    if args.backend == "ray" and not ray_available():
-        raise ValueError(f"--backend ray needs Ray: {install_hint('ray')}")
+    check_backend(args)
 
 
 def run(args) -> int:
@@ -186,11 +181,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                              "are reused, so an interrupted run resumes")
     parser.add_argument("--report-only", action="store_true",
                         help="play nothing: report the games of --jsonl PATH in range")
-    parser.add_argument("--backend", default="process", choices=sorted(BACKENDS),
-                        help="where games run (default: a local process pool)")
-    parser.add_argument("--workers", type=int_at_least(1), default=None,
-                        help="processes (default: all cores)")
-    parser.add_argument("--address", default=None, help="Ray cluster address (ray backend)")
+    add_backend_options(parser, "processes or Ray workers (default: all cores)")
     parser.add_argument("--json", metavar="PATH", help="write rows and per-game results as JSON")
     parser.add_argument("--plot", metavar="PNG", help="plot score vs seconds per game")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -20,7 +20,9 @@ from typing import Optional
 
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.engine.seeds import MAX_GAMES, MAX_SEED, check_run_seed
+from lbs_pz.eval.backends import BACKENDS
 from lbs_pz.files import check_input_path, check_output_path, output_errors  # noqa: F401
+from lbs_pz.optional import install_hint, ray_available
 from lbs_pz.search.beliefs import BELIEF_KINDS
 from lbs_pz.search.config import ADVANCED, PRECISIONS, SearchConfig
 from lbs_pz.search.config import DEFAULTS as SEARCH_DEFAULTS
@@ -375,3 +377,26 @@ def search_spec(args: argparse.Namespace, method: str, **fields):
     """The `MethodSpec` of `method` with the options of `add_search_options` (and
     --blueprint, --seed) from args; `fields` sets the others."""
     return MethodSpec(method, blueprint=args.blueprint, search=search_config(args), **fields)
+
+
+def add_backend_options(parser: argparse.ArgumentParser, workers_help: str,
+                        workers_default=None) -> None:
+    """--backend (inline | process | ray, default process), --workers and --address: where
+    a command's games are played (`lbs_pz.eval.backends`); `check_backend` checks them."""
+    parser.add_argument("--backend", default="process", choices=sorted(BACKENDS),
+                        help="where games run: inline (this process), process (a local "
+                             "process pool) or ray (a Ray cluster: --address, else a local "
+                             "Ray); every backend gives the same games (default process)")
+    parser.add_argument("--workers", type=int_at_least(1), default=workers_default,
+                        help=workers_help)
+    parser.add_argument("--address", default=None,
+                        help="the Ray cluster's address, e.g. HEAD:6379 (--backend ray)")
+
+
+def check_backend(args: argparse.Namespace) -> None:
+    """ValueError for --address without --backend ray, or --backend ray without Ray."""
+    if args.address and args.backend != "ray":
+        raise ValueError(f"--address {args.address!r} is for --backend ray (the backend is "
+                         f"{args.backend!r})")
+    if args.backend == "ray" and not ray_available():
+        raise ValueError(f"--backend ray needs Ray: {install_hint('ray')}")

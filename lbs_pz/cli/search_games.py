@@ -18,9 +18,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
-                                add_games_option, add_search_options, add_seed_option,
-                                check_output_path, game_from, int_at_least, search_spec)
+from lbs_pz.cli.options import (add_backend_options, add_blueprint_command, add_blueprint_option,
+                                add_game_options, add_games_option, add_search_options,
+                                add_seed_option, check_backend, check_output_path, game_from,
+                                int_at_least, search_spec)
 from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.search.config import parse_method
 from lbs_pz.search.methods import describe
@@ -32,11 +33,13 @@ def run(args) -> int:
     if method == "blueprint":
         raise ValueError("--method must be a search: sparta or lbs-K")
     spec = search_spec(args, method)
+    check_backend(args)
     check_output_path(args.out, "--out")        # before the agent is built
     for note in describe(spec, config):          # builds the agent: bad input fails now
         print(f"{spec.label()}: {note}")
     record_search_games(spec, args.games, args.out, dataclasses.asdict(config), seed=args.seed,
-                        first_game=args.first_game, workers=args.workers, option="--out")
+                        first_game=args.first_game, workers=args.workers, option="--out",
+                        backend=args.backend, address=args.address)
     return 0
 
 
@@ -51,8 +54,8 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     add_games_option(parser, 100, "training deals to play")
     parser.add_argument("--first-game", type=int_at_least(0), default=0,
                         help="index of the first deal (default 0)")
-    parser.add_argument("--workers", type=int_at_least(1), default=1,
-                        help="processes playing games at once (default 1)")
+    add_backend_options(parser, "processes or Ray workers playing games at once (default 1)",
+                        1)
     parser.add_argument("--out", required=True, metavar="PATH",
                         help="the JSONL file the games are appended to (a regular file, or "
                              "none yet)")

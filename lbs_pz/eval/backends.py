@@ -20,8 +20,6 @@ the same call again plays only the missing games and gives the uninterrupted res
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import itertools
 import json
 import multiprocessing
@@ -40,7 +38,7 @@ from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.files import (check_input_path, check_output_path, open_locked, open_regular,
                                output_errors, read_lines)
-from lbs_pz.optional import require_ray
+from lbs_pz.optional import ray_session, sigint_ignored
 from lbs_pz.search.methods import MethodSpec, build_agent
 
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
@@ -84,14 +82,15 @@ def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> di
 
 
 # --- backends -------------------------------------------------------------------------------
-# Each yields one result per task, in completion order, taking tasks from the iterable as
+# Each yields one result per task, fn(*task) (default `play_game`; a module-level function,
+# so that workers can import it), in completion order, taking tasks from the iterable as
 # games end: at most IN_FLIGHT_PER_WORKER games per worker are queued at a time, so that
 # memory does not grow with the number of games.
 IN_FLIGHT_PER_WORKER = 4
 
-def _inline(tasks, workers, address):
+def _inline(tasks, workers, address, fn=play_game):
     for task in tasks:
-        yield play_game(*task)
+        yield fn(*task)
 
 
 def _worker_init():
@@ -123,27 +122,12 @@ def _exit_with_parent(parent: int) -> None:
             os._exit(1)
 
 
-@contextlib.contextmanager
-def _sigint_ignored():
-    """SIGINT ignored in this block (main thread only; elsewhere a no-op). Processes
-    spawned here inherit the ignored disposition, so a Ctrl-C while a worker starts up
-    cannot print its traceback; a cleanup here cannot be cut short by a second Ctrl-C."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _stop_pool(pool, grace: float = 2.0) -> None:
     """Stop `pool` now: cancel its queued games and terminate its workers (a running game
     is not finished). Bounded: a worker that outlives SIGTERM by `grace` s is killed."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
     manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets it
-    with _sigint_ignored():
+    with sigint_ignored():
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.terminate()
@@ -160,7 +144,7 @@ def _stop_pool(pool, grace: float = 2.0) -> None:
             manager.join(grace)
 
 
-def _process_pool(tasks, workers, address):
+def _process_pool(tasks, workers, address, fn=play_game):
     # "spawn": forking a process that already runs torch's thread pool can deadlock.
     context = multiprocessing.get_context("spawn")
     workers = workers or os.cpu_count() or 1
@@ -170,11 +154,11 @@ def _process_pool(tasks, workers, address):
     tasks = iter(tasks)
     try:
         # The first `window` submits start every worker: they start ignoring SIGINT.
-        with _sigint_ignored():
-            pending = {pool.submit(play_game, *t) for t in itertools.islice(tasks, window)}
+        with sigint_ignored():
+            pending = {pool.submit(fn, *t) for t in itertools.islice(tasks, window)}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            pending |= {pool.submit(play_game, *t) for t in itertools.islice(tasks, len(done))}
+            pending |= {pool.submit(fn, *t) for t in itertools.islice(tasks, len(done))}
             for future in done:
                 yield future.result()
     except BaseException:           # Ctrl-C, a failed game, or the consumer stopped early
@@ -183,35 +167,22 @@ def _process_pool(tasks, workers, address):
     pool.shutdown(wait=True)
 
 
-def _ray(tasks, workers, address):
-    ray = require_ray("the ray backend")
-    started_here = not ray.is_initialized()
-    if started_here:
-        try:
-            ray.init(address=address, num_cpus=None if address else workers,
-                     log_to_driver=False, include_dashboard=False)
-        except ConnectionError as err:
-            raise ValueError(f"cannot reach the Ray cluster at address {address!r}: "
-                             f"{err}") from None
-    try:
-        remote_play = ray.remote(play_game)
+def _ray(tasks, workers, address, fn=play_game):
+    with ray_session(address, workers) as ray:
+        remote_fn = ray.remote(fn)
         tasks = iter(tasks)
         window = IN_FLIGHT_PER_WORKER * int(workers or ray.cluster_resources().get("CPU", 1))
-        pending = [remote_play.remote(*t) for t in itertools.islice(tasks, max(window, 1))]
+        pending = [remote_fn.remote(*t) for t in itertools.islice(tasks, max(window, 1))]
         try:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
-                pending += [remote_play.remote(*t) for t in itertools.islice(tasks, 1)]
+                pending += [remote_fn.remote(*t) for t in itertools.islice(tasks, 1)]
                 yield ray.get(done[0])
         except BaseException:       # Ctrl-C, a failed game, or the consumer stopped early
-            with _sigint_ignored():
+            with sigint_ignored():
                 for ref in pending:     # queued games are not played on the cluster
                     ray.cancel(ref, force=True)
             raise
-    finally:
-        if started_here:
-            with _sigint_ignored():
-                ray.shutdown()
 
 
 BACKENDS = {"inline": _inline, "process": _process_pool, "ray": _ray}

@@ -13,15 +13,13 @@ search, variant or seed).
 
 from __future__ import annotations
 
-import itertools
 import json
-import multiprocessing
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Optional
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
-from lbs_pz.eval.backends import IN_FLIGHT_PER_WORKER, cached_agents, watch_parent
+from lbs_pz.eval.backends import BACKENDS, cached_agents
 from lbs_pz.files import check_output_path, open_locked, output_errors
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
@@ -53,16 +51,21 @@ def play_search_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int
 
 def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=None,
                         seed: int = 0, first_game: int = 0, workers: int = 1,
-                        log=print, option: str = "out") -> str:
+                        log=print, option: str = "out", backend: str = "process",
+                        address: Optional[str] = None) -> str:
     """Play training deals first_game .. first_game + games - 1 of run `seed` with the
-    search `spec` at one seat (see the module) on `workers` processes, appending each game
-    to the JSONL file `out` as it ends; games already in `out` are not played again.
+    search `spec` at one seat (see the module) on `workers` processes (`backend`
+    "process"), or on a Ray cluster (`backend` "ray": the one at `address`, else a local
+    Ray with `workers` CPUs), appending each game to the JSONL file `out` as it ends; games
+    already in `out` are not played again; every backend records the same games.
     `out` must be a regular file or not exist yet (`files.check_output_path`; errors name
     it as `option`). Games are handed to the workers a few at a time, so memory does not
     grow with `games`."""
     check_run_seed(seed)
     if spec.method == "blueprint":
         raise ValueError("the blueprint does not search: give sparta or lbs-K")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if games < 1 or workers < 1 or first_game < 0:
         raise ValueError("games and workers must be >= 1 and first_game >= 0")
     if first_game + games > MAX_GAMES:
@@ -88,28 +91,19 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     todo = (g for g in wanted if g not in done)     # generated as games end: bounded memory
     log(f"{len(done)} games already in {out}; playing {count}")
     start, deviations, decisions, k = time.perf_counter(), 0, 0, 0
-    with log_file as f, ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=watch_parent) as pool:
-        def submit(n: int) -> set:
-            return {pool.submit(play_search_game, spec, config_kwargs, g, seed)
-                    for g in itertools.islice(todo, n)}
-
-        pending = submit(IN_FLIGHT_PER_WORKER * workers)
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            pending |= submit(len(finished))
-            for future in finished:
-                k += 1
-                record = dict(future.result(), run=run)
-                with output_errors(out, option, "the games recorded before are kept: run "
-                                   "again to play the others"):
-                    f.write((json.dumps(record) + "\n").encode())
-                    f.flush()
-                deviations += len(record["deviated"])
-                decisions += len(record["searched"])
-                if k % 20 == 0 or k == count:
-                    log(f"{k}/{count} games, {(time.perf_counter() - start) / k:.2f} s each; "
-                        f"the search left the blueprint's move at "
-                        f"{deviations / max(decisions, 1):.1%} of {decisions} decisions")
+    tasks = ((spec, config_kwargs, g, seed) for g in todo)
+    with log_file as f:
+        for result in BACKENDS[backend](tasks, workers, address, fn=play_search_game):
+            k += 1
+            record = dict(result, run=run)
+            with output_errors(out, option, "the games recorded before are kept: run "
+                               "again to play the others"):
+                f.write((json.dumps(record) + "\n").encode())
+                f.flush()
+            deviations += len(record["deviated"])
+            decisions += len(record["searched"])
+            if k % 20 == 0 or k == count:
+                log(f"{k}/{count} games, {(time.perf_counter() - start) / k:.2f} s each; "
+                    f"the search left the blueprint's move at "
+                    f"{deviations / max(decisions, 1):.1%} of {decisions} decisions")
     return out

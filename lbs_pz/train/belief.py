@@ -37,131 +37,22 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Sequence
 
 import numpy as np
 import torch
 
-from lbs_pz.engine import HanabiBatch
-from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
+from lbs_pz.engine.seeds import MAX_GAMES
 from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig, count_parameters, load_belief
 from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.train.common import command_line, game_config, load_training_blueprint
 from lbs_pz.train.configs import BeliefTrainConfig, check_games_held, curve_path
+from lbs_pz.train.games import GameSource, generate_games, join_games, replay_games
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
 KIND = "belief"
 
 
 # --- data --------------------------------------------------------------------------------
-
-def generate_games(config, blueprint, num_games: int, seed: int, first_game: int = 0):
-    """Self-play games first_game .. first_game + num_games - 1 of the TRAIN deal stream
-    of run `seed` with `blueprint` (any Blueprint: `act_batch` on a HanabiBatch) in every
-    seat, and record, for every seat, its observation sequence and its true hand.
-
-    Returns a dict of numpy arrays over S = num_games * players sequences:
-        obs     (S, T, E) uint8   canonical observation of the seat after each move
-                                  (t = 0: before the first move); HLE's vector is 0/1
-        hands   (S, T, H) int64   the seat's true hand at that time, -1 for empty slots
-        lengths (S,)      int64   number of valid time steps (moves + 1)
-        scores  (num_games,) int32
-    Sequence s = game * players + seat. T is the longest game in the batch + 1.
-    """
-    batch = HanabiBatch(config, num_games, seeds=deal_seeds(TRAIN, seed, first_game, num_games))
-
-    def moves(t):
-        return np.asarray(blueprint.act_batch(batch), dtype=np.int64)
-    return _record(config, batch, moves, f"blueprint {getattr(blueprint, 'name', blueprint)!r}")
-
-
-def replay_games(config, records: Sequence[dict]):
-    """The games of `records` (a search's recorded games, `lbs_pz.search.recorded_games`:
-    each its deal and every move), replayed on `config` and recorded as `generate_games`
-    records self-play: the same dict over len(records) * players sequences. This is how
-    a belief learns the positions a search leads its games to, which the blueprint's own
-    games never reach. ValueError for a record whose moves are not a legal game of its
-    deal in `config` (a record of another variant), or that ends before or after them."""
-    n = len(records)
-    if not n:
-        raise ValueError("no recorded games to replay")
-    length = np.array([len(r["moves"]) for r in records])
-    if length.max() >= MAX_MOVES:
-        raise ValueError(f"a recorded game has {length.max()} moves, over {MAX_MOVES - 1}")
-    played = np.full((n, int(length.max()) + 1), -1, dtype=np.int64)
-    for i, r in enumerate(records):
-        played[i, :length[i]] = r["moves"]
-    batch = HanabiBatch(config, n, seeds=[r["deal"] for r in records])
-
-    def moves(t):
-        if ((played[:, t] < 0) != batch.terminals()).any():
-            raise ValueError("a recorded game ends before or after its recorded moves "
-                             "(a record of another game variant?)")
-        return played[:, t].copy()
-    try:
-        return _record(config, batch, moves, "a recorded game")
-    except ValueError as err:
-        if "recorded" in str(err):
-            raise
-        raise ValueError(f"a recorded game is not a legal game of its deal in this "
-                         f"variant: {err}") from None
-
-
-MAX_MOVES = 200
-"""The most moves a recorded sequence holds (a game longer than that is an error)."""
-
-
-def _record(config, batch, moves, who: str):
-    """Step `batch` to the end with `moves(t)` ((n,) int64, the move of every game at
-    move t; games already over are not stepped) and record every seat's observation and
-    hand after each move: `generate_games`' dict."""
-    P, H, E = config.players, config.hand_size, config.encoding_size
-    n = len(batch)
-    obs = np.zeros((P, n, MAX_MOVES, E), dtype=np.uint8)
-    hands = np.full((P, n, MAX_MOVES, H), -1, dtype=np.int64)
-    lengths = np.zeros(n, dtype=np.int64)
-    enc = np.empty((n, E), dtype=np.float32)
-    seat_arrays = [np.full(n, p, dtype=np.int64) for p in range(P)]
-    active = np.ones(n, dtype=bool)
-    t = 0
-    while True:
-        if t >= MAX_MOVES:
-            raise RuntimeError(f"{who}: a game lasted over {MAX_MOVES} moves")
-        for p in range(P):
-            batch.encode(out=enc, players=seat_arrays[p])
-            obs[p, active, t] = enc[active]
-            hands[p, active, t] = batch.hands(p)[active]
-        lengths[active] = t + 1
-        term = batch.terminals()
-        active = ~term
-        if not active.any():
-            break
-        chosen = moves(t)
-        chosen[term] = -1
-        batch.step(chosen)
-        t += 1
-    T = int(lengths.max())
-    return {
-        "obs": obs[:, :, :T].transpose(1, 0, 2, 3).reshape(n * P, T, E),
-        "hands": hands[:, :, :T].transpose(1, 0, 2, 3).reshape(n * P, T, H),
-        "lengths": np.repeat(lengths, P),
-        "scores": batch.scores(),
-    }
-
-
-def join_games(a: dict, b: dict) -> dict:
-    """Two recorded-game dicts of `generate_games`' format as one: the sequences of `a`
-    then `b`, padded to the longer T (observations 0, hands -1: padding is never a card,
-    so `mean_nll` ignores it)."""
-    T = max(a["obs"].shape[1], b["obs"].shape[1])
-
-    def pad(x, value):
-        return np.pad(x, ((0, 0), (0, T - x.shape[1]), (0, 0)), constant_values=value)
-    return {"obs": np.concatenate([pad(a["obs"], 0), pad(b["obs"], 0)]),
-            "hands": np.concatenate([pad(a["hands"], -1), pad(b["hands"], -1)]),
-            "lengths": np.concatenate([a["lengths"], b["lengths"]]),
-            "scores": np.concatenate([a["scores"], b["scores"]])}
-
 
 def to_tensors(data, device="cpu"):
     return (torch.as_tensor(data["obs"], device=device).float(),
@@ -234,6 +125,8 @@ def train_belief(tc: BeliefTrainConfig, log=print):
             card_types=config.num_card_types, embed=tc.embed, hidden=tc.hidden,
             layers=tc.layers, decoder=tc.decoder, prior=tc.prior), config).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=tc.lr)
+    source = GameSource("belief", tc.blueprint, config, tc.seed, backend=tc.backend,
+                        workers=tc.workers, address=tc.address, blueprint=blueprint)
     val = generate_games(config, blueprint, tc.val_games, seed=tc.seed,
                          first_game=MAX_GAMES - tc.val_games)
     val_obs, val_hands = to_tensors(val, device)
@@ -259,8 +152,7 @@ def train_belief(tc: BeliefTrainConfig, log=print):
         for g in opt.param_groups:
             g["lr"] = lr
         fresh = tc.games_per_step - n_replayed
-        data = generate_games(config, blueprint, fresh, seed=tc.seed,
-                              first_game=progress["games"]) if fresh else None
+        data = source.games(progress["games"], fresh) if fresh else None
         progress["games"] += fresh
         if n_replayed:
             start = progress["updates"] * n_replayed
@@ -307,9 +199,10 @@ def train_belief(tc: BeliefTrainConfig, log=print):
 
     trainer = Trainer("train-belief", KIND, update, checkpoint, opt, progress, evaluate,
                       eval_at_start=True, plot=("val_loss", "train_loss", "val_search_loss"))
-    run(trainer, budget, tc.out, resume=ckpt, eval_every=tc.val_every,
-        save_every=tc.val_every, curve=curve_path(tc.out, tc.curve), title=command,
-        progress_bar=tc.progress, log=log)
+    with source:
+        run(trainer, budget, tc.out, resume=ckpt, eval_every=tc.val_every,
+            save_every=tc.val_every, curve=curve_path(tc.out, tc.curve), title=command,
+            progress_bar=tc.progress, log=log)
     history = [(row[1], math.nan if row[2] is None else row[2], row[3])
                for row in progress["curve"]]
     log(f"done: {progress['updates']} steps, {progress['games']:,} games, val "

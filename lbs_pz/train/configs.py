@@ -151,6 +151,9 @@ class BeliefTrainConfig:
     init: str = ""                   # start from this belief (path or shipped name; its architecture and variant), e.g. the one of the net the blueprint was fine-tuned from
     search_games: str = ""           # a search's recorded games (lbs-pz search-games) with this blueprint: part of every step replays them, so the belief also learns the positions the search leads to
     search_fraction: float = 0.5     # with --search-games: the fraction of each step's games replayed from them (the last tenth of them is held out for validation)
+    backend: str = "inline"          # where the training games are played: inline (this process) | ray (Ray workers stream them: the same games and results)
+    workers: int = 0                 # with --backend ray: workers playing games (0: every CPU of the cluster)
+    address: str = ""                # with --backend ray: the Ray cluster's address (none: a local Ray)
     resume: str = ""                 # a checkpoint of an earlier train-belief run (not --half) to continue
     curve: str = ""                  # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
     progress: bool = True            # a progress bar
@@ -179,6 +182,9 @@ class ValueTrainConfig:
     threads: int = 1              # torch threads
     out: str = "value.pt"         # checkpoint file written
     resume: str = ""              # a checkpoint of an earlier train-value run to continue
+    backend: str = "inline"       # where the training games are played: inline (this process) | ray (Ray workers stream them: the same games and results)
+    workers: int = 0              # with --backend ray: workers playing games (0: every CPU of the cluster)
+    address: str = ""             # with --backend ray: the Ray cluster's address (none: a local Ray)
     curve: str = ""               # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
     progress: bool = True         # a progress bar
 

@@ -31,37 +31,17 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 import torch
 
-from lbs_pz.engine import HanabiBatch
-from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, deal_seeds
-from lbs_pz.search.value import ValueNetConfig, load_value, make_value_net, value_features
+from lbs_pz.engine.seeds import MAX_GAMES
+from lbs_pz.search.value import ValueNetConfig, load_value, make_value_net
 from lbs_pz.train.common import command_line, game_config, load_training_blueprint
 from lbs_pz.train.configs import ValueTrainConfig, check_games_held, curve_path
+from lbs_pz.train.games import GameSource, generate_positions
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
 KIND = "value"
 EVAL_EVERY = 10               # updates between validations
-
-
-def generate_positions(config, blueprint, num_games: int, seed: int, first_game: int = 0):
-    """Every position of games first_game .. first_game + num_games - 1 of the TRAIN deal
-    stream of run `seed`, played by `blueprint` (any Blueprint: `act_batch` on a
-    HanabiBatch): (features (N, F) float32 `value_features`, final scores (N,) float32)."""
-    batch = HanabiBatch(config, num_games, seeds=deal_seeds(TRAIN, seed, first_game, num_games))
-    feats, owners = [], []
-    while True:
-        open_games = np.flatnonzero(~batch.terminals())
-        if not len(open_games):
-            break
-        feats.append(value_features(batch)[open_games])
-        owners.append(open_games)
-        moves = np.asarray(blueprint.act_batch(batch), dtype=np.int64)
-        moves[batch.terminals()] = -1
-        batch.step(moves)
-    scores = batch.scores().astype(np.float32)
-    return np.concatenate(feats), scores[np.concatenate(owners)]
 
 
 def train_value(tc: ValueTrainConfig, log=print) -> dict:
@@ -94,12 +74,13 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
         with torch.no_grad():  # start from the mean score: the fit then learns the deviations
             net[-1].bias.fill_(float(val_y.mean()))
     opt = torch.optim.Adam(net.parameters(), lr=tc.lr)
+    source = GameSource("value", tc.blueprint, config, tc.seed, backend=tc.backend,
+                        workers=tc.workers, address=tc.address, blueprint=blueprint)
     baseline = float(((val_y - val_y.mean()) ** 2).mean())  # predicting the mean score
     progress = {"updates": 0, "games": 0, "seconds": 0.0}
 
     def update(clock):
-        x, y = generate_positions(config, blueprint, tc.games_per_step, seed=tc.seed,
-                                  first_game=progress["games"])
+        x, y = source.games(progress["games"], tc.games_per_step)
         progress["games"] += tc.games_per_step
         x, y = torch.from_numpy(x), torch.from_numpy(y)
         for idx in torch.randperm(len(y)).split(tc.batch_size):
@@ -132,9 +113,10 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
 
     trainer = Trainer("train-value", KIND, update, checkpoint, opt, progress, evaluate,
                       eval_at_start=True, plot=("val_mse",))
-    run(trainer, budget, tc.out, resume=ckpt, eval_every=EVAL_EVERY,
-        curve=curve_path(tc.out, tc.curve), title=command_line("train-value", tc),
-        progress_bar=tc.progress, log=log)
+    with source:
+        run(trainer, budget, tc.out, resume=ckpt, eval_every=EVAL_EVERY,
+            curve=curve_path(tc.out, tc.curve), title=command_line("train-value", tc),
+            progress_bar=tc.progress, log=log)
     result = info()
     log(f"value: {result['steps']} steps on {result['games']:,} games in "
         f"{result['seconds'] / 60:.1f} min; validation MSE {result['val_mse']:.3f} (predicting "

@@ -1,0 +1,103 @@
+"""Training data from Ray workers: `GameSource("ray")` gives the learner the same arrays as
+the in-process source, so train-belief and train-value end with the same weights on a
+fixed seed; search-games records the same games on Ray as in a process pool."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from lbs_pz.agents import RuleBot
+from lbs_pz.engine import HanabiConfig
+from lbs_pz.eval.search_games import record_search_games
+from lbs_pz.models.checkpoint import load_checkpoint
+from lbs_pz.search.methods import MethodSpec
+from lbs_pz.train.belief import train_belief
+from lbs_pz.train.configs import BeliefTrainConfig, ValueTrainConfig
+from lbs_pz.train.games import GameSource, generate_games, generate_positions
+from lbs_pz.train.value import train_value
+
+ray = pytest.importorskip("ray")
+
+SMALL = dict(players=2, colors=3, ranks=3, hand_size=3)
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray for the module: every session in it joins this one."""
+    ray.init(num_cpus=2, log_to_driver=False, include_dashboard=False)
+    yield
+    ray.shutdown()
+
+
+def test_ray_workers_give_the_learner_the_in_process_arrays(local_ray):
+    config = HanabiConfig(**SMALL)
+    bot = RuleBot("medium")
+    with GameSource("belief", "medium", config, seed=3, backend="ray", workers=2) as source:
+        for first in (0, 7, 14):                    # the later steps were played ahead
+            got = source.games(first, 7)
+            want = generate_games(config, bot, 7, seed=3, first_game=first)
+            for key in ("obs", "hands", "lengths", "scores"):
+                assert np.array_equal(got[key], want[key]), (first, key)
+        assert source._pending                      # the next steps are already in flight
+    assert not source._pending                      # cancelled when the block ends
+    with GameSource("value", "medium", config, seed=3, backend="ray", workers=3) as source:
+        x, y = source.games(5, 8)
+        wx, wy = generate_positions(config, bot, 8, seed=3, first_game=5)
+        assert np.array_equal(x, wx) and np.array_equal(y, wy)
+
+
+def test_train_belief_and_value_end_the_same_on_ray(local_ray, tmp_path):
+    weights = {}
+    for backend in ("inline", "ray"):
+        out = str(tmp_path / f"belief_{backend}.pt")
+        torch.manual_seed(123)
+        train_belief(BeliefTrainConfig(**SMALL, steps=3, minutes=0.0, games_per_step=6,
+                                       val_games=8, val_every=3, embed=16, hidden=16,
+                                       decoder=8, threads=1, backend=backend, workers=2,
+                                       out=out, curve="none", progress=False),
+                     log=lambda s: None)
+        value_out = str(tmp_path / f"value_{backend}.pt")
+        train_value(ValueTrainConfig(**SMALL, steps=3, minutes=0.0, games_per_step=6,
+                                     val_games=8, hidden=16, backend=backend, workers=2,
+                                     out=value_out, curve="none", progress=False),
+                    log=lambda s: None)
+        weights[backend] = (load_checkpoint(out)["weights"],
+                            load_checkpoint(value_out)["weights"])
+    for inline, on_ray in zip(weights["inline"], weights["ray"]):
+        assert inline.keys() == on_ray.keys()
+        for name in inline:
+            assert torch.equal(inline[name], on_ray[name]), name
+
+
+def test_search_games_are_the_same_on_ray(local_ray, tmp_path):
+    spec = MethodSpec(method="lbs-1", blueprint="strong", rollouts=4, seed=0)
+    records = {}
+    for backend in ("process", "ray"):
+        out = str(tmp_path / f"{backend}.jsonl")
+        record_search_games(spec, 4, out, SMALL, workers=2, backend=backend,
+                            log=lambda s: None)
+        records[backend] = sorted((json.loads(line) for line in open(out)),
+                                  key=lambda g: g["game"])
+    assert [g["game"] for g in records["ray"]] == [0, 1, 2, 3]
+    assert records["ray"] == records["process"]
+
+
+def test_a_source_says_what_is_wrong():
+    config = HanabiConfig(**SMALL)
+    with pytest.raises(ValueError, match="backend must be one of inline, ray"):
+        GameSource("belief", "strong", config, 0, backend="process")
+    with pytest.raises(ValueError, match="for the ray backend"):
+        GameSource("belief", "strong", config, 0, address="10.0.0.1:6379")
+    with pytest.raises(ValueError, match="kind must be"):
+        GameSource("policy", "strong", config, 0)
+    with pytest.raises(ValueError, match="workers must be an int >= 0"):
+        GameSource("value", "strong", config, 0, backend="ray", workers=-1)
+    with pytest.raises(RuntimeError, match="inside `with source:`"):
+        GameSource("value", "strong", config, 0, backend="ray").games(0, 4)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        record_search_games(MethodSpec(method="lbs-1", blueprint="strong"), 1, "x.jsonl",
+                            SMALL, backend="cluster")
