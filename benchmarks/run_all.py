@@ -128,6 +128,14 @@ SECTIONS = {
         "SB3 VecEnv, MaskablePPO training throughput.",
         f"{PY} benchmarks/env_throughput.py --quick",
         f"{PY} benchmarks/env_throughput.py"),
+    "train-sources": (
+        "Training games from Ray workers",
+        "train-belief on the strong bot with its games played in the learner's process and "
+        "on 1 and 2 workers of a local Ray (`--backend ray`), the same run otherwise: games "
+        "per second over each run's clock (Ray's start included), and whether the final "
+        "weights equal the in-process run's.",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 4 --games-per-step 8",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 60"),
     "bots": (
         "Rule-bot blueprints",
         "Self-play of every rule bot on evaluation deals (2-5 players, 6- and 7-card hands), "
@@ -515,6 +523,7 @@ HEADLINE = {
     "search-5p": r"^(\||strong, )",
     "belief-quality-players": r"^(belief quality|\s+moves|\s+all|\s+s/game)",
     "paper": r"^(Table 1|\||figure: )",
+    "train-sources": r"^\|",
     "lbs-worlds-net": None,
     "paper-scale": None,
     "conventions-expert": None,

@@ -42,7 +42,7 @@ def test_ray_workers_give_the_learner_the_in_process_arrays(local_ray):
             want = generate_games(config, bot, 7, seed=3, first_game=first)
             for key in ("obs", "hands", "lengths", "scores"):
                 assert np.array_equal(got[key], want[key]), (first, key)
-        assert source._pending                      # the next steps are already in flight
+        assert (21, 7) in source._pending           # the next steps are already in flight
     assert not source._pending                      # cancelled when the block ends
     with GameSource("value", "medium", config, seed=3, backend="ray", workers=3) as source:
         x, y = source.games(5, 8)

@@ -249,6 +249,11 @@ class GameSource:
             self._remote = self._ray.remote(play_chunk)
             if not self.workers:
                 self.workers = max(1, int(self._ray.cluster_resources().get("CPU", 1)))
+            # one game per worker now: the workers start (import, load the blueprint)
+            # while the learner sets up, not in its first step
+            self._pending[(-1, 1)] = [self._remote.remote(self.kind, self.spec,
+                                                          self._config_kwargs, self.seed, 0, 1)
+                                      for _ in range(self.workers)]
         return self
 
     def __exit__(self, *exc) -> bool:

@@ -1,0 +1,55 @@
+"""train-belief's games per second with its games played in this process and on 1 and 2
+Ray workers (a local Ray), the same run otherwise (`lbs_pz.train.games.GameSource`).
+
+    OMP_NUM_THREADS=1 python benchmarks/train_sources.py --steps 40
+
+Each row is one `train_belief` run of --steps steps of --games-per-step games on the
+strong bot (torch on one thread, no validation between the first and the last step);
+games per second counts the training games over the run's own clock. The final weights
+of every run are compared with the in-process run's: the sources give the same data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+
+import torch
+
+from lbs_pz.models.checkpoint import load_checkpoint
+from lbs_pz.train.belief import train_belief
+from lbs_pz.train.configs import BeliefTrainConfig
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=40, help="update steps per run")
+    parser.add_argument("--games-per-step", type=int, default=32)
+    parser.add_argument("--blueprint", default="strong")
+    args = parser.parse_args()
+    runs = [("inline", 0), ("ray", 1), ("ray", 2)]
+    rows, weights = [], {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for backend, workers in runs:
+            out = os.path.join(tmp, f"{backend}{workers}.pt")
+            train_belief(BeliefTrainConfig(
+                blueprint=args.blueprint, steps=args.steps, minutes=0.0,
+                games_per_step=args.games_per_step, val_every=args.steps, val_games=32,
+                threads=1, backend=backend, workers=workers, out=out, curve="none",
+                progress=False), log=lambda s: None)
+            info = load_checkpoint(out)["info"]
+            weights[(backend, workers)] = load_checkpoint(out)["weights"]
+            rows.append((backend, workers, info["games"], info["seconds"]))
+    base = weights[("inline", 0)]
+    print("| source | workers | games | seconds | games/s | same weights as in-process |")
+    print("|---|---:|---:|---:|---:|---|")
+    for backend, workers, games, seconds in rows:
+        same = all(torch.equal(base[k], v) for k, v in weights[(backend, workers)].items())
+        print(f"| {backend} | {workers or '-'} | {games} | {seconds:.1f} | "
+              f"{games / seconds:.1f} | {'yes' if same else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()
