@@ -7,13 +7,17 @@ belief need none of them; each optional package comes with a pip extra:
                                                   blueprint, training
     stable_baselines3, sb3_contrib [sb3]          SB3 policies as blueprints, the SB3 VecEnv
     ray                            [distributed]  the Ray backends (evaluation, training games)
+    ray.rllib (ray[rllib]), torch  [rllib]        RLlib PPO training (examples/rllib_ppo.py)
+                                                  and RLlib modules as blueprints (rllib:DIR)
     starlette, uvicorn             [web]          the local web page (`lbs-pz serve`)
 
 A module that cannot work without one imports it through this gate at its top
 (`torch = require_torch("the learned belief")`), so a missing package is one clear
 `MissingDependency` (an ImportError) naming the extra to install; code that only offers
-an optional feature asks `torch_available()` and friends. This module imports nothing of
-lbs_pz, so every layer may import it.
+an optional feature asks `torch_available()` and friends. A subpackage can have an extra
+of its own (`ray.rllib`: [rllib], the rest of `ray`: [distributed]); the longest entry of
+EXTRAS that a module name starts with decides. This module imports nothing of lbs_pz, so
+every layer may import it.
 """
 
 from __future__ import annotations
@@ -24,12 +28,13 @@ import signal
 import threading
 from types import ModuleType
 
-# top-level package -> (pip extra, what the extra installs)
+# package (or subpackage) -> (pip extra, what the extra installs)
 EXTRAS = {
     "torch": ("torch", "torch"),
     "stable_baselines3": ("sb3", "stable-baselines3, sb3-contrib"),
     "sb3_contrib": ("sb3", "stable-baselines3, sb3-contrib"),
     "ray": ("distributed", "ray"),
+    "ray.rllib": ("rllib", "ray[rllib], torch"),
     "starlette": ("web", "starlette, uvicorn"),
     "uvicorn": ("web", "starlette, uvicorn"),
 }
@@ -40,19 +45,30 @@ class MissingDependency(ImportError):
     pip extra that installs it."""
 
 
+def _package(module: str) -> str:
+    """The entry of EXTRAS that `module` belongs to: the longest one it is or starts with
+    ("ray.rllib.algorithms" -> "ray.rllib", "ray.util" -> "ray"); KeyError if none."""
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        if ".".join(parts[:n]) in EXTRAS:
+            return ".".join(parts[:n])
+    raise KeyError(module)
+
+
 def install_hint(package: str) -> str:
-    """'pip install "lbs_pz[EXTRA]"' for a top-level package of EXTRAS."""
-    extra, _ = EXTRAS[package.split(".")[0]]
+    """'pip install "lbs_pz[EXTRA]"' for a package (or one of its modules) of EXTRAS."""
+    extra, _ = EXTRAS[_package(package)]
     return f'pip install "lbs_pz[{extra}]"'
 
 
 def require(module: str, what: str) -> ModuleType:
     """`module` (an optional package or one of its submodules) imported, or a
     MissingDependency saying that `what` needs it and which extra installs it."""
-    package = module.split(".")[0]
-    if package not in EXTRAS:
-        raise ValueError(f"{package!r} is not an optional dependency of lbs_pz "
-                         f"({', '.join(EXTRAS)})")
+    try:
+        package = _package(module)
+    except KeyError:
+        raise ValueError(f"{module.split('.')[0]!r} is not an optional dependency of lbs_pz "
+                         f"({', '.join(EXTRAS)})") from None
     try:
         return importlib.import_module(module)
     except ImportError as err:
@@ -85,6 +101,19 @@ def require_sb3(what: str = "this feature") -> ModuleType:
 def require_ray(what: str = "this feature") -> ModuleType:
     """ray, or a MissingDependency naming the [distributed] extra."""
     return require("ray", what)
+
+
+def require_rllib(what: str = "this feature") -> ModuleType:
+    """ray.rllib (after checking that torch imports: RLlib's modules here are torch
+    modules), or a MissingDependency naming the [rllib] extra."""
+    rllib = require("ray.rllib", what)
+    try:
+        require("torch", what)
+    except MissingDependency as err:     # torch comes with [rllib] too: name that extra
+        raise MissingDependency(f"{what} needs torch, which did not import ({err.__cause__}); "
+                                f"install the [rllib] extra (ray[rllib], torch): "
+                                f"{install_hint('ray.rllib')}") from err.__cause__
+    return rllib
 
 
 def require_web(what: str = "this feature") -> ModuleType:
@@ -145,6 +174,11 @@ def sigint_ignored():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def rllib_available() -> bool:
+    """True if ray.rllib and torch import (the [rllib] extra)."""
+    return available("ray.rllib") and available("torch")
 
 
 def web_available() -> bool:

@@ -270,7 +270,8 @@ def test_file_blueprints_are_refused_without_a_word_about_the_file(tmp_path):
     with open(existing, "wb") as f:
         f.write(b"v" + bytes(range(256)))            # torch: "Unsupported operand 118"
     answers = []
-    for spec in (f"lstm:{missing}", f"lstm:{existing}", f"sb3:{existing}", "lstm:/etc/passwd"):
+    for spec in (f"lstm:{missing}", f"lstm:{existing}", f"sb3:{existing}", "lstm:/etc/passwd",
+                 f"rllib:{tmp_path}"):
         r = strict.post("/api/games", json={"seats": [{"blueprint": spec}, STRONG]})
         assert r.status_code == 403, r.text
         answers.append(r.json()["error"])

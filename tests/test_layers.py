@@ -43,10 +43,12 @@ ROOT_MODULES = {"optional", "files"}
 # that must work without it. Keep this list short; a stale entry fails the test.
 ALLOWED_LOCAL = {
     "lbs_pz/agents/__init__.py:__getattr__":
-        "PublicLSTMBlueprint / SB3Blueprint by name: their modules import torch (and SB3) at "
-        "their top; `import lbs_pz.agents` works without either",
+        "PublicLSTMBlueprint / SB3Blueprint / RLlibBlueprint by name: their modules import "
+        "torch (and SB3, or Ray's RLlib) at their top; `import lbs_pz.agents` works without "
+        "them",
     "lbs_pz/agents/spec.py:load_blueprint":
-        "lstm: and sb3: specs load torch / SB3 modules; rule-bot and py: specs need neither",
+        "lstm:, sb3: and rllib: specs load torch / SB3 / RLlib modules (rllib: imports Ray's "
+        "RLlib, seconds, and needs the [rllib] extra); rule-bot and py: specs need none",
     "lbs_pz/search/beliefs/__init__.py:__getattr__":
         "LearnedBelief by name: its module imports torch at its top",
     "lbs_pz/search/beliefs/__init__.py:make_belief":

@@ -62,6 +62,14 @@ SCRIPT = textwrap.dedent('''
         assert 'pip install "lbs_pz[sb3]"' in str(err), err
     else:
         raise AssertionError("the SB3 VecEnv imported without SB3")
+    try:
+        load_blueprint("rllib:results/rllib_ppo")
+    except ValueError as err:
+        assert 'pip install "lbs_pz[rllib]"' in str(err), err
+    else:
+        raise AssertionError("an rllib: blueprint loaded without Ray's RLlib")
+    from lbs_pz.optional import rllib_available
+    assert not rllib_available()
 
     # the command: --help, and one line naming the extra for what needs one
     from lbs_pz.cli import main

@@ -2,7 +2,7 @@
 
     Agent, Blueprint   the protocols (lbs_pz.agents.base explains the contract and shapes)
     load_blueprint     one spec names any blueprint: NAME | sb3:PATH | lstm:PATH |
-                       py:MODULE_OR_FILE.py:CLASS (lbs_pz.agents.spec)
+                       rllib:DIR | py:MODULE_OR_FILE.py:CLASS (lbs_pz.agents.spec)
     blueprint_identity {"spec", "fingerprint"} of a blueprint (what checkpoints record)
     as_blueprint       a contract-checked Blueprint for any object with act(state, seat=None)
     PythonBlueprint    the wrapper as_blueprint uses for a user's class
@@ -17,6 +17,8 @@
     PublicLSTMNet, ARCHITECTURES  that network and its named architecture presets
                          (`PublicLSTMNet.from_preset(name, config)`; torch on first use)
     SB3Blueprint       a saved Stable-Baselines3 / sb3-contrib policy as a blueprint
+    RLlibBlueprint     a saved RLlib PPO module as a blueprint (imports Ray's RLlib and
+                       torch on first use; `RLlibBlueprint.load(dir)`)
 
 Every Blueprint's `act_batch`, `rollout` and `value` take one `HanabiBatch`.
 `lbs_pz.agents.features` builds what the nets read (numpy, no torch): the public/private
@@ -35,17 +37,20 @@ __all__ = [
     "Agent", "Blueprint", "BlueprintBase", "BlueprintError", "ViewAgent", "RandomAgent",
     "RuleBot", "BOT_NAMES", "STRONGEST", "EnvPolicy", "play_env_episode", "seat_policy",
     "PythonBlueprint", "as_blueprint", "load_blueprint", "blueprint_identity", "SPEC_HELP",
-    "PublicLSTMBlueprint", "PublicLSTMNet", "ARCHITECTURES", "SB3Blueprint",
+    "PublicLSTMBlueprint", "PublicLSTMNet", "ARCHITECTURES", "SB3Blueprint", "RLlibBlueprint",
 ]
 
 
 def __getattr__(name):
     # Deliberately lazy (allow-listed in tests/test_layers.py): these modules import torch
-    # (and SB3) at their top, and `import lbs_pz.agents` must work without either.
+    # (and SB3, or RLlib) at their top, and `import lbs_pz.agents` must work without them.
     if name in ("PublicLSTMBlueprint", "PublicLSTMNet", "ARCHITECTURES"):
         from lbs_pz.agents import public_lstm
         return getattr(public_lstm, name)
     if name == "SB3Blueprint":
         from lbs_pz.agents.sb3_policy import SB3Blueprint
         return SB3Blueprint
+    if name == "RLlibBlueprint":
+        from lbs_pz.agents.rllib_policy import RLlibBlueprint
+        return RLlibBlueprint
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -469,7 +469,8 @@ def _trusted(obj: Any) -> bool:
     if isinstance(obj, (PythonBlueprint, RuleBot)) or type(obj) is RandomAgent:
         return True
     for module, cls in (("lbs_pz.agents.public_lstm", "PublicLSTMBlueprint"),
-                        ("lbs_pz.agents.sb3_policy", "SB3Blueprint")):
+                        ("lbs_pz.agents.sb3_policy", "SB3Blueprint"),
+                        ("lbs_pz.agents.rllib_policy", "RLlibBlueprint")):
         loaded = sys.modules.get(module)
         if loaded is not None and type(obj) is getattr(loaded, cls):
             return True

@@ -5,6 +5,10 @@
                                 read by the safe loader of `lbs_pz.agents.sb3_policy`
     lstm:PATH_OR_NAME           a public-LSTM checkpoint (`lbs-pz train-blueprint --out`),
                                 or a shipped one by name (`lstm:public_lstm_2p`)
+    rllib:DIR                   an RLlib PPO module checkpoint folder (examples/rllib_ppo.py
+                                --out, `module.save_to_path`, or an Algorithm checkpoint
+                                holding one module), read by the safe loader of
+                                `lbs_pz.agents.rllib_policy` (the [rllib] extra)
     py:MODULE_OR_FILE.py:CLASS  a user's class with `name` and `act(state, seat=None)`: an
                                 importable module (`py:mypkg.bots:MyBot`) or a .py file
                                 (`py:examples/my_blueprint.py:HintPlayDiscard`); the class
@@ -17,13 +21,15 @@
 
 Every loaded blueprint carries its canonical `spec`, and `blueprint_identity(bp)` returns
 {"spec": str, "fingerprint": str}: the fingerprint is the sha256 of the weights file
-(sb3:, lstm:), of the .py source file (py:), or of the rule bot's name, convention
-switches and `BOTS_VERSION` (`RuleBot.fingerprint`; a change of a bot's moves bumps the
-version, and the shipped belief and value must then be retrained or re-stamped); for a
-blueprint built in memory, of its weights (a net) or of its class's source file. Belief and value checkpoints record this identity
-(`lbs_pz.models.checkpoint`), so that one trained for another blueprint is refused. A
-spec that cannot be loaded (a missing file, a missing class, an object that is not a
-blueprint, an unknown name) is a `BlueprintError` (a ValueError) naming the spec.
+(sb3:, lstm:), of the module's class, model config and weights (rllib:), of the .py
+source file (py:), or of the rule bot's name, convention switches and `BOTS_VERSION`
+(`RuleBot.fingerprint`; a change of a bot's moves bumps the version, and the shipped
+belief and value must then be retrained or re-stamped); for a blueprint built in memory,
+of its weights (a net) or of its class's source file. Belief and value checkpoints
+record this identity (`lbs_pz.models.checkpoint`), so that one trained for another
+blueprint is refused. A spec that cannot be loaded (a missing file, a missing class, an
+object that is not a blueprint, an unknown name) is a `BlueprintError` (a ValueError)
+naming the spec.
 """
 
 from __future__ import annotations
@@ -39,8 +45,8 @@ from lbs_pz.agents.python_blueprint import (USER_MODULES, PythonBlueprint,
 from lbs_pz.agents.rule_bots import BOT_NAMES, RuleBot
 
 SPEC_HELP = ("NAME (rule bot: " + ", ".join(BOT_NAMES) + ") | sb3:PATH (SB3 policy zip) | "
-             "lstm:PATH (public-LSTM checkpoint) | py:MODULE_OR_FILE.py:CLASS (a class with "
-             "name and act(state, seat=None))")
+             "lstm:PATH (public-LSTM checkpoint) | rllib:DIR (RLlib PPO module checkpoint) | "
+             "py:MODULE_OR_FILE.py:CLASS (a class with name and act(state, seat=None))")
 
 
 def load_blueprint(spec: str):
@@ -62,7 +68,7 @@ def load_blueprint(spec: str):
         raise BlueprintError(f"blueprint spec {spec!r} names no file: a spec is {SPEC_HELP}")
     try:
         # Deliberately lazy (allow-listed in tests/test_layers.py): these modules import
-        # torch (and SB3) at their top; a rule-bot or py: spec needs neither.
+        # torch (and SB3, or Ray's RLlib) at their top; a rule-bot or py: spec needs none.
         if kind == "sb3":
             from lbs_pz.agents.sb3_policy import SB3Blueprint
 
@@ -71,6 +77,10 @@ def load_blueprint(spec: str):
             from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
 
             return PublicLSTMBlueprint.load(rest)
+        if kind == "rllib":
+            from lbs_pz.agents.rllib_policy import RLlibBlueprint
+
+            return RLlibBlueprint.load(rest)
     except BlueprintError:
         raise
     except (ValueError, OSError, ImportError) as err:     # CheckpointError is a ValueError

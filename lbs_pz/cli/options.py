@@ -35,6 +35,7 @@ blueprint SPEC (--blueprint), one of:
   NAME                        a C rule bot: random, simple, weak, medium, strong
   sb3:PATH                    a saved Stable-Baselines3 / sb3-contrib policy (.zip)
   lstm:PATH                   a public-LSTM checkpoint (lbs-pz train-blueprint)
+  rllib:DIR                   a saved RLlib PPO module (examples/rllib_ppo.py --out DIR)
   py:MODULE_OR_FILE.py:CLASS  your own class: `name` and `act(state, seat=None)` reading
                               state.view(seat) are enough (e.g. py:my_bot.py:MyBot or
                               py:my_package.bots:MyBot); the library batches it"""
@@ -61,7 +62,7 @@ def game_from(args) -> HanabiConfig:
 def add_blueprint_option(parser: argparse.ArgumentParser, default: str = "strong",
                          what: str = "the blueprint") -> None:
     parser.add_argument("--blueprint", default=default, metavar="SPEC",
-                        help=f"{what}: NAME | sb3:PATH | lstm:PATH | "
+                        help=f"{what}: NAME | sb3:PATH | lstm:PATH | rllib:DIR | "
                              f"py:MODULE_OR_FILE.py:CLASS (default {default}; see the "
                              f"spec list below)")
 

@@ -14,8 +14,8 @@ moves. The server
 binds to 127.0.0.1 by default: the games run on this machine and anyone who can reach the
 port can start searches, so bind elsewhere only on a trusted network. The page names
 rule bots and shipped models; a py: blueprint (Python code) only if it is --blueprint's or
-with --allow-code, a file (sb3:PATH, lstm:PATH, a checkpoint) only if it is --blueprint's
-or with --allow-files; on localhost, requests for another host name are refused (DNS
+with --allow-code, a file (sb3:PATH, lstm:PATH, rllib:DIR, a checkpoint) only if it is
+--blueprint's or with --allow-files; on localhost, requests for another host name are refused (DNS
 rebinding). A search move has --move-seconds; a request still busy after three times that
 answers 503. Games live in memory (the 64 newest); stop the server with Ctrl-C (or
 SIGTERM: it exits within about a second, abandoning moves in progress). Needs the [web]
@@ -86,7 +86,8 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                              "own")
     parser.add_argument("--allow-files", action="store_true",
                         help="let the page name blueprint and checkpoint files on this machine "
-                             "(sb3:PATH, lstm:PATH); by default rule bots and shipped models by "
+                             "(sb3:PATH, lstm:PATH, rllib:DIR); by default rule bots and shipped "
+                             "models by "
                              "name, and --blueprint's own")
     parser.add_argument("--move-seconds", type=finite_float_at_least(0.1),
                         default=MOVE_SECONDS,

@@ -9,8 +9,8 @@ web page play.
 
 Methods: "blueprint", "sparta", "lbs-K" (K blueprint moves, then a value) and "lbs-inf"
 (rollouts to the end). The blueprint is a spec string (`lbs_pz.agents.load_blueprint`:
-NAME | sb3:PATH | lstm:PATH | py:MODULE_OR_FILE.py:CLASS). Everything else is the
-`SearchConfig`, resolved for the blueprint by `lbs_pz.search.config.resolve`.
+NAME | sb3:PATH | lstm:PATH | rllib:DIR | py:MODULE_OR_FILE.py:CLASS). Everything else
+is the `SearchConfig`, resolved for the blueprint by `lbs_pz.search.config.resolve`.
 """
 
 from __future__ import annotations

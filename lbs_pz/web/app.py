@@ -268,10 +268,10 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
     `allowed_hosts`: the Host headers answered (None: any; `lbs-pz serve` on localhost
     passes the local names, which stops DNS-rebinding pages). `allow_code`: requests may
     name any py: blueprint (Python code run here) and any file; `allow_files`: any
-    sb3:PATH / lstm:PATH blueprint and checkpoint path; otherwise only `blueprint` itself
-    beside the names. `move_seconds`: a search move's time budget and a request's time
-    for moves; `request_seconds`: when a request still working answers 503; `workers`,
-    `queue`: jobs at a time and requests waiting for one (module docstring)."""
+    sb3:PATH / lstm:PATH / rllib:DIR blueprint and checkpoint path; otherwise only
+    `blueprint` itself beside the names. `move_seconds`: a search move's time budget and
+    a request's time for moves; `request_seconds`: when a request still working answers
+    503; `workers`, `queue`: jobs at a time and requests waiting for one (module docstring)."""
     load_blueprint(blueprint)                       # BlueprintError (ValueError) if bad
     try:
         search = parse_search(search)

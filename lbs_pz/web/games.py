@@ -20,8 +20,8 @@ whole number of `PLAY_PAD_SECONDS` (shorter searches all look alike; longer ones
 their length to that resolution).
 
 Specs a request may name: rule bots and shipped models by name (`lstm:public_lstm_2p`);
-a file (sb3:PATH, lstm:PATH, a checkpoint path) only with `allow_files`, Python code
-(py:...) only with `allow_code`, either when it is the server's own blueprint. A spec
+a file (sb3:PATH, lstm:PATH, rllib:DIR, a checkpoint path) only with `allow_files`, Python
+code (py:...) only with `allow_code`, either when it is the server's own blueprint. A spec
 that cannot be loaded is reported without the loader's words (they may quote a file):
 those go to the "lbs_pz.web" logger.
 
@@ -594,8 +594,8 @@ class GameStore:
 
     `own_specs`: blueprint specs every request may name (the server's own, even code or a
     file); `allow_code`: any py: spec (Python code run here; implies `allow_files`);
-    `allow_files`: any sb3:PATH / lstm:PATH spec and checkpoint path; otherwise rule bots
-    and shipped models by name only. `move_seconds`: the time budget of a search move
+    `allow_files`: any sb3:PATH / lstm:PATH / rllib:DIR spec and checkpoint path; otherwise
+    rule bots and shipped models by name only. `move_seconds`: the time budget of a search move
     (and the time after which a request starts no further move)."""
 
     def __init__(self, default_rollouts: int = SearchConfig.rollouts, cap: int = MAX_GAMES_KEPT,
@@ -655,7 +655,7 @@ class GameStore:
         if sep and kind == "py" and not self.allow_code:
             raise ApiError(403, f"{where}: {_shown(spec)} runs Python code on the server; "
                                 f"start it with --allow-code (or --blueprint SPEC) to allow it")
-        if sep and kind in ("sb3", "lstm"):
+        if sep and kind in ("sb3", "lstm", "rllib"):
             self.check_file(rest, where)
         return spec
 

@@ -1,0 +1,711 @@
+"""`RLlibBlueprint`: an RLlib PPO module (RLlib's new API stack) as a search-ready Blueprint.
+
+Train one with `examples/rllib_ppo.py` (multi-agent PPO, one policy shared by every seat,
+with action masking, on the PettingZoo env through RLlib's `PettingZooEnv`), then name
+the folder it saves with the spec `rllib:DIR` in every command:
+
+    python examples/rllib_ppo.py --iterations 50 --out results/rllib_ppo_2p
+    lbs-pz eval --blueprint rllib:results/rllib_ppo_2p --games 1000
+    lbs-pz compare --blueprint rllib:results/rllib_ppo_2p --methods blueprint,lbs-1
+
+or in Python:
+
+    from lbs_pz.agents.rllib_policy import RLlibBlueprint
+    blueprint = RLlibBlueprint.load("results/rllib_ppo_2p")   # or load_blueprint("rllib:...")
+    move = blueprint.act(state)                               # state: a HanabiState
+
+What it reads. DIR is an RLModule checkpoint (`module.save_to_path(DIR)`: metadata.json,
+class_and_ctor_args.pkl, module_state.pkl), or a checkpoint holding exactly one: an
+Algorithm checkpoint (`algo.save_to_path(DIR)`: its learner's module,
+learner_group/learner/rl_module/ID) or a MultiRLModule checkpoint (DIR/ID). With several
+modules, name one (`rllib:DIR/learner_group/learner/rl_module/shared`). The
+module is a PPO module with a discrete action space over the HLE move ids, reading the
+canonical observation vector: `MaskedPPOTorchRLModule` below (what the example trains),
+RLlib's example `ActionMaskingTorchRLModule` (the same layout: a Dict observation
+{"observations", "action_mask"}, rebuilt here as `MaskedPPOTorchRLModule`), or RLlib's
+`DefaultPPOTorchRLModule` over a flat Box observation.
+
+Loading (safety). RLlib's own `RLModule.from_checkpoint` unpickles both .pkl files with
+cloudpickle, which can run arbitrary code from the folder. This loader does not: it reads
+them with a restricted unpickler that resolves only numpy's array, dtype and scalar
+constructors (arrays made from the pickled bytes only) and the latin-1 decoding of
+protocol-2 pickles, and stands in for everything
+else it accepts with inert records: the gymnasium Box / Discrete / Dict spaces (their
+sizes are read from the records, and fresh spaces built), numpy's random generators, and
+the names of the module and catalog classes, which must be on the short list above. Any
+other global in either file is refused. The model config must hold plain values (no
+recurrent encoder: the blueprint is feed-forward), the module is first built on torch's
+"meta" device and its parameter names, shapes and count (at most MAX_PARAMETERS) held
+against the state, which is then loaded strictly; NaN or infinite weights are refused.
+Sizes are checked before reading: class_and_ctor_args.pkl at most MAX_CTOR_BYTES,
+module_state.pkl at most MAX_STATE_BYTES, observations at most MAX_OBS_SIZE floats and
+MAX_ACTIONS moves. A missing, foreign or broken folder raises
+`lbs_pz.models.checkpoint.CheckpointError` (a ValueError; `load_blueprint` turns it into
+a BlueprintError naming the spec).
+
+Acting. The blueprint is greedy and deterministic: the arg-max of the policy's logits
+over the legal moves (ties to the lowest move id), from `HanabiState.encode(seat)` of the
+seat to act (what the env observes) and the legal-move mask, so the move never depends
+on the seat's own hidden cards or the deck. `act_batch`, `rollout` and `value` take a
+`HanabiBatch`, encode all running worlds into one (N, encoding_size) array and run ONE
+forward pass per step. No private memory (`has_private_memory = False`). Nothing it is
+given is changed, except the worlds `rollout` is asked to play forward.
+
+Value. Where the module has its critic (a learner's module; an inference-only module
+from an env runner has none), `value(batch)` is each world's score plus the critic's
+estimate from the observation of the player to move: PPO's V(s) of the discounted future
+reward (the env's reward is the change of score, so V estimates the future score change,
+discounted by the training gamma, recorded as `gamma` when the module was made by
+`module_spec`, else 0.99), as `SB3Blueprint.value`.
+
+Identity. `name` ("rllib-ppo"), `spec` ("rllib:DIR") and `fingerprint`: the sha256 of the
+module's class, model config and weights (names, dtypes, shapes and bytes), the same for
+every copy of one module (the folder itself, or the module inside an Algorithm
+checkpoint), so a belief or value trained for it is matched to it.
+`game`: the variant the module records (modules made by `module_spec` do), else None.
+A game whose observation or move count differs from the module's, or one other than
+the recorded variant, is a BlueprintError naming both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import pickle
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+import numpy as np
+from gymnasium import spaces
+
+from lbs_pz.agents.base import BlueprintError, check_max_moves, require_batch
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.models.checkpoint import (CheckpointError, build_network, check_finite,
+                                      describe_game, game_from_dict, game_to_dict, same_game)
+from lbs_pz.optional import require, require_rllib, require_torch
+
+_WHAT = "RLlib modules (rllib: blueprints, examples/rllib_ppo.py)"
+require_rllib(_WHAT)
+torch = require_torch(_WHAT)
+Columns = require("ray.rllib.core.columns", _WHAT).Columns
+RLModuleSpec = require("ray.rllib.core.rl_module.rl_module", _WHAT).RLModuleSpec
+PPOCatalog = require("ray.rllib.algorithms.ppo.ppo_catalog", _WHAT).PPOCatalog
+DefaultPPOTorchRLModule = require("ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module",
+                                  _WHAT).DefaultPPOTorchRLModule
+
+# The observation keys of the masked module (RLlib's action-masking convention) and the
+# one policy every seat shares.
+OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
+POLICY_ID = "shared"
+# The files of an RLModule checkpoint (RLlib's Checkpointable layout).
+STATE_FILE = "module_state.pkl"
+CTOR_FILE = "class_and_ctor_args.pkl"
+
+# Size caps of the safe loader (module docstring); a 2-player module with two hidden
+# layers of 256 is ~0.5M parameters, a class_and_ctor_args.pkl of ~3 KB.
+MAX_CTOR_BYTES = 1 << 20
+MAX_STATE_BYTES = 512 << 20
+MAX_PARAMETERS = 1 << 26
+MAX_OBS_SIZE = 1 << 16
+MAX_ACTIONS = 1 << 12
+MAX_LAYERS = 64
+MAX_WIDTH = 1 << 14
+
+
+# --- the module the example trains --------------------------------------------------------
+
+def rllib_spaces(config: HanabiConfig) -> Tuple[spaces.Dict, spaces.Discrete]:
+    """(observation space, action space) of the masked module for a game variant: a Dict
+    {"observations": Box(0, 1, (encoding_size,)), "action_mask": Box(0, 1, (num_moves,))},
+    float32 both, and Discrete(num_moves)."""
+    n, e = config.num_moves, config.encoding_size
+    return (spaces.Dict({OBSERVATIONS: spaces.Box(0.0, 1.0, (e,), np.float32),
+                         ACTION_MASK: spaces.Box(0.0, 1.0, (n,), np.float32)}),
+            spaces.Discrete(n))
+
+
+class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
+    """RLlib's default PPO module over the "observations" entry of a Dict observation,
+    with the logits of the moves that the "action_mask" entry marks 0 set to the lowest
+    float (RLlib's `ActionMaskingTorchRLModule` example, with the same layout and
+    weights): exploration, inference and training never pick an illegal move.
+
+    Shapes: obs {"observations": float32 (B, encoding_size), "action_mask": (B,
+    num_moves), 1 legal / 0 illegal} -> action_dist_inputs float32 (B, num_moves).
+    """
+
+    def __init__(self, *, observation_space=None, **kwargs):
+        if not isinstance(observation_space, spaces.Dict) or \
+                set(observation_space.spaces) != {OBSERVATIONS, ACTION_MASK}:
+            raise ValueError(f"MaskedPPOTorchRLModule needs a Dict observation space with the "
+                             f"keys {OBSERVATIONS!r} and {ACTION_MASK!r}, got "
+                             f"{observation_space}")
+        self.observation_space_with_mask = observation_space
+        super().__init__(observation_space=observation_space[OBSERVATIONS], **kwargs)
+
+    def setup(self):
+        super().setup()           # the networks are built for the observations alone
+        self.observation_space = self.observation_space_with_mask
+
+    @staticmethod
+    def _split(batch: Dict[str, Any]):
+        """(mask, batch with obs = the observations alone); the given dict is unchanged."""
+        obs = batch[Columns.OBS]
+        if isinstance(obs, dict):
+            return obs[ACTION_MASK], {**batch, Columns.OBS: obs[OBSERVATIONS]}
+        return batch[ACTION_MASK], batch
+
+    @staticmethod
+    def _masked(out: Dict[str, Any], mask) -> Dict[str, Any]:
+        logits = out[Columns.ACTION_DIST_INPUTS]
+        out[Columns.ACTION_DIST_INPUTS] = torch.where(
+            mask > 0, logits, torch.full_like(logits, torch.finfo(logits.dtype).min))
+        return out
+
+    def _forward_inference(self, batch, **kwargs):
+        mask, batch = self._split(batch)
+        return self._masked(super()._forward_inference(batch, **kwargs), mask)
+
+    def _forward_exploration(self, batch, **kwargs):
+        mask, batch = self._split(batch)
+        return self._masked(super()._forward_exploration(batch, **kwargs), mask)
+
+    def _forward_train(self, batch, **kwargs):
+        mask, batch = self._split(batch)
+        return self._masked(super()._forward_train(batch, **kwargs), mask)
+
+    def compute_values(self, batch, embeddings=None):
+        if isinstance(batch[Columns.OBS], dict):
+            batch = {**batch, Columns.OBS: batch[Columns.OBS][OBSERVATIONS]}
+        return super().compute_values(batch, embeddings)
+
+
+def model_config(config: HanabiConfig, hidden: Sequence[int] = (256, 256),
+                 activation: str = "relu", gamma: float = 0.99) -> Dict[str, Any]:
+    """The model config of a masked module for a game variant: an MLP of `hidden` widths
+    for the actor and another for the critic (no shared layers), and under "lbs_pz" the
+    variant and the training discount, which the loader reads back."""
+    return {"fcnet_hiddens": [int(h) for h in hidden], "fcnet_activation": activation,
+            "vf_share_layers": False,
+            "lbs_pz": {"game": game_to_dict(config), "gamma": float(gamma)}}
+
+
+def module_spec(config: HanabiConfig, hidden: Sequence[int] = (256, 256),
+                activation: str = "relu", gamma: float = 0.99):
+    """The RLModuleSpec of the masked module for a game variant (`model_config`)."""
+    observation_space, action_space = rllib_spaces(config)
+    return RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=observation_space,
+                        action_space=action_space, catalog_class=PPOCatalog,
+                        model_config=model_config(config, hidden, activation, gamma))
+
+
+# --- reading a checkpoint without running its pickles -------------------------------------
+
+def _numpy_core(name: str):
+    try:
+        return __import__(f"numpy._core.{name}", fromlist=[name])
+    except ImportError:                               # numpy 1.x
+        return __import__(f"numpy.core.{name}", fromlist=[name])
+
+
+_multiarray, _numeric = _numpy_core("multiarray"), _numpy_core("numeric")
+
+
+class _Record:
+    """A pickled object the loader does not rebuild: what it was pickled as, and the
+    arguments and state the pickle gave it (read, never run)."""
+
+    pickled_as: Tuple[str, str] = ("", "")
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.state = args, None
+
+    def __setstate__(self, state):
+        self.state = state
+
+    def field(self, name: str, default=None):
+        """An entry of the pickled state (a dict, or the dict of a (state, slots) pair)."""
+        states = self.state if isinstance(self.state, tuple) else (self.state,)
+        state = next((s for s in states if isinstance(s, dict)), {})
+        return state.get(name, default)
+
+
+class _Name:
+    """The name of a class a pickle refers to (module, qualified name); not callable."""
+
+    def __init__(self, module: str, name: str):
+        self.ref = (module, name)
+
+
+class _NDArrayType:
+    """Stands for numpy.ndarray in a pickle: only `_reconstruct` may use it."""
+
+
+def _reconstruct(subtype, shape, dtype):
+    """numpy's `_reconstruct` for the empty array a pickled array starts as (its bytes
+    come with its state), and nothing larger."""
+    if subtype is not _NDArrayType or tuple(shape) != (0,):
+        raise pickle.UnpicklingError("an array pickled other than numpy does")
+    return _multiarray._reconstruct(np.ndarray, (0,), dtype)
+
+
+def _frombuffer(buf, dtype, shape, order):
+    if not isinstance(buf, (bytes, bytearray, pickle.PickleBuffer)):
+        raise pickle.UnpicklingError("an array whose bytes are not in the file")
+    return _numeric._frombuffer(buf, dtype, shape, order)
+
+
+def _latin1(text, encoding="latin1"):
+    """`_codecs.encode` as protocol-2 pickles use it for bytes (latin-1 text only)."""
+    if not isinstance(text, str) or encoding != "latin1":
+        raise pickle.UnpicklingError("an encoding call other than pickle's own")
+    return text.encode("latin1")
+
+
+_SPACES = {("gymnasium.spaces.box", "Box"), ("gymnasium.spaces.discrete", "Discrete"),
+           ("gymnasium.spaces.dict", "Dict")}
+_NUMPY = {"dtype": np.dtype, "_reconstruct": _reconstruct, "_frombuffer": _frombuffer,
+          "scalar": _multiarray.scalar, "ndarray": _NDArrayType}
+# Module classes the loader rebuilds: (module, name) as pickled -> masked observation?
+MODULE_CLASSES = {
+    ("lbs_pz.agents.rllib_policy", "MaskedPPOTorchRLModule"): True,
+    ("ray.rllib.examples.rl_modules.classes.action_masking_rlm",
+     "ActionMaskingTorchRLModule"): True,
+    ("ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module",
+     "DefaultPPOTorchRLModule"): False,
+    ("ray.rllib.algorithms.ppo.torch.ppo_torch_rl_module", "PPOTorchRLModule"): False,
+}
+_CATALOGS = {("ray.rllib.algorithms.ppo.ppo_catalog", "PPOCatalog")}
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    """The restricted unpickler of the module docstring."""
+
+    def __init__(self, file):
+        super().__init__(file)
+        self._records: Dict[Tuple[str, str], type] = {}
+
+    def find_class(self, module: str, name: str):
+        if module in ("numpy", "numpy.core.multiarray", "numpy._core.multiarray",
+                      "numpy.core.numeric", "numpy._core.numeric") and name in _NUMPY:
+            return _NUMPY[name]
+        if module == "collections" and name == "OrderedDict":
+            return dict
+        if module == "_codecs" and name == "encode":
+            return _latin1
+        if (module, name) in _SPACES or module.startswith("numpy.random"):
+            key = (module, name)
+            if key not in self._records:
+                self._records[key] = type(name, (_Record,), {"pickled_as": key})
+            return self._records[key]
+        if (module, name) in MODULE_CLASSES or (module, name) in _CATALOGS:
+            return _Name(module, name)
+        raise pickle.UnpicklingError(f"it refers to {module}.{name}, which the loader does "
+                                     f"not read")
+
+
+def _read_pickle(path: str, cap: int) -> Any:
+    try:
+        size = os.path.getsize(path)
+        if size > cap:
+            raise CheckpointError(f"{path!r} holds {size:,} bytes, above the loader's cap of "
+                                  f"{cap:,} (lbs_pz.agents.rllib_policy)")
+        with open(path, "rb") as fh:
+            data = fh.read(cap + 1)
+        return _SafeUnpickler(io.BytesIO(data)).load()
+    except CheckpointError:
+        raise
+    except OSError as err:
+        raise CheckpointError(f"cannot read {path!r}: {err.strerror or err}") from None
+    except Exception as err:     # noqa: BLE001 - any failure of a foreign pickle is one error
+        raise CheckpointError(f"{path!r} is not an RLlib module file this loader reads: "
+                              f"{type(err).__name__}: {str(err)[:200]}") from None
+
+
+def _is_module_dir(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, STATE_FILE)) and \
+        os.path.isfile(os.path.join(path, CTOR_FILE))
+
+
+def find_module_dir(path: str) -> str:
+    """The RLModule checkpoint folder `path` names: itself, or the one module below it in
+    an Algorithm checkpoint (learner_group/learner/rl_module/ID) or a MultiRLModule
+    checkpoint (ID/, or rl_module/ID/). CheckpointError if there is none, or several."""
+    if not os.path.exists(path):
+        raise CheckpointError(f"{path!r} does not exist")
+    if not os.path.isdir(path):
+        raise CheckpointError(f"{path!r} is a file; an RLlib module checkpoint is a folder "
+                              f"(`module.save_to_path(DIR)`)")
+    for parent in (os.path.join(path, "learner_group", "learner", "rl_module"),
+                   os.path.join(path, "rl_module"), path):
+        # a Checkpointable's own folder (with its class file) holds its components
+        if not os.path.isfile(os.path.join(parent, CTOR_FILE)):
+            continue
+        found = sorted(d for d in os.listdir(parent)
+                       if _is_module_dir(os.path.join(parent, d)))
+        if len(found) == 1:
+            return os.path.join(parent, found[0])
+        if found:
+            raise CheckpointError(f"{path!r} holds {len(found)} modules ({', '.join(found)}); "
+                                  f"name one: rllib:{os.path.join(parent, found[0])}")
+    if _is_module_dir(path):
+        return path
+    if os.path.isfile(os.path.join(path, "module_state.msgpack")):
+        raise CheckpointError(f"{path!r} holds a msgpack module state; the loader reads "
+                              f"{STATE_FILE} (save without use_msgpack)")
+    raise CheckpointError(f"{path!r} is not an RLlib module checkpoint: no {STATE_FILE} and "
+                          f"{CTOR_FILE} in it or in one module below it (save one with "
+                          f"`module.save_to_path(DIR)` or `algo.save_to_path(DIR)`, or train "
+                          f"one with examples/rllib_ppo.py)")
+
+
+def _space_size(record, key: str, where: str) -> int:
+    """The length of a pickled Box (key "_shape") or the size of a Discrete ("n")."""
+    kind = getattr(record, "pickled_as", ("", ""))[1]
+    if key == "_shape" and kind == "Box":
+        shape = record.field("_shape")
+        if isinstance(shape, tuple) and len(shape) == 1:
+            value, cap = shape[0], MAX_OBS_SIZE
+        else:
+            raise CheckpointError(f"{where}: the module reads a Box of shape {shape!r}; the "
+                                  f"blueprint reads a flat observation vector")
+    elif key == "n" and kind == "Discrete":
+        value, cap = record.field("n"), MAX_ACTIONS
+        if int(record.field("start", 0) or 0) != 0:
+            raise CheckpointError(f"{where}: a Discrete action space that does not start at 0")
+    else:
+        raise CheckpointError(f"{where}: expected a {'Box' if key == '_shape' else 'Discrete'} "
+                              f"space, found {kind or type(record).__name__}")
+    if isinstance(value, (np.integer, int)) and not isinstance(value, bool) and \
+            1 <= int(value) <= cap:
+        return int(value)
+    raise CheckpointError(f"{where}: a space of size {value!r} (1 to {cap:,} allowed)")
+
+
+def _plain(value, where: str, depth: int = 0):
+    """`value` if it is a plain config value (None, bool, int, float, str, or lists and
+    str-keyed dicts of them); CheckpointError otherwise."""
+    if depth > 8:
+        raise CheckpointError(f"{where}: nested too deeply")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        if len(value) > MAX_LAYERS:
+            raise CheckpointError(f"{where}: a list of {len(value)} entries (at most "
+                                  f"{MAX_LAYERS})")
+        return [_plain(v, where, depth + 1) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _plain(v, f"{where}[{k!r}]", depth + 1) for k, v in value.items()}
+    raise CheckpointError(f"{where}: {type(value).__name__} is not a plain config value")
+
+
+def _model_config(raw, where: str) -> Dict[str, Any]:
+    config = _plain(raw if raw is not None else {}, f"{where}: model_config")
+    if not isinstance(config, dict):
+        raise CheckpointError(f"{where}: model_config is not a dict")
+    if config.get("use_lstm") or config.get("use_attention"):
+        raise CheckpointError(f"{where}: a recurrent module (use_lstm / use_attention); the "
+                              f"blueprint runs feed-forward modules")
+    for key in ("fcnet_hiddens", "head_fcnet_hiddens"):
+        widths = config.get(key) or []
+        if not isinstance(widths, list) or not all(
+                isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH
+                for w in widths):
+            raise CheckpointError(f"{where}: {key} {widths!r} (widths 1 to {MAX_WIDTH:,})")
+    return config
+
+
+def read_module_checkpoint(path: str) -> Dict[str, Any]:
+    """What an RLModule checkpoint holds, read without running its pickles (module
+    docstring): {"path", "class", "masked", "inference_only", "encoding_size",
+    "num_moves", "model_config", "weights" (name -> float tensor)}. CheckpointError for
+    anything else."""
+    path = find_module_dir(os.fspath(path))
+    where = repr(path)
+    info = _read_pickle(os.path.join(path, CTOR_FILE), MAX_CTOR_BYTES)
+    try:
+        cls = info["class"]
+        args, kwargs = info["ctor_args_and_kwargs"]
+    except (TypeError, KeyError, ValueError):
+        raise CheckpointError(f"{where}: {CTOR_FILE} is not an RLlib class-and-arguments "
+                              f"record") from None
+    if not isinstance(cls, _Name) or cls.ref not in MODULE_CLASSES:
+        what = ".".join(cls.ref) if isinstance(cls, _Name) else type(cls).__name__
+        raise CheckpointError(f"{where}: module class {what} is not supported; the loader "
+                              f"rebuilds PPO modules: "
+                              + ", ".join(name for _, name in MODULE_CLASSES))
+    if args or not isinstance(kwargs, dict):
+        raise CheckpointError(f"{where}: the module's constructor arguments are not keywords")
+    catalog = kwargs.get("catalog_class")
+    if catalog is not None and (not isinstance(catalog, _Name) or catalog.ref not in _CATALOGS):
+        raise CheckpointError(f"{where}: catalog class is not RLlib's PPOCatalog")
+    masked = MODULE_CLASSES[cls.ref]
+    obs, act = kwargs.get("observation_space"), kwargs.get("action_space")
+    if masked:
+        inner = obs.field("spaces") if isinstance(obs, _Record) else None
+        if not isinstance(inner, dict) or set(inner) != {OBSERVATIONS, ACTION_MASK}:
+            raise CheckpointError(f"{where}: a masked module needs a Dict observation space "
+                                  f"of {OBSERVATIONS!r} and {ACTION_MASK!r}")
+        encoding_size = _space_size(inner[OBSERVATIONS], "_shape", where)
+        mask_size = _space_size(inner[ACTION_MASK], "_shape", where)
+    else:
+        encoding_size = mask_size = _space_size(obs, "_shape", where)
+    num_moves = _space_size(act, "n", where)
+    if masked and mask_size != num_moves:
+        raise CheckpointError(f"{where}: an action mask of {mask_size} for {num_moves} moves")
+    state = _read_pickle(os.path.join(path, STATE_FILE), MAX_STATE_BYTES)
+    if not isinstance(state, dict) or not state or not all(
+            isinstance(k, str) and isinstance(v, np.ndarray) and v.dtype.kind in "biuf"
+            for k, v in state.items()):
+        raise CheckpointError(f"{where}: {STATE_FILE} is not a module state (names -> "
+                              f"numeric arrays)")
+    weights = {k: torch.from_numpy(np.array(v, copy=True)) for k, v in state.items()}
+    check_finite(weights, where)
+    return {"path": path, "class": ".".join(cls.ref), "masked": masked,
+            "inference_only": bool(kwargs.get("inference_only")),
+            "encoding_size": encoding_size, "num_moves": num_moves,
+            "model_config": _model_config(kwargs.get("model_config"), where),
+            "weights": weights}
+
+
+def build_module(ckpt: Dict[str, Any]):
+    """The module a `read_module_checkpoint` record describes, with its weights (strict:
+    names and shapes checked on the meta device first, `build_network`)."""
+    n, e = ckpt["num_moves"], ckpt["encoding_size"]
+    box = spaces.Box(0.0, 1.0, (e,), np.float32)
+    if ckpt["masked"]:
+        cls = MaskedPPOTorchRLModule
+        observation_space = spaces.Dict({OBSERVATIONS: box,
+                                         ACTION_MASK: spaces.Box(0.0, 1.0, (n,), np.float32)})
+    else:
+        cls, observation_space = DefaultPPOTorchRLModule, box
+
+    def build():
+        return cls(observation_space=observation_space, action_space=spaces.Discrete(n),
+                   inference_only=ckpt["inference_only"], model_config=ckpt["model_config"],
+                   catalog_class=PPOCatalog)
+
+    return build_network({"path": ckpt["path"], "weights": ckpt["weights"],
+                          "architecture": ckpt["model_config"]}, build, "PPO module")
+
+
+def module_fingerprint(module) -> str:
+    """sha256 of a module's class, model config and weights (names, dtypes, shapes and
+    bytes): the same for every copy of one module."""
+    digest = hashlib.sha256()
+    cls = type(module)
+    digest.update(f"{cls.__module__}.{cls.__qualname__}\n".encode())
+    digest.update(json.dumps(module.model_config, sort_keys=True, default=repr).encode())
+    for key, value in sorted(module.state_dict().items()):
+        t = value.detach().cpu().contiguous()
+        digest.update(f"\n{key}:{t.dtype}:{tuple(t.shape)}".encode())
+        digest.update(t.numpy().tobytes())
+    return digest.hexdigest()
+
+
+# --- the blueprint -----------------------------------------------------------------------
+
+class RLlibBlueprint:
+    """An RLlib PPO module as a greedy, deterministic, batched Blueprint (module doc).
+
+    Args:
+        module: an RLlib torch PPO module over the canonical observation: a Dict
+            {"observations", "action_mask"} (MaskedPPOTorchRLModule) or a flat Box.
+        name: the blueprint's name (default "rllib-ppo").
+        gamma: the discount its critic was trained with (default: the module's record,
+            else 0.99).
+
+    Attributes: `encoding_size`, `num_moves`, `masked`, `has_value` (the module has its
+    critic), `gamma`, `game` (the recorded HanabiConfig, or None), `spec` and
+    `fingerprint`.
+
+    Shapes: `act_batch` -> int64 (N,), `rollout` -> int32 (N,) moves made, `value` ->
+    float32 (N,) expected final scores; inside, observations are float32 (N,
+    encoding_size) and legal masks bool (N, num_moves).
+    """
+
+    deterministic = True
+    has_private_memory = False
+
+    def __init__(self, module, name: Optional[str] = None, gamma: Optional[float] = None):
+        obs, act = getattr(module, "observation_space", None), getattr(module, "action_space", None)
+        if isinstance(obs, spaces.Dict) and OBSERVATIONS in obs.spaces:
+            self.masked, box = True, obs[OBSERVATIONS]
+        else:
+            self.masked, box = False, obs
+        if not isinstance(module, DefaultPPOTorchRLModule) or not isinstance(box, spaces.Box) \
+                or len(box.shape) != 1 or not isinstance(act, spaces.Discrete):
+            raise TypeError(f"module must be an RLlib torch PPO module mapping a flat Box "
+                            f"observation (or a Dict of 'observations' and 'action_mask') to "
+                            f"Discrete moves, got {type(module).__name__} {obs} -> {act}")
+        self.module = module
+        self.module.eval()
+        self.encoding_size, self.num_moves = int(box.shape[0]), int(act.n)
+        self.has_value = not getattr(module, "inference_only", False) and \
+            getattr(module, "vf", None) is not None
+        record = (module.model_config or {}).get("lbs_pz", {}) \
+            if isinstance(module.model_config, dict) else {}
+        record = record if isinstance(record, dict) else {}
+        self.game: Optional[HanabiConfig] = None
+        if isinstance(record.get("game"), dict):
+            self.game = game_from_dict(record["game"], "the module's model_config['lbs_pz']")
+        saved = record.get("gamma", 0.99)
+        saved = float(saved) if isinstance(saved, (int, float)) and not isinstance(saved, bool) \
+            else 0.99
+        self.gamma = float(saved if gamma is None else gamma)
+        self.name = name or "rllib-ppo"
+        self.fingerprint: str = module_fingerprint(module)
+        self.spec: str = f"rllib:<in memory: {self.name}>"
+
+    @classmethod
+    def load(cls, path: Union[str, "os.PathLike[str]"], **kwargs) -> "RLlibBlueprint":
+        """The module checkpoint at `path` (module docstring), read by the safe loader,
+        with `spec` "rllib:PATH". CheckpointError (a ValueError) for a folder that is not
+        one."""
+        path = os.fspath(path)
+        blueprint = cls(build_module(read_module_checkpoint(path)), **kwargs)
+        blueprint.spec = f"rllib:{os.path.normpath(path)}"
+        return blueprint
+
+    # --- forward passes ----------------------------------------------------------------
+
+    def _check(self, config: HanabiConfig) -> None:
+        if config.encoding_size != self.encoding_size or config.num_moves != self.num_moves:
+            made = f" (made for {describe_game(self.game)})" if self.game else ""
+            raise BlueprintError(f"{self.name} reads observations of size {self.encoding_size} "
+                                 f"and {self.num_moves} moves{made}; this game "
+                                 f"({describe_game(config)}) has {config.encoding_size} and "
+                                 f"{config.num_moves}")
+        if self.game is not None and not same_game(self.game, config):
+            raise BlueprintError(f"{self.name} was trained for {describe_game(self.game)}, "
+                                 f"not {describe_game(config)}")
+
+    def _inputs(self, obs: np.ndarray, masks: np.ndarray) -> Dict[str, Any]:
+        x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
+        if not self.masked:
+            return {Columns.OBS: x}
+        m = torch.from_numpy(np.ascontiguousarray(masks, dtype=np.float32))
+        return {Columns.OBS: {OBSERVATIONS: x, ACTION_MASK: m}}
+
+    def _greedy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Greedy legal move per row: obs (N, E) float32, masks (N, A) bool (every row
+        with a legal move) -> int64 (N,). A NaN logit counts as -inf; a row whose legal
+        logits are all -inf plays its lowest legal move id."""
+        with torch.no_grad():
+            out = self.module.forward_inference(self._inputs(obs, masks))
+        scores = out[Columns.ACTION_DIST_INPUTS].float().cpu().numpy()
+        scores = np.where(masks & ~np.isnan(scores), scores, -np.inf)
+        best = np.argmax(scores, axis=1)
+        stuck = scores[np.arange(len(best)), best] == -np.inf
+        if stuck.any():
+            best[stuck] = np.argmax(masks[stuck], axis=1)
+        return best.astype(np.int64)
+
+    def _critic(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            out = self.module.compute_values(self._inputs(obs, masks))
+        out = out.reshape(-1).float().cpu().numpy().astype(np.float64)
+        return np.where(np.isfinite(out), out, 0.0)
+
+    # --- Agent -------------------------------------------------------------------------
+
+    def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
+        """Greedy legal move of `seat` (default: the player to move); -1 if the game is
+        over. Reads only `state.encode(seat)` and the legal moves."""
+        if not isinstance(state, HanabiState):
+            raise TypeError(f"{self.name}.act: state must be a HanabiState, got "
+                            f"{type(state).__name__}")
+        if seat is not None and (isinstance(seat, bool) or
+                                 not isinstance(seat, (int, np.integer)) or
+                                 not 0 <= seat < state.config.players):
+            raise ValueError(f"{self.name}.act: seat must be None or a seat in "
+                             f"[0, {state.config.players}), got {seat!r}")
+        if state.is_terminal:
+            return -1
+        seat = state.current_player if seat is None else int(seat)
+        if seat != state.current_player:
+            raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
+        self._check(state.config)
+        obs = state.encode(seat)[None, :]
+        mask = state.legal_mask()[None, :].astype(bool)
+        return int(self._greedy(obs, mask)[0])
+
+    # --- Blueprint ---------------------------------------------------------------------
+
+    def _observe(self, batch: HanabiBatch, rows: np.ndarray, enc: Optional[np.ndarray] = None,
+                 legal: Optional[np.ndarray] = None):
+        """Observations float32 (len(rows), E) and legal masks bool (len(rows), A) of the
+        given worlds, from one batched encode of every world's player to move."""
+        enc = batch.encode(out=enc)
+        legal = batch.legal_masks(out=legal).view(np.bool_)
+        if rows.size == len(batch):
+            return enc, legal
+        return enc[rows], legal[rows]
+
+    def _prepare(self, batch: HanabiBatch, what: str):
+        batch = require_batch(batch, f"{self.name}: {what}")
+        self._check(batch.config)
+        return batch, batch.terminals().copy()
+
+    def act_batch(self, batch: HanabiBatch) -> np.ndarray:
+        """Greedy move of each world's player to move, one forward pass for all worlds:
+        int64 (N,), -1 where the game is over."""
+        batch, done = self._prepare(batch, "act_batch")
+        moves = -np.ones(len(done), dtype=np.int64)
+        rows = np.flatnonzero(~done)
+        if rows.size:
+            moves[rows] = self._greedy(*self._observe(batch, rows))
+        return moves
+
+    def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
+        """Self-play every world of the batch in place, this policy in every seat, for at
+        most `max_moves` moves each (to the end if negative). One batched encode and ONE
+        forward pass per step over all running worlds. Returns moves made, int32 (N,)."""
+        batch, done = self._prepare(batch, "rollout")
+        max_moves = check_max_moves(max_moves)
+        made = np.zeros(len(done), dtype=np.int32)
+        actions = np.empty(len(done), dtype=np.int64)
+        enc = np.empty((len(done), self.encoding_size), dtype=np.float32)
+        legal = np.empty((len(done), self.num_moves), dtype=np.int8)
+        steps = 0
+        while max_moves < 0 or steps < max_moves:
+            rows = np.flatnonzero(~done)
+            if rows.size == 0:
+                break
+            actions.fill(-1)
+            actions[rows] = self._greedy(*self._observe(batch, rows, enc, legal))
+            batch.step(actions)
+            done = batch.terminals()
+            made[rows] += 1
+            steps += 1
+        return made
+
+    def value(self, batch: HanabiBatch) -> Optional[np.ndarray]:
+        """Expected final score of each world, float32 (N,): the score plus the critic's
+        estimate of the future (discounted) score change from the observation of the
+        player to move; the score where the game is over. None without a critic."""
+        batch, done = self._prepare(batch, "value")
+        if not self.has_value:
+            return None
+        out = batch.scores().astype(np.float64)
+        rows = np.flatnonzero(~done)
+        if rows.size:
+            out[rows] += self._critic(*self._observe(batch, rows))
+        return out.astype(np.float32)
+
+    def __repr__(self) -> str:
+        return (f"RLlibBlueprint({type(self.module).__name__}, {self.encoding_size} -> "
+                f"{self.num_moves}, value={self.has_value}, gamma={self.gamma})")
+
+
+def load_rllib_blueprint(path: Union[str, "os.PathLike[str]"], **kwargs) -> RLlibBlueprint:
+    """`RLlibBlueprint.load(path, **kwargs)`."""
+    return RLlibBlueprint.load(path, **kwargs)
+
+
+__all__ = ["RLlibBlueprint", "MaskedPPOTorchRLModule", "load_rllib_blueprint", "module_spec",
+           "model_config", "rllib_spaces", "read_module_checkpoint", "build_module",
+           "find_module_dir", "module_fingerprint", "OBSERVATIONS", "ACTION_MASK", "POLICY_ID"]
