@@ -438,10 +438,10 @@ def test_shipped_belief_is_found_for_the_strong_bot_only():
 
     belief = LearnedBelief(blueprint=RuleBot("strong"))
     assert belief.checkpoint_path.endswith("belief_strong_2p.pt") and not belief.mismatches
-    with pytest.raises(CheckpointMismatchError, match="no shipped learned belief.*'medium'"):
-        LearnedBelief(blueprint=RuleBot("medium"))
+    with pytest.raises(CheckpointMismatchError, match="no shipped learned belief.*'simple'"):
+        LearnedBelief(blueprint=RuleBot("simple"))
     with pytest.raises(CheckpointMismatchError, match="no shipped"):
-        make_belief("learned+cf", blueprint=RuleBot("medium"))
+        make_belief("learned+cf", blueprint=RuleBot("simple"))
     with pytest.raises(CheckpointMismatchError, match="'strong'.*not for 'medium'.*"
                        "lbs-pz train-belief --blueprint SPEC.*allow_mismatch"):
         LearnedBelief("belief_strong_2p", blueprint=RuleBot("medium"))

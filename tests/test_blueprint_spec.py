@@ -67,7 +67,9 @@ def test_shipped_models_are_found_for_the_strong_bot():
     strong = blueprint_identity(load_blueprint("strong"))
     assert find_model("belief", strong, CONFIG) == "belief_strong_2p"
     assert find_model("value", strong, CONFIG) == "value_strong_2p"
-    assert find_model("belief", blueprint_identity(RuleBot("medium")), CONFIG) is None
+    assert find_model("belief", blueprint_identity(RuleBot("simple")), CONFIG) is None
+    assert find_model("belief", blueprint_identity(RuleBot("medium")), CONFIG) == \
+        "belief_medium_2p"
 
 
 def test_py_file_spec(tmp_path):

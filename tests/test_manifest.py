@@ -28,7 +28,7 @@ from lbs_pz.train.configs import (ARCH_FIELDS, BLUEPRINT_ARCH, DISTILL_ARCH,
 SHIPPED = {"conventions_expert_value_2p", "belief_conventions_expert_value_2p",
            "public_lstm_2p"} | {f"{kind}_strong_{game}" for kind in ("belief", "value")
                                 for game in ("2p", "3p", "4p", "5p", "6card", "7card_4tokens")}
-SHIPPED |= {"value_weak_2p", "value_medium_2p"}
+SHIPPED |= {f"{kind}_{bot}_2p" for kind in ("belief", "value") for bot in ("weak", "medium")}
 RETIRED = {"distilled_strong_2p", "finetuned_strong_2p", "conventions_strong_2p",
            "conventions_maxq_2p", "conventions_expert_2p", "conventions_maxq_value_2p"}
 RETIRED |= {f"belief_{name}" for name in RETIRED}
@@ -155,7 +155,7 @@ def test_lookups_read_the_manifest_only_and_need_no_torch():
         net = {{"spec": "lstm:conventions_expert_value_2p", "fingerprint": "{fp}"}}
         assert find_model("belief", net) == "belief_conventions_expert_value_2p"
         assert recommended_settings(net) == {{"lbs-1": {{"delta": 0.75}}}}
-        assert len(shipped_models()) == 17
+        assert len(shipped_models()) == 19
         try:
             import torch
         except ImportError:

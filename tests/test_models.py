@@ -162,7 +162,7 @@ def test_find_model_matches_blueprint_and_variant():
     assert find_model("value", STRONG, HanabiConfig()) == "value_strong_2p"
     assert find_model("value", STRONG, HanabiConfig(random_start_player=True)) == "value_strong_2p"
     assert find_model("belief", STRONG, HanabiConfig(hand_size=4)) is None
-    assert find_model("belief", {"spec": "medium", "fingerprint": None}) is None
+    assert find_model("belief", {"spec": "simple", "fingerprint": None}) is None
     assert find_model("belief", None) is None
     with pytest.raises(ValueError, match="kind"):
         find_model("policy", STRONG)
@@ -177,7 +177,7 @@ def test_rule_bot_identity_finds_the_shipped_models():
     assert find_model("value", identity, HanabiConfig()) == "value_strong_2p"
     weak = agents.blueprint_identity(agents.RuleBot("weak"))
     assert find_model("value", weak) == "value_weak_2p"
-    assert find_model("belief", weak) is None
+    assert find_model("belief", weak) == "belief_weak_2p"
     assert find_model("value", weak, HanabiConfig(players=3)) is None
 
 
