@@ -6,7 +6,8 @@
 2. The native SB3 VecEnv over the batched engine: env steps/s with 256 games, observations
    and action masks, random legal actions.
 3. MaskablePPO training on that VecEnv: env steps per second of `learn()` (rollouts and
-   gradient updates together), on CPU.
+   gradient updates together), on CPU. (`measure_maskable_ppo_rollouts` times its rollout
+   collection alone; benchmarks/rllib_throughput.py prints it beside RLlib's sampling.)
 
     python benchmarks/env_throughput.py [--quick]
 """
@@ -74,23 +75,56 @@ def measure_vec_env(num_envs: int, vec_steps: int, repeats: int, seed: int = 0) 
     return {"rate": statistics.median(rates), "samples": rates, "num_envs": num_envs}
 
 
-def measure_maskable_ppo(num_envs: int, timesteps: int, seed: int = 0) -> dict:
-    try:
-        import torch
-        from sb3_contrib import MaskablePPO
-    except ImportError as err:
-        return {"error": f"{err} (install lbs_pz[sb3])"}
+def make_maskable_ppo(num_envs: int, seed: int = 0, n_steps: int = 32,
+                      batch_size: int = 2048):
+    """The MaskablePPO model this benchmark times: an MLP policy and critic of two hidden
+    layers of 256 each, on the native VecEnv of `num_envs` games, CPU, torch on one thread,
+    `n_steps` per env per rollout. ImportError without sb3_contrib (the [sb3] extra)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
     from lbs_pz.wrappers.vec_env import HanabiVecEnv
 
     torch.set_num_threads(1)
     env = HanabiVecEnv(num_envs, seed=seed)
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=2048, n_epochs=4, seed=seed,
-                        device="cpu", policy_kwargs=dict(net_arch=[256, 256]))
+    return MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, n_epochs=4,
+                       seed=seed, device="cpu", policy_kwargs=dict(net_arch=[256, 256]))
+
+
+def measure_maskable_ppo(num_envs: int, timesteps: int, seed: int = 0) -> dict:
+    try:
+        model = make_maskable_ppo(num_envs, seed)
+    except ImportError as err:
+        return {"error": f"{err} (install lbs_pz[sb3])"}
     model.learn(num_envs * 32)  # warm-up: one rollout and one update
     start = time.perf_counter()
     model.learn(timesteps, reset_num_timesteps=False)
     seconds = time.perf_counter() - start
     return {"rate": timesteps / seconds, "timesteps": timesteps, "num_envs": num_envs}
+
+
+def measure_maskable_ppo_rollouts(num_envs: int, seconds: float, n_steps: int = 256,
+                                  seed: int = 0) -> dict:
+    """MaskablePPO's rollout collection alone (`collect_rollouts`: the masked policy's
+    forward pass, the VecEnv's step, the rollout buffer; no gradient update), env steps
+    per second over whole rollouts of `n_steps` per env, repeated until `seconds` of wall
+    time have passed, after a warm-up `learn` of one rollout and one update."""
+    try:
+        model = make_maskable_ppo(num_envs, seed, n_steps=n_steps,
+                                  batch_size=min(2048, num_envs * n_steps))
+    except ImportError as err:
+        return {"error": f"{err} (install lbs_pz[sb3])"}
+    model.learn(num_envs * n_steps)  # warm-up: one rollout and one update
+    # learn()'s own set-up, without resetting the games or the step count; then the
+    # rollouts learn() would collect
+    _, callback = model._setup_learn(0, None, reset_num_timesteps=False)
+    callback.on_training_start(locals(), globals())
+    steps, start = 0, time.perf_counter()
+    while steps == 0 or time.perf_counter() - start < seconds:
+        model.collect_rollouts(model.env, callback, model.rollout_buffer, n_steps)
+        steps += n_steps * num_envs
+    elapsed = time.perf_counter() - start
+    return {"rate": steps / elapsed, "steps": steps, "seconds": elapsed, "num_envs": num_envs}
 
 
 def run(quick: bool = False, seed: int = 0, pin: bool = True, log=print) -> dict:

@@ -136,6 +136,33 @@ SECTIONS = {
         "weights equal the in-process run's.",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 4 --games-per-step 8",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 60"),
+    "rllib-throughput": (
+        "RLlib PPO sampling against MaskablePPO rollouts",
+        "benchmarks/rllib_throughput.py: env steps per second of RLlib 2.60 multi-agent "
+        "PPO's sampling phase (examples/rllib_ppo.py's config on the standard 2-player game: "
+        "synchronous_parallel_sample of a 4,000-step train batch over 1 and then 2 env "
+        "runners, one env and one CPU each, episodes back in the driver, no update), then "
+        "sb3_contrib MaskablePPO's collect_rollouts on the native SB3 VecEnv with 1 and 2 "
+        "games in one process (no update, torch on one thread); each timed after a warm-up, "
+        "with the 1-minute load before and after it.",
+        f"{PY} benchmarks/rllib_throughput.py --seconds 5",
+        f"{PY} benchmarks/rllib_throughput.py --seconds 60"),
+    "rllib-30min": (
+        "RLlib multi-agent PPO: 30 minutes of training, and its score matched with RLlib's",
+        "examples/rllib_ppo.py for 30 minutes of wall time on the standard 2-player game (one "
+        "shared masked policy, one env runner, the learner in the driver on one thread), "
+        "then its greedy self-play score on 300 evaluation deals of run seed 0 through "
+        "`lbs-pz eval`'s evaluator (rllib:results/rllib_ppo_2p), next to RLlib's own play of "
+        "the saved module on the same deals (RLModule.from_checkpoint, the training's "
+        "PettingZooEnv reset with each deal's seed, greedy forward_inference): both means, "
+        "the paired per-deal difference and whether every deal's score is equal "
+        "(benchmarks/rllib_eval_match.py).",
+        f"OMP_NUM_THREADS=1 {PY} examples/rllib_ppo.py --iterations 0 --minutes 1 "
+        f"--env-runners 1 --eval-games 20 --out results/rllib_ppo_2p_quick && "
+        f"{PY} benchmarks/rllib_eval_match.py results/rllib_ppo_2p_quick --games 20",
+        f"OMP_NUM_THREADS=1 {PY} examples/rllib_ppo.py --iterations 0 --minutes 30 "
+        f"--env-runners 1 --eval-games 300 --out results/rllib_ppo_2p && "
+        f"{PY} benchmarks/rllib_eval_match.py results/rllib_ppo_2p --games 300"),
     "bots": (
         "Rule-bot blueprints",
         "Self-play of every rule bot on evaluation deals (2-5 players, 6- and 7-card hands), "
@@ -524,6 +551,9 @@ HEADLINE = {
     "belief-quality-players": r"^(belief quality|\s+moves|\s+all|\s+s/game)",
     "paper": r"^(Table 1|\||figure: )",
     "train-sources": r"^\|",
+    "rllib-throughput": r"^(\||Standard 2-player)",
+    "rllib-30min": r"^(rllib:|trained |greedy self-play|lbs-pz eval's evaluator|RLlib \(|paired "
+                   r"difference|every deal|checks:)",
     "lbs-worlds-net": None,
     "paper-scale": None,
     "conventions-expert": None,
