@@ -130,12 +130,15 @@ SECTIONS = {
         f"{PY} benchmarks/env_throughput.py"),
     "train-sources": (
         "Training games from Ray workers",
-        "train-belief on the strong bot with its games played in the learner's process and "
-        "on 1 and 2 workers of a local Ray (`--backend ray`), the same run otherwise: games "
-        "per second over each run's clock (Ray's start included), and whether the final "
-        "weights equal the in-process run's.",
+        "train-belief on the strong bot, then on the best neural blueprint, with its games "
+        "played in the learner's process and on 1 and 2 workers of a local Ray (`--backend "
+        "ray`), the same run otherwise: games per second over each run's clock (Ray's start "
+        "included), and whether the final weights equal the in-process run's. The learner "
+        "holds one of the 2 cores.",
         f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 4 --games-per-step 8",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 60"),
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 60 && "
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 40 "
+        f"--blueprint lstm:conventions_expert_value_2p"),
     "rllib-throughput": (
         "RLlib PPO sampling against MaskablePPO rollouts",
         "benchmarks/rllib_throughput.py: env steps per second of RLlib 2.60 multi-agent "
@@ -548,15 +551,12 @@ HEADLINE = {
     "search-3p": r"^(\||strong, )",
     "search-4p": r"^(\||strong, )",
     "search-5p": r"^(\||strong, )",
-    "belief-quality-players": r"^(belief quality|\s+moves|\s+all|\s+s/game)",
     "paper": r"^(Table 1|\||figure: )",
-    "train-sources": r"^\|",
+    "train-sources": r"^(\||\S+, \d+ steps)",
     "rllib-throughput": r"^(\||Standard 2-player)",
     "rllib-30min": r"^(rllib:|trained |greedy self-play|lbs-pz eval's evaluator|RLlib \(|paired "
                    r"difference|every deal|checks:)",
     "lbs-worlds-net": None,
-    "paper-scale": None,
-    "conventions-expert": None,
     "search-sb3": None,
     "walkthrough": r"^(###|\$ |\||  mean score|done|value:)",
     "hardening": r"^(?!ok |$)",

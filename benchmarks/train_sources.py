@@ -2,6 +2,12 @@
 Ray workers (a local Ray), the same run otherwise (`lbs_pz.train.games.GameSource`).
 
     OMP_NUM_THREADS=1 python benchmarks/train_sources.py --steps 40
+    OMP_NUM_THREADS=1 python benchmarks/train_sources.py --blueprint lstm:conventions_expert_value_2p
+
+The learner runs in this process either way; the workers play the next steps' games while
+it updates, so they help as far as playing the games, not the update, is the cost (a rule
+bot's games are cheap next to the update; a neural blueprint's are not) and as far as
+cores are free beside the learner.
 
 Each row is one `train_belief` run of --steps steps of --games-per-step games on the
 strong bot (torch on one thread, no validation between the first and the last step);
@@ -43,6 +49,7 @@ def main() -> None:
             weights[(backend, workers)] = load_checkpoint(out)["weights"]
             rows.append((backend, workers, info["games"], info["seconds"]))
     base = weights[("inline", 0)]
+    print(f"\n{args.blueprint}, {args.steps} steps of {args.games_per_step} games:\n")
     print("| source | workers | games | seconds | games/s | same weights as in-process |")
     print("|---|---:|---:|---:|---:|---|")
     for backend, workers, games, seconds in rows:

@@ -200,9 +200,10 @@ def play_chunk(kind: str, spec: str, config_kwargs: dict, seed: int, first_game:
 
 
 def _join(kind: str, chunks: List):
-    """The chunks of one step, in game order, as one step's data."""
+    """The chunks of one step, in game order, as one step's data (new, writable arrays:
+    Ray hands out read-only views of its object store)."""
     if kind == "belief":
-        data = chunks[0]
+        data = {k: np.array(v) for k, v in chunks[0].items()}
         for chunk in chunks[1:]:
             data = join_games(data, chunk)
         return data
