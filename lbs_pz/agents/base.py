@@ -307,6 +307,92 @@ class BlueprintBase:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
+class VectorPolicyBase(BlueprintBase):
+    """A blueprint that acts from the canonical observation vector of the player to move
+    and its legal-move mask alone (a trained policy: SB3, RLlib): greedy, deterministic,
+    memoryless, with `act_batch`, `rollout` and `value` on a HanabiBatch doing ONE batched
+    encode and ONE forward pass per step over every running world. A subclass sets
+    `name`, `encoding_size` E, `num_moves` A and `has_value`, and implements
+        _check(config)          an error for a game whose vectors it cannot read
+        _greedy(obs, legal)     int64 (n,) moves, from obs float32 (n, E), legal bool (n, A)
+        _critic(obs, legal)     float (n,) expected future score change (with has_value)"""
+
+    encoding_size = 0
+    num_moves = 0
+
+    def _check(self, config) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def _greedy(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _critic(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _observe(self, batch: HanabiBatch, rows: np.ndarray, enc: Optional[np.ndarray] = None,
+                 legal: Optional[np.ndarray] = None):
+        """Observations float32 (len(rows), E) and legal masks bool (len(rows), A) of the
+        given worlds: one batched encode (into `enc` (N, E) / `legal` (N, A) int8 when
+        given; no gather when every world is in `rows`)."""
+        enc = batch.encode(out=enc)
+        legal = batch.legal_masks(out=legal).view(np.bool_)
+        if rows.size == len(batch):
+            return enc, legal
+        return enc[rows], legal[rows]
+
+    def _prepare(self, batch: HanabiBatch, what: str):
+        batch = require_batch(batch, f"{self.name}: {what}")
+        self._check(batch.config)
+        return batch, batch.terminals().copy()
+
+    def act_batch(self, batch: HanabiBatch) -> np.ndarray:
+        """Greedy move of each world's player to move, one forward pass for all worlds:
+        int64 (N,), -1 where the game is over."""
+        batch, done = self._prepare(batch, "act_batch")
+        moves = -np.ones(len(done), dtype=np.int64)
+        rows = np.flatnonzero(~done)
+        if rows.size:
+            moves[rows] = self._greedy(*self._observe(batch, rows))
+        return moves
+
+    def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
+        """Self-play every world of the batch in place, this policy in every seat, for at
+        most `max_moves` moves each (to the end if negative). One batched encode and ONE
+        forward pass per step over all running worlds. Returns moves made, int32 (N,)."""
+        batch, done = self._prepare(batch, "rollout")
+        max_moves = check_max_moves(max_moves)
+        made = np.zeros(len(done), dtype=np.int32)
+        actions = np.empty(len(done), dtype=np.int64)
+        enc = np.empty((len(done), self.encoding_size), dtype=np.float32)
+        legal = np.empty((len(done), self.num_moves), dtype=np.int8)
+        steps = 0
+        while max_moves < 0 or steps < max_moves:
+            rows = np.flatnonzero(~done)
+            if rows.size == 0:
+                break
+            actions.fill(-1)
+            actions[rows] = self._greedy(*self._observe(batch, rows, enc, legal))
+            batch.step(actions)
+            done = batch.terminals()
+            made[rows] += 1
+            steps += 1
+        return made
+
+    def value(self, batch: HanabiBatch) -> Optional[np.ndarray]:
+        """Expected final score of each world, float32 (N,): the score plus the critic's
+        estimate of the future score change from the observation of the player to move;
+        the score where the game is over. One forward pass for all running worlds. None
+        without a critic (`has_value` False)."""
+        batch, done = self._prepare(batch, "value")
+        if not self.has_value:
+            return None
+        out = batch.scores().astype(np.float64)
+        rows = np.flatnonzero(~done)
+        if rows.size:
+            out[rows] += self._critic(*self._observe(batch, rows))
+        return out.astype(np.float32)
+
+
 class ViewAgent(BlueprintBase):
     """Base class for agents that decide from the seat's `PlayerView` only: implement
     `act_view(view)`; `act(state, seat)` builds the view and calls it, so such an agent

@@ -79,8 +79,8 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 from gymnasium import spaces
 
-from lbs_pz.agents.base import BlueprintError, check_max_moves, require_batch
-from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.agents.base import BlueprintError, VectorPolicyBase
+from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.models.checkpoint import (CheckpointError, build_network, check_finite,
                                       describe_game, game_from_dict, game_to_dict, same_game)
 from lbs_pz.optional import require, require_rllib, require_torch
@@ -508,7 +508,7 @@ def module_fingerprint(module) -> str:
 
 # --- the blueprint -----------------------------------------------------------------------
 
-class RLlibBlueprint:
+class RLlibBlueprint(VectorPolicyBase):
     """An RLlib PPO module as a greedy, deterministic, batched Blueprint (module doc).
 
     Args:
@@ -632,69 +632,6 @@ class RLlibBlueprint:
         obs = state.encode(seat)[None, :]
         mask = state.legal_mask()[None, :].astype(bool)
         return int(self._greedy(obs, mask)[0])
-
-    # --- Blueprint ---------------------------------------------------------------------
-
-    def _observe(self, batch: HanabiBatch, rows: np.ndarray, enc: Optional[np.ndarray] = None,
-                 legal: Optional[np.ndarray] = None):
-        """Observations float32 (len(rows), E) and legal masks bool (len(rows), A) of the
-        given worlds, from one batched encode of every world's player to move."""
-        enc = batch.encode(out=enc)
-        legal = batch.legal_masks(out=legal).view(np.bool_)
-        if rows.size == len(batch):
-            return enc, legal
-        return enc[rows], legal[rows]
-
-    def _prepare(self, batch: HanabiBatch, what: str):
-        batch = require_batch(batch, f"{self.name}: {what}")
-        self._check(batch.config)
-        return batch, batch.terminals().copy()
-
-    def act_batch(self, batch: HanabiBatch) -> np.ndarray:
-        """Greedy move of each world's player to move, one forward pass for all worlds:
-        int64 (N,), -1 where the game is over."""
-        batch, done = self._prepare(batch, "act_batch")
-        moves = -np.ones(len(done), dtype=np.int64)
-        rows = np.flatnonzero(~done)
-        if rows.size:
-            moves[rows] = self._greedy(*self._observe(batch, rows))
-        return moves
-
-    def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
-        """Self-play every world of the batch in place, this policy in every seat, for at
-        most `max_moves` moves each (to the end if negative). One batched encode and ONE
-        forward pass per step over all running worlds. Returns moves made, int32 (N,)."""
-        batch, done = self._prepare(batch, "rollout")
-        max_moves = check_max_moves(max_moves)
-        made = np.zeros(len(done), dtype=np.int32)
-        actions = np.empty(len(done), dtype=np.int64)
-        enc = np.empty((len(done), self.encoding_size), dtype=np.float32)
-        legal = np.empty((len(done), self.num_moves), dtype=np.int8)
-        steps = 0
-        while max_moves < 0 or steps < max_moves:
-            rows = np.flatnonzero(~done)
-            if rows.size == 0:
-                break
-            actions.fill(-1)
-            actions[rows] = self._greedy(*self._observe(batch, rows, enc, legal))
-            batch.step(actions)
-            done = batch.terminals()
-            made[rows] += 1
-            steps += 1
-        return made
-
-    def value(self, batch: HanabiBatch) -> Optional[np.ndarray]:
-        """Expected final score of each world, float32 (N,): the score plus the critic's
-        estimate of the future (discounted) score change from the observation of the
-        player to move; the score where the game is over. None without a critic."""
-        batch, done = self._prepare(batch, "value")
-        if not self.has_value:
-            return None
-        out = batch.scores().astype(np.float64)
-        rows = np.flatnonzero(~done)
-        if rows.size:
-            out[rows] += self._critic(*self._observe(batch, rows))
-        return out.astype(np.float32)
 
     def __repr__(self) -> str:
         return (f"RLlibBlueprint({type(self.module).__name__}, {self.encoding_size} -> "

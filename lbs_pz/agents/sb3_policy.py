@@ -76,8 +76,8 @@ from typing import Any, List, Optional, Tuple, Union
 import numpy as np
 from gymnasium import spaces
 
-from lbs_pz.agents.base import BlueprintBase, check_max_moves, file_sha256, require_batch
-from lbs_pz.engine import HanabiBatch, HanabiState
+from lbs_pz.agents.base import VectorPolicyBase, file_sha256
+from lbs_pz.engine import HanabiState
 from lbs_pz.models.checkpoint import CheckpointError, check_finite
 from lbs_pz.optional import require, require_torch
 
@@ -401,7 +401,7 @@ def _policy_kind(policy) -> str:
                     f"(PPO, MaskablePPO) or DQN policy")
 
 
-class SB3Blueprint(BlueprintBase):
+class SB3Blueprint(VectorPolicyBase):
     """A saved or loaded SB3 policy (MaskablePPO, PPO, DQN) as a greedy Blueprint.
 
     Args:
@@ -471,8 +471,7 @@ class SB3Blueprint(BlueprintBase):
 
     # --- forward passes ----------------------------------------------------------------
 
-    def _check(self, state: HanabiState) -> None:
-        config = state.config
+    def _check(self, config) -> None:
         if config.encoding_size != self.encoding_size or config.num_moves != self.num_moves:
             raise ValueError(f"{self.name} was trained on observations of size "
                              f"{self.encoding_size} and {self.num_moves} moves; this game has "
@@ -534,73 +533,10 @@ class SB3Blueprint(BlueprintBase):
         seat = state.current_player if seat is None else int(seat)
         if seat != state.current_player:
             raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
-        self._check(state)
+        self._check(state.config)
         obs = state.encode(seat)[None, :]
         mask = state.legal_mask()[None, :].astype(bool)
         return int(self._greedy(obs, mask)[0])
-
-    # --- Blueprint -----------------------------------------------------------------------
-
-    def _observe(self, batch: HanabiBatch, rows: np.ndarray, enc: Optional[np.ndarray] = None,
-                 legal: Optional[np.ndarray] = None):
-        """Observations float32 (len(rows), E) and legal masks bool (len(rows), A) of the
-        given worlds: one batched encode (into `enc` (N, E) / `legal` (N, A) int8 when
-        given; no gather when every world is in `rows`)."""
-        enc = batch.encode(out=enc)
-        legal = batch.legal_masks(out=legal).view(np.bool_)
-        if rows.size == len(batch):
-            return enc, legal
-        return enc[rows], legal[rows]
-
-    def _prepare(self, batch: HanabiBatch, what: str):
-        batch = require_batch(batch, f"{self.name}: {what}")
-        self._check(batch.get_state(0))
-        return batch, batch.terminals().copy()
-
-    def act_batch(self, batch: HanabiBatch) -> np.ndarray:
-        """Greedy move of each world's player to move, one forward pass for all worlds:
-        int64 (N,), -1 where the game is over."""
-        batch, done = self._prepare(batch, "act_batch")
-        moves = -np.ones(len(done), dtype=np.int64)
-        rows = np.flatnonzero(~done)
-        if rows.size:
-            moves[rows] = self._greedy(*self._observe(batch, rows))
-        return moves
-
-    def rollout(self, batch: HanabiBatch, max_moves: int = -1) -> np.ndarray:
-        """Self-play every world of the batch in place, this policy in every seat, for at
-        most `max_moves` moves each (to the end if negative). One batched encode and ONE
-        forward pass per step over all running worlds. Returns moves made, int32 (N,)."""
-        batch, done = self._prepare(batch, "rollout")
-        max_moves = check_max_moves(max_moves)
-        made = np.zeros(len(done), dtype=np.int32)
-        actions = np.empty(len(done), dtype=np.int64)
-        enc = np.empty((len(done), self.encoding_size), dtype=np.float32)
-        legal = np.empty((len(done), self.num_moves), dtype=np.int8)
-        steps = 0
-        while max_moves < 0 or steps < max_moves:
-            rows = np.flatnonzero(~done)
-            if rows.size == 0:
-                break
-            actions.fill(-1)
-            actions[rows] = self._greedy(*self._observe(batch, rows, enc, legal))
-            batch.step(actions)
-            done = batch.terminals()
-            made[rows] += 1
-            steps += 1
-        return made
-
-    def value(self, batch: HanabiBatch) -> np.ndarray:
-        """Expected final score of each world, float32 (N,): the current score plus the
-        critic's estimate of the future (discounted, gamma = `self.gamma`) score change,
-        from the observation of the player to move; the score itself where the game is
-        over. One forward pass for all running worlds."""
-        batch, done = self._prepare(batch, "value")
-        out = batch.scores().astype(np.float64)
-        rows = np.flatnonzero(~done)
-        if rows.size:
-            out[rows] += self._critic(*self._observe(batch, rows))
-        return out.astype(np.float32)
 
     def __repr__(self) -> str:
         return (f"SB3Blueprint({self.algorithm}, {self.encoding_size} -> {self.num_moves}, "
