@@ -329,6 +329,27 @@ class VectorPolicyBase(BlueprintBase):
     def _critic(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
+    def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
+        """Greedy legal move of `seat` (default: the player to move); -1 if the game is
+        over. Reads only `state.encode(seat)` and the legal moves."""
+        if not isinstance(state, HanabiState):
+            raise TypeError(f"{self.name}.act: state must be a HanabiState, got "
+                            f"{type(state).__name__}")
+        if seat is not None and (isinstance(seat, bool) or
+                                 not isinstance(seat, (int, np.integer)) or
+                                 not 0 <= seat < state.config.players):
+            raise ValueError(f"{self.name}.act: seat must be None or a seat in "
+                             f"[0, {state.config.players}), got {seat!r}")
+        if state.is_terminal:
+            return -1
+        seat = state.current_player if seat is None else int(seat)
+        if seat != state.current_player:
+            raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
+        self._check(state.config)
+        obs = state.encode(seat)[None, :]
+        mask = state.legal_mask()[None, :].astype(bool)
+        return int(self._greedy(obs, mask)[0])
+
     def _observe(self, batch: HanabiBatch, rows: np.ndarray, enc: Optional[np.ndarray] = None,
                  legal: Optional[np.ndarray] = None):
         """Observations float32 (len(rows), E) and legal masks bool (len(rows), A) of the

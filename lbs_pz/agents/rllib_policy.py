@@ -80,7 +80,7 @@ import numpy as np
 from gymnasium import spaces
 
 from lbs_pz.agents.base import BlueprintError, VectorPolicyBase
-from lbs_pz.engine import HanabiConfig, HanabiState
+from lbs_pz.engine import HanabiConfig
 from lbs_pz.models.checkpoint import (CheckpointError, build_network, check_finite,
                                       describe_game, game_from_dict, game_to_dict, same_game)
 from lbs_pz.optional import require, require_rllib, require_torch
@@ -609,29 +609,6 @@ class RLlibBlueprint(VectorPolicyBase):
             out = self.module.compute_values(self._inputs(obs, masks))
         out = out.reshape(-1).float().cpu().numpy().astype(np.float64)
         return np.where(np.isfinite(out), out, 0.0)
-
-    # --- Agent -------------------------------------------------------------------------
-
-    def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
-        """Greedy legal move of `seat` (default: the player to move); -1 if the game is
-        over. Reads only `state.encode(seat)` and the legal moves."""
-        if not isinstance(state, HanabiState):
-            raise TypeError(f"{self.name}.act: state must be a HanabiState, got "
-                            f"{type(state).__name__}")
-        if seat is not None and (isinstance(seat, bool) or
-                                 not isinstance(seat, (int, np.integer)) or
-                                 not 0 <= seat < state.config.players):
-            raise ValueError(f"{self.name}.act: seat must be None or a seat in "
-                             f"[0, {state.config.players}), got {seat!r}")
-        if state.is_terminal:
-            return -1
-        seat = state.current_player if seat is None else int(seat)
-        if seat != state.current_player:
-            raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
-        self._check(state.config)
-        obs = state.encode(seat)[None, :]
-        mask = state.legal_mask()[None, :].astype(bool)
-        return int(self._greedy(obs, mask)[0])
 
     def __repr__(self) -> str:
         return (f"RLlibBlueprint({type(self.module).__name__}, {self.encoding_size} -> "

@@ -77,7 +77,6 @@ import numpy as np
 from gymnasium import spaces
 
 from lbs_pz.agents.base import VectorPolicyBase, file_sha256
-from lbs_pz.engine import HanabiState
 from lbs_pz.models.checkpoint import CheckpointError, check_finite
 from lbs_pz.optional import require, require_torch
 
@@ -514,29 +513,6 @@ class SB3Blueprint(VectorPolicyBase):
                 x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(self.device)
                 out = self.policy.predict_values(x).reshape(-1).cpu().numpy().astype(np.float64)
         return np.where(np.isfinite(out), out, 0.0)
-
-    # --- Agent ---------------------------------------------------------------------------
-
-    def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
-        """Greedy legal move of `seat` (default: the player to move); -1 if the game is
-        over. Reads only `state.encode(seat)` and the legal moves."""
-        if not isinstance(state, HanabiState):
-            raise TypeError(f"{self.name}.act: state must be a HanabiState, got "
-                            f"{type(state).__name__}")
-        if seat is not None and (isinstance(seat, bool) or
-                                 not isinstance(seat, (int, np.integer)) or
-                                 not 0 <= seat < state.config.players):
-            raise ValueError(f"{self.name}.act: seat must be None or a seat in "
-                             f"[0, {state.config.players}), got {seat!r}")
-        if state.is_terminal:
-            return -1
-        seat = state.current_player if seat is None else int(seat)
-        if seat != state.current_player:
-            raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
-        self._check(state.config)
-        obs = state.encode(seat)[None, :]
-        mask = state.legal_mask()[None, :].astype(bool)
-        return int(self._greedy(obs, mask)[0])
 
     def __repr__(self) -> str:
         return (f"SB3Blueprint({self.algorithm}, {self.encoding_size} -> {self.num_moves}, "
