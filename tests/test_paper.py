@@ -53,6 +53,8 @@ def test_a_full_run_plays_the_headline_cells_first_then_every_cell_in_rounds():
     # the figures' cells lead: the highest score, then SPARTA on 6 and 7 cards
     assert [c.row for c, _ in second[:3]] == [HIGHEST_SCORE, "sparta", "sparta"]
     assert [c.table for c, _ in second[1:3]] == ["variants", "variants"]
+    tables = [c.table for c, _ in second[3:]]      # then the rows beyond the paper, Table 2
+    assert tables == sorted(tables, key=["beyond", "depths"].index)
     reached = dict(second)
     for step in passes[2:]:
         for cell, deals in step:

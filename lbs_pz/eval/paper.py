@@ -209,10 +209,11 @@ def plan(size_name: str, retrained_belief: Optional[str] = None) -> List[Cell]:
 def _lead(cell: Cell) -> int:
     """The order of the cells that are not headline cells in each pass: the figures'
     first (the highest-score row, cheaper per deal than SPARTA on larger hands), then
-    the rest of Table 1, then every other cell (a stable sort keeps `plan`'s order)."""
+    the rest of Table 1, then the rows beyond the paper, then Table 2 (a stable sort
+    keeps `plan`'s order within each)."""
     if cell.row == HIGHEST_SCORE:
         return 0
-    return 1 if cell.table == "variants" else 2
+    return {"variants": 1, "beyond": 2}.get(cell.table, 3)
 
 
 def schedule(cells: Sequence[Cell], rounds: Sequence[int] = ROUNDS) -> List[List[tuple]]:
@@ -220,7 +221,8 @@ def schedule(cells: Sequence[Cell], rounds: Sequence[int] = ROUNDS) -> List[List
     headline cells to all their deals, then every other cell to each of `rounds`, then
     to all its deals (a cell appears in a pass only if the pass adds deals to it). In
     each pass the other cells a figure rests on come first (`_lead`): the highest-score
-    row, then the rest of Table 1 (SPARTA on the larger hands). Each pass only adds games to the log, so a long run stopped
+    row, then the rest of Table 1 (SPARTA on the larger hands); then the rows beyond the
+    paper, then Table 2. Each pass only adds games to the log, so a long run stopped
     in any pass has every cell at the deals of the passes before, and the tables
     written after each pass are whole."""
     passes = [[(c, c.deals) for c in cells if c.headline]]
