@@ -314,7 +314,9 @@ class VectorPolicyBase(BlueprintBase):
     encode and ONE forward pass per step over every running world. A subclass sets
     `name`, `encoding_size` E, `num_moves` A and `has_value`, and implements
         _check(config)          an error for a game whose vectors it cannot read
-        _greedy(obs, legal)     int64 (n,) moves, from obs float32 (n, E), legal bool (n, A)
+        _preferences(obs, legal)  float (n, A) move scores (logits or Q-values), from obs
+                                float32 (n, E) and legal bool (n, A); `_greedy` takes the
+                                best legal one
         _critic(obs, legal)     float (n,) expected future score change (with has_value)"""
 
     encoding_size = 0
@@ -323,8 +325,21 @@ class VectorPolicyBase(BlueprintBase):
     def _check(self, config) -> None:  # pragma: no cover
         raise NotImplementedError
 
-    def _greedy(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:  # pragma: no cover
+    def _preferences(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
+
+    def _greedy(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Greedy legal move per row: obs (n, E) float32, legal (n, A) bool (every row
+        with a legal move) -> int64 (n,). A NaN score counts as -inf; a row whose legal
+        scores are all -inf (or NaN) plays its lowest legal move id, so the move is
+        always legal."""
+        scores = self._preferences(obs, legal)
+        scores = np.where(legal & ~np.isnan(scores), scores, -np.inf)
+        best = np.argmax(scores, axis=1)
+        stuck = scores[np.arange(len(best)), best] == -np.inf
+        if stuck.any():
+            best[stuck] = np.argmax(legal[stuck], axis=1)
+        return best.astype(np.int64)
 
     def _critic(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError

@@ -590,19 +590,11 @@ class RLlibBlueprint(VectorPolicyBase):
         m = torch.from_numpy(np.ascontiguousarray(masks, dtype=np.float32))
         return {Columns.OBS: {OBSERVATIONS: x, ACTION_MASK: m}}
 
-    def _greedy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Greedy legal move per row: obs (N, E) float32, masks (N, A) bool (every row
-        with a legal move) -> int64 (N,). A NaN logit counts as -inf; a row whose legal
-        logits are all -inf plays its lowest legal move id."""
+    def _preferences(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The module's action logits (N, A) float32 (`forward_inference`)."""
         with torch.no_grad():
             out = self.module.forward_inference(self._inputs(obs, masks))
-        scores = out[Columns.ACTION_DIST_INPUTS].float().cpu().numpy()
-        scores = np.where(masks & ~np.isnan(scores), scores, -np.inf)
-        best = np.argmax(scores, axis=1)
-        stuck = scores[np.arange(len(best)), best] == -np.inf
-        if stuck.any():
-            best[stuck] = np.argmax(masks[stuck], axis=1)
-        return best.astype(np.int64)
+        return out[Columns.ACTION_DIST_INPUTS].float().cpu().numpy()
 
     def _critic(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         with torch.no_grad():

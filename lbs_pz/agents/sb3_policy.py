@@ -489,18 +489,8 @@ class SB3Blueprint(VectorPolicyBase):
                 out = policy.action_net(policy.mlp_extractor.forward_actor(features))
             return out.cpu().numpy()
 
-    def _greedy(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Greedy legal move per row: obs (N, E) float32, masks (N, A) bool (every row with
-        a legal move) -> int64 (N,). A NaN score counts as -inf; a row whose legal scores
-        are all -inf (or NaN) plays its first legal move (the lowest legal move id), so
-        the move is always legal."""
-        scores = self._scores(obs)
-        scores = np.where(masks & ~np.isnan(scores), scores, -np.inf)
-        best = np.argmax(scores, axis=1)
-        stuck = scores[np.arange(len(best)), best] == -np.inf
-        if stuck.any():
-            best[stuck] = np.argmax(masks[stuck], axis=1)
-        return best.astype(np.int64)
+    def _preferences(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self._scores(obs)
 
     def _critic(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Future-return estimate per row (N,) float64 (discounted, see the module doc);
