@@ -192,7 +192,12 @@ def play_chunk(kind: str, spec: str, config_kwargs: dict, seed: int, first_game:
     task; the blueprint is loaded once per worker process)."""
     if spec not in _BLUEPRINTS:
         _BLUEPRINTS[spec] = load_training_blueprint(spec)[0]
-    blueprint, config = _BLUEPRINTS[spec], HanabiConfig(**config_kwargs)
+    return _play(kind, _BLUEPRINTS[spec], HanabiConfig(**config_kwargs), seed, first_game, n)
+
+
+def _play(kind: str, blueprint, config: HanabiConfig, seed: int, first_game: int, n: int):
+    """Trainer `kind`'s record of games first_game .. first_game + n - 1 (value positions
+    with their move numbers, which `join_positions` orders by)."""
     if kind == "belief":
         return generate_games(config, blueprint, n, seed=seed, first_game=first_game)
     return generate_positions(config, blueprint, n, seed=seed, first_game=first_game,
@@ -274,20 +279,16 @@ class GameSource:
         if self.backend == "inline":
             if self.blueprint is None:
                 self.blueprint = load_training_blueprint(self.spec)[0]
-            if self.kind == "belief":
-                return generate_games(self.config, self.blueprint, n, seed=self.seed,
-                                      first_game=first_game)
-            return generate_positions(self.config, self.blueprint, n, seed=self.seed,
-                                      first_game=first_game)
-        if self._remote is None:
-            raise RuntimeError("a ray GameSource plays inside `with source:`")
-        refs = self._pending.pop((first_game, n), None) or self._submit(first_game, n)
-        for k in range(1, self.ahead + 1):      # the next steps, while the learner updates
-            step = (first_game + k * n, n)
-            if step not in self._pending:
-                self._pending[step] = self._submit(*step)
-        chunks = self._ray.get(refs)
-        data = _join(self.kind, chunks)
+            data = _play(self.kind, self.blueprint, self.config, self.seed, first_game, n)
+        else:
+            if self._remote is None:
+                raise RuntimeError("a ray GameSource plays inside `with source:`")
+            refs = self._pending.pop((first_game, n), None) or self._submit(first_game, n)
+            for k in range(1, self.ahead + 1):      # the next steps, while the learner updates
+                step = (first_game + k * n, n)
+                if step not in self._pending:
+                    self._pending[step] = self._submit(*step)
+            data = _join(self.kind, self._ray.get(refs))
         return data if self.kind == "belief" else data[:2]
 
     def _submit(self, first_game: int, n: int) -> list:
