@@ -29,12 +29,13 @@ import torch  # noqa: E402
 
 from lbs_pz.agents import load_blueprint  # noqa: E402
 from lbs_pz.agents.public_lstm import PublicLSTMNet  # noqa: E402
-from lbs_pz.engine.seeds import EVAL, TRAIN  # noqa: E402
+from lbs_pz.engine.seeds import EVAL  # noqa: E402
 from lbs_pz.models.checkpoint import load_checkpoint  # noqa: E402
 from lbs_pz.train.common import net_options  # noqa: E402
 from lbs_pz.train.configs import ARCH_PRESETS, DISTILL_ARCH  # noqa: E402
-from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement,  # noqa: E402
-                                  collate, distill, game_config, imitation_loss, self_play)
+from lbs_pz.train.distill import (DistillConfig, agreement, collate, distill,  # noqa: E402
+                                  game_config, imitation_loss, self_play)
+from lbs_pz.train.games import teacher_games  # noqa: E402
 
 
 def diagnose(args) -> None:
@@ -50,8 +51,7 @@ def diagnose(args) -> None:
         net.public = lambda pub, hc=None: (torch.ones(*pub.shape[:-1], net.hidden),
                                            (ones.expand(1, pub.shape[0], -1),) * 2)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
-    train = TeacherGames(teacher, config, 64, 0, TRAIN)
-    held = TeacherGames(teacher, config, 200, 0, EVAL).games(200)
+    held = teacher_games(config, teacher, 200, 0, stream=EVAL)
     b = collate(held[:16], "cpu")
     with torch.no_grad():
         h, _ = net.public(b["pub"])
@@ -61,11 +61,8 @@ def diagnose(args) -> None:
     print(f"at init: mean |h| {h.abs().mean():.4f}, mean |m| {m.abs().mean():.4f}, "
           f"mean |fused| {fused.abs().mean():.4f}")
     start = time.perf_counter()
-    pool = []
     for u in range(1, args.updates + 1):
-        while len(pool) < 16:
-            pool.extend(train.step())
-        games, pool = pool[:16], pool[16:]
+        games = teacher_games(config, teacher, 16, 0, first_game=16 * (u - 1))
         loss, _, _, _ = imitation_loss(net, collate(games, "cpu"))
         opt.zero_grad()
         loss.backward()

@@ -21,7 +21,8 @@ from lbs_pz.agents.rule_bots._bots import _set_params, get_params
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, game_seeds
 from lbs_pz.engine.seeds import EVAL
 from lbs_pz.models.checkpoint import load_checkpoint
-from lbs_pz.train.distill import DistillConfig, TeacherGames, agreement, distill
+from lbs_pz.train.distill import DistillConfig, agreement, distill
+from lbs_pz.train.games import teacher_games
 
 GAMES = [dict(), dict(players=3), dict(players=2, colors=3, ranks=3, hand_size=3)]
 
@@ -378,7 +379,7 @@ def test_distill_with_conventions_learns_the_strong_bot_fast(tmp_path):
     assert acc >= 0.90, ckpt["info"]["progress"]["evals"]
     bp = load_blueprint(f"lstm:{out}")
     config = HanabiConfig(players=2, colors=3, ranks=3, hand_size=3)
-    held = TeacherGames(RuleBot("strong"), config, 50, 0, EVAL, conventions=True).games(50)
+    held = teacher_games(config, RuleBot("strong"), 50, 0, stream=EVAL, conventions=True)
     assert agreement(bp.net, held) >= 0.88
 
 

@@ -1,6 +1,7 @@
 """Training data from Ray workers: `GameSource("ray")` gives the learner the same arrays as
-the in-process source, so train-belief and train-value end with the same weights on a
-fixed seed; search-games records the same games on Ray as in a process pool."""
+the in-process source, so train-belief, train-value and distill end with the same
+weights on a fixed seed; search-games records the same games on Ray as in a process
+pool."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.train.belief import train_belief
-from lbs_pz.train.configs import BeliefTrainConfig, ValueTrainConfig
-from lbs_pz.train.games import GameSource, generate_games, generate_positions
+from lbs_pz.train.configs import BeliefTrainConfig, DistillConfig, ValueTrainConfig
+from lbs_pz.train.distill import distill
+from lbs_pz.train.games import GameSource, generate_games, generate_positions, teacher_games
 from lbs_pz.train.value import train_value
 
 ray = pytest.importorskip("ray")
@@ -48,6 +50,19 @@ def test_ray_workers_give_the_learner_the_in_process_arrays(local_ray):
         x, y = source.games(5, 8)
         wx, wy = generate_positions(config, bot, 8, seed=3, first_game=5)
         assert np.array_equal(x, wx) and np.array_equal(y, wy)
+    options = dict(explore=1.0, conventions=True)
+    with GameSource("teacher", "medium", config, seed=3, backend="ray", workers=2,
+                    options=options) as source:
+        got = source.games(4, 9)
+    want = teacher_games(config, bot, 9, seed=3, first_game=4, **options)
+    assert [g["deal"] for g in got] == [g["deal"] for g in want]
+    assert sum(g["value_from"] > 0 for g in got) >= 5     # the games explored
+    for g, w in zip(got, want):
+        assert g.keys() == w.keys()
+        for key, value in w.items():
+            assert np.array_equal(g[key], value), key
+            assert not isinstance(value, np.ndarray) or g[key].flags.writeable
+
 
 
 def test_train_belief_and_value_end_the_same_on_ray(local_ray, tmp_path):
@@ -73,6 +88,26 @@ def test_train_belief_and_value_end_the_same_on_ray(local_ray, tmp_path):
             assert torch.equal(inline[name], on_ray[name]), name
 
 
+def test_distill_ends_the_same_on_ray(local_ray, tmp_path):
+    """distill's teacher games come in blocks of num_actors; on Ray each block is played
+    in chunks on the workers, and the run ends with the same weights as in-process."""
+    weights = {}
+    for backend in ("inline", "ray"):
+        out = str(tmp_path / f"distill_{backend}.pt")
+        torch.manual_seed(7)
+        distill(DistillConfig(teacher="medium", **SMALL, updates=6, minutes=0.0, hidden=16,
+                              num_actors=10, act_steps=3, batch_size=4, buffer_games=16,
+                              eval_games=8, eval_every=0, explore=0.5, threads=1,
+                              backend=backend, workers=2, out=out, curve="none"),
+                log=lambda s: None, progress_bar=False)
+        ckpt = load_checkpoint(out)
+        weights[backend] = ckpt["weights"]
+        progress = ckpt["info"]["progress"]
+        assert progress["games"] > 10 and progress["moves"] >= 6 * 3 * 10   # > one block
+    for name in weights["inline"]:
+        assert torch.equal(weights["inline"][name], weights["ray"][name]), name
+
+
 def test_search_games_are_the_same_on_ray(local_ray, tmp_path):
     spec = MethodSpec(method="lbs-1", blueprint="strong", rollouts=4, seed=0)
     records = {}
@@ -96,6 +131,8 @@ def test_a_source_says_what_is_wrong():
         GameSource("policy", "strong", config, 0)
     with pytest.raises(ValueError, match="workers must be an int >= 0"):
         GameSource("value", "strong", config, 0, backend="ray", workers=-1)
+    with pytest.raises(ValueError, match=r"options \['explore'\] are not options of 'belief'"):
+        GameSource("belief", "strong", config, 0, options=dict(explore=0.5))
     with pytest.raises(RuntimeError, match="inside `with source:`"):
         GameSource("value", "strong", config, 0, backend="ray").games(0, 4)
     with pytest.raises(ValueError, match="backend must be one of"):

@@ -21,10 +21,10 @@ from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.train.belief import split_search_games, train_belief
-from lbs_pz.train.games import generate_games, replay_games
+from lbs_pz.train.games import (generate_games, replay_games, replayed_teacher_games,
+                                teacher_games)
 from lbs_pz.train.configs import BeliefTrainConfig
-from lbs_pz.train.distill import (DistillConfig, TeacherGames, agreement, distill,
-                                  replayed_games)
+from lbs_pz.train.distill import DistillConfig, agreement, distill
 
 SMALL = dict(players=2, colors=3, ranks=3, hand_size=3)
 SPARTA = MethodSpec(method="sparta", blueprint="strong", rollouts=16, seed=0)
@@ -75,7 +75,7 @@ def test_recording_again_plays_only_missing_games_and_refuses_another_search(rec
 def test_replayed_games_carry_the_recorded_moves_as_labels(recorded):
     config = HanabiConfig(**SMALL)
     records = read_search_games(recorded)
-    games = replayed_games(records, config)
+    games = replayed_teacher_games(records, config)
     for record, game in zip(records, games):
         assert (game["action"] == record["moves"]).all()
         assert (game["taken"] == record["moves"]).all()
@@ -90,7 +90,7 @@ def test_replayed_games_carry_the_recorded_moves_as_labels(recorded):
 
 
 def test_deviation_weight_weighs_the_searchs_own_moves_in_the_loss(recorded):
-    """replayed_games gives the moves where the search left the blueprint's the weight
+    """replayed_teacher_games gives the moves where the search left the blueprint's the weight
     `deviation_weight` (others 1); a collated batch mixing them with teacher games (weight
     1) weighs the cross-entropy move by move with exactly those weights."""
     import torch
@@ -99,14 +99,14 @@ def test_deviation_weight_weighs_the_searchs_own_moves_in_the_loss(recorded):
     from lbs_pz.train.distill import collate, imitation_loss, mover_logits
     config = HanabiConfig(**SMALL)
     records = read_search_games(recorded)
-    games = replayed_games(records, config, deviation_weight=7.0)
+    games = replayed_teacher_games(records, config, deviation_weight=7.0)
     for record, game in zip(records, games):
         expected = np.ones(len(record["moves"]), dtype=np.float32)
         expected[record["deviated"]] = 7.0
         assert (game["weight"] == expected).all()
-    teacher_games = TeacherGames(RuleBot("strong"), config, 2, seed=1).games(2)
+    teachers = teacher_games(config, RuleBot("strong"), 2, seed=1)
     deviating = [g for g, r in zip(games, records) if r["deviated"]][:2]
-    b = collate(teacher_games + deviating, "cpu")
+    b = collate(teachers + deviating, "cpu")
     net = PublicLSTMNet.for_config(config, 16)
     loss, _, _, _ = imitation_loss(net, b)
     logits = mover_logits(net, b)
@@ -131,9 +131,9 @@ def test_bad_records_are_errors_not_wrong_games(recorded, tmp_path):
     record = read_search_games(recorded)[0]
     illegal = dict(record, moves=[999] + record["moves"][1:])
     with pytest.raises(ValueError, match="not a legal game"):
-        replayed_games([illegal], config)
+        replayed_teacher_games([illegal], config)
     with pytest.raises(ValueError, match="ends before or after"):
-        replayed_games([dict(record, moves=record["moves"][:-3])], config)
+        replayed_teacher_games([dict(record, moves=record["moves"][:-3])], config)
     for bad in ("{not json", json.dumps(dict(record, deviated=[10**6])),
                 json.dumps(dict(record, searched=[-1])),
                 json.dumps({k: v for k, v in record.items() if k != "deal"})):
@@ -149,7 +149,7 @@ def test_distill_learns_the_recorded_moves(tmp_path):
     simple bot far more than with the strong teacher."""
     config = HanabiConfig(**SMALL)
     simple = RuleBot("simple")
-    batch_games = TeacherGames(simple, config, 64, seed=3, stream=TRAIN).games(200)
+    batch_games = teacher_games(config, simple, 200, seed=3, stream=TRAIN)
     path = tmp_path / "simple.jsonl"
     with open(path, "w") as f:
         for i, g in enumerate(batch_games):
@@ -167,8 +167,8 @@ def test_distill_learns_the_recorded_moves(tmp_path):
     from lbs_pz.agents import load_blueprint
     net = load_blueprint(f"lstm:{out}")._net
     assert all(torch.isfinite(p).all() for p in net.parameters())
-    held_simple = TeacherGames(simple, config, 50, seed=3, stream=EVAL).games(50)
-    held_strong = TeacherGames(RuleBot("strong"), config, 50, seed=3, stream=EVAL).games(50)
+    held_simple = teacher_games(config, simple, 50, seed=3, stream=EVAL)
+    held_strong = teacher_games(config, RuleBot("strong"), 50, seed=3, stream=EVAL)
     on_simple, on_strong = agreement(net, held_simple), agreement(net, held_strong)
     assert on_simple > 0.85 and on_simple > on_strong + 0.1, (on_simple, on_strong)
 

@@ -341,8 +341,8 @@ class DistillConfig:
     init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
     value_only: bool = False      # fit the value head alone (the moves stay exactly the same): the start's, or the new one of --arch (e.g. --arch conventions_value over a conventions_maxq start)
     batch_size: int = 32          # games per update
-    num_actors: int = 256         # teacher games played at once
-    act_steps: int = 8            # batched teacher moves between two updates
+    num_actors: int = 256         # teacher games played together (one block; split among the workers with --backend ray)
+    act_steps: int = 8            # teacher moves per actor between two updates (act_steps x num_actors moves, in whole games)
     buffer_games: int = 4096      # finished games kept in memory to draw batches from
     grad_clip: float = 5.0
     eval_every: int = 200         # updates between held-out evaluations (0: only at the end)
@@ -351,6 +351,9 @@ class DistillConfig:
     seed: int = 0
     threads: int = 1
     device: str = "cpu"
+    backend: str = "inline"       # where the teacher's games are played: inline (this process) | ray (Ray workers stream them: the same games and results)
+    workers: int = 0              # with --backend ray: workers playing games (0: every CPU of the cluster)
+    address: str = ""             # with --backend ray: the Ray cluster's address (none: a local Ray)
     resume: str = ""              # a checkpoint of an earlier distill run to continue
     curve: str = ""               # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
 

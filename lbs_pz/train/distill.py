@@ -5,16 +5,18 @@
 
 Supervised imitation, driven by the one training loop (`lbs_pz.train.loop`).
 
-Data: the teacher (any blueprint spec, `lbs_pz.agents.load_blueprint`) plays `num_actors`
-games at once in a `HanabiBatch` (`TeacherGames`, one `act_batch` per move), fresh deals
-from the TRAIN stream of the run seed (nothing is stored on disk); finished games go to
-an in-memory ring of `buffer_games` whole games, and every update draws `batch_size`
-games from it after `act_steps` more teacher moves in every game. `explore` plays one
+Data: the teacher (any blueprint spec, `lbs_pz.agents.load_blueprint`) plays blocks of
+`num_actors` games together (`lbs_pz.train.games.teacher_games`, one `act_batch` per
+move), fresh deals from the TRAIN stream of the run seed (nothing is stored on disk), in
+this process or on Ray workers (`backend`: the same games, so the same run); the games go,
+in game order, to an in-memory ring of `buffer_games` whole games, and every update draws
+`batch_size` games from it after act_steps x num_actors more teacher moves (whole games,
+the remainder carried over). `explore` plays one
 random move in a fraction of the games (the teacher plays on from there), so that the
 value sees returns off the teacher's path; with `world_belief` some of those games go on
 in a world the belief drew, as a search's worlds are built. `search_games` (a search's
 recorded games, `lbs_pz.eval.search_games`) makes a fraction of every batch, its moves the
-labels (`replayed_games`).
+labels (`lbs_pz.train.games.replayed_teacher_games`).
 
 Objective (`imitation_loss`): the cross-entropy of the teacher's move under a softmax of
 the mover's Q over its LEGAL moves only (the no-op column and illegal moves masked out),
@@ -68,11 +70,9 @@ import numpy as np
 import torch
 
 from lbs_pz.agents import blueprint_identity, load_blueprint
-from lbs_pz.agents.features import convention_feature_size, convention_features
 from lbs_pz.agents.public_lstm import PublicLSTMNet, seat_masks
 from lbs_pz.engine import HanabiBatch
-from lbs_pz.engine.features import private_size
-from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
+from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.models.checkpoint import (check_trained_for, game_of, game_to_dict,
                                       load_checkpoint, save_checkpoint)
 from lbs_pz.search.beliefs.learned import LearnedBelief
@@ -80,215 +80,10 @@ from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.train.common import (command_line, game_config, named_options, net_options,
                                  self_play, start_mismatch, torch_setup)
 from lbs_pz.train.configs import DISTILL_ARCH, DistillConfig, curve_path
+from lbs_pz.train.games import GameSource, replayed_teacher_games, teacher_games
 from lbs_pz.train.loop import Budget, Trainer, read_resume, run
 
 KIND = "public_lstm"
-
-
-# --- the teacher's games --------------------------------------------------------------------
-
-
-class TeacherGames:
-    """`n` games the teacher plays at once (one `act_batch` per move). Per move it keeps
-    the public features (Dpub,), every seat's canonical vector (P, E) (both uint8: the
-    features are 0/1; "obs", the mover's, is `seat_obs[t, cur[t]]`), the legal mask (M,),
-    the mover, the teacher's move ("action", the label), the move played ("taken") and the
-    score before it ("score"; the game's final score is "final"); `step`
-    returns the games that ended, each a dict of arrays with a leading length axis (and
-    "deal", the game's engine seed), and
-    restarts their slots with the next deals of `stream` (TRAIN or EVAL) of run `seed`,
-    games first_game, first_game + 1, ...
-
-    explore: the fraction of games in which ONE move, at a uniformly random move number
-    in [0, deck size), is a uniformly random legal move other than the teacher's (the teacher
-    plays on from there; its label at that position is still its own move). Such a game
-    has "value_from" = that move number: from there on its returns are those of the
-    teacher after an arbitrary move, the Q-values LBS needs for candidates the teacher
-    would not play (before it, they are not the teacher's; 0 in other games).
-
-    world_belief (a `Belief`, e.g. the teacher's `LearnedBelief`), world_fraction: in
-    that fraction of the explore games, the mover's hand is first replaced by one drawn
-    from the belief (the undrawn deck re-dealt), as a search's world is built, and the
-    move there is the teacher's own or, with probability 1/2, a random other one. The
-    game goes on in that world, so from then on its returns are those LBS-k's value
-    stands in for: the teacher's, in a world the belief drew (which the teacher's own
-    games may never reach). Such games have "redealt" = 1."""
-
-    def __init__(self, teacher, config, n: int, seed: int, stream: str = TRAIN,
-                 first_game: int = 0, explore: float = 0.0, conventions: bool = False,
-                 world_belief=None, world_fraction: float = 0.0):
-
-        self.teacher, self.config, self.n = teacher, config, n
-        self.stream, self.seed, self.next_game = stream, seed, first_game
-        self.deal = self._seeds(n)                  # each slot's deal seed
-        self.batch = HanabiBatch(config, n, seeds=self.deal)
-        self.k = private_size(config)
-        self.max_len = config.max_game_length
-        e, m = config.encoding_size, config.num_moves
-        self.buf = {"pub": np.zeros((n, self.max_len, e - self.k), dtype=np.uint8),
-                    "seat_obs": np.zeros((n, self.max_len, config.players, e), dtype=np.uint8),
-                    "score": np.zeros((n, self.max_len), dtype=np.int8),
-                    "legal": np.zeros((n, self.max_len, m), dtype=bool),
-                    "cur": np.zeros((n, self.max_len), dtype=np.int64),
-                    "action": np.zeros((n, self.max_len), dtype=np.int64)}
-        self.buf["taken"] = np.zeros((n, self.max_len), dtype=np.int64)
-        if conventions:
-            self.conv = np.zeros((n, convention_feature_size(config)), dtype=np.float32)
-            self.buf["seat_conv"] = np.zeros((n, self.max_len, config.players,
-                                              self.conv.shape[1]), dtype=np.float32)
-        self.t = np.zeros(n, dtype=np.int64)
-        self.explore = float(explore)
-        self.world_belief = world_belief
-        self.world_fraction = float(world_fraction) if world_belief is not None else 0.0
-        self.rng = np.random.default_rng([int(seed), first_game, 1 if stream == TRAIN else 2])
-        self.redeal = np.zeros(n, dtype=bool)
-        self.perturb_at = self._perturb_times(n)
-        self.seat0 = np.zeros(n, dtype=np.int64)
-        self.scores: List[int] = []
-        self.moves = 0
-
-    def _seeds(self, k: int) -> np.ndarray:
-        seeds = deal_seeds(self.stream, self.seed, self.next_game, k)
-        self.next_game += k
-        return seeds
-
-    def _perturb_times(self, k: int, slots=slice(None)) -> np.ndarray:
-        """Each new game's perturbed move number, or -1 (none); sets the games' slots
-        (`slots`) of self.redeal: whether that move is made in a belief's world."""
-        at = self.rng.integers(0, self.config.deck_size, size=k)
-        at = np.where(self.rng.random(k) < self.explore, at, -1)
-        self.redeal[slots] = (at >= 0) & (self.rng.random(k) < self.world_fraction)
-        return at
-
-    def _redeal(self, games: np.ndarray) -> None:
-        """Give the mover of each game in `games` a hand drawn from self.world_belief
-        (the undrawn deck re-dealt); a game whose draw the belief rejects stays as it was
-        (and is no longer marked re-dealt)."""
-        for i in games:
-            state = self.batch.get_state(int(i))
-            seat = state.current_player
-            hands = self.world_belief.reset(state, seat).sample(1, self.rng)
-            if not len(hands):
-                self.redeal[i] = False
-                continue
-            state.set_hand(seat, [int(c) for c in hands[0]],
-                           seed=int(self.rng.integers(0, 2**63)))
-            self.batch.set_state(int(i), state)
-
-    def _observe(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """Store what every seat sees in each game at its move number t (rows: every
-        game); returns the legal masks, bool (n, M)."""
-        self.buf["pub"][rows, t] = self.batch.encode(players=self.seat0)[:, self.k:]
-        for p in range(self.config.players):
-            seats = np.full(self.n, p, dtype=np.int64)
-            self.buf["seat_obs"][rows, t, p] = self.batch.encode(players=seats)
-            if "seat_conv" in self.buf:
-                self.buf["seat_conv"][rows, t, p] = convention_features(self.batch, seats,
-                                                                        self.conv)
-        self.buf["score"][rows, t] = self.batch.scores()
-        legal = self.batch.legal_masks().astype(bool)
-        self.buf["legal"][rows, t] = legal
-        self.buf["cur"][rows, t] = self.batch.current_players()
-        return legal
-
-    def step(self) -> List[Dict[str, np.ndarray]]:
-        rows, t = np.arange(self.n), self.t
-        if t.max() >= self.max_len:
-            raise RuntimeError(f"a game exceeded {self.max_len} moves")
-        if self.world_fraction:
-            self._redeal(np.flatnonzero((self.perturb_at == t) & self.redeal))
-        legal = self._observe(rows, t)
-        actions = np.asarray(self.teacher.act_batch(self.batch), dtype=np.int64)
-        if actions.shape != (self.n,) or not legal[rows, np.clip(actions, 0, None)].all() \
-                or (actions < 0).any():
-            raise ValueError(f"teacher {getattr(self.teacher, 'name', self.teacher)!r}: "
-                             f"act_batch gave an illegal move")
-        self.buf["action"][rows, t] = actions
-        taken = actions
-        swap = np.flatnonzero(self.perturb_at == t)
-        if swap.size:
-            taken = actions.copy()
-            for i in swap:
-                if self.redeal[i] and self.rng.random() < 0.5:
-                    continue                  # the teacher's own move, in the belief's world
-                others = np.flatnonzero(legal[i])
-                others = others[others != actions[i]]
-                if others.size:
-                    taken[i] = self.rng.choice(others)
-        self.buf["taken"][rows, t] = taken
-        self.batch.step(taken)
-        self.t += 1
-        self.moves += self.n
-        finished = []
-        done = np.flatnonzero(self.batch.terminals())
-        if done.size:
-            scores = self.batch.scores()
-            for i in done:
-                length = int(self.t[i])
-                game = {k: v[i, :length].copy() for k, v in self.buf.items()}
-                game["deal"] = int(self.deal[i])
-                game["final"] = int(scores[i])
-                game["value_from"] = int(self.perturb_at[i]) if 0 <= self.perturb_at[i] < length \
-                    else 0
-                game["redealt"] = int(bool(self.redeal[i]) and 0 <= self.perturb_at[i] < length)
-                finished.append(game)
-                self.scores.append(int(scores[i]))
-                self.deal[i] = self._seeds(1)[0]
-                self.batch.reset_game(int(i), self.deal[i])
-            self.t[done] = 0
-            self.perturb_at[done] = self._perturb_times(done.size, done)
-        return finished
-
-    def games(self, count: int) -> List[Dict[str, np.ndarray]]:
-        """Play until `count` games have ended; returns the first `count` of them."""
-        out: List[Dict[str, np.ndarray]] = []
-        while len(out) < count:
-            out.extend(self.step())
-        return out[:count]
-
-
-def replayed_games(records: List[dict], config, conventions: bool = False,
-                   deviation_weight: float = 1.0) -> List[Dict[str, np.ndarray]]:
-    """Training games (`TeacherGames`' format) from recorded games
-    (`lbs_pz.search.recorded_games`): each label is the move the recorded game played there,
-    the search's where it searched; "weight" (T,) float32 is the cross-entropy weight of
-    each move, `deviation_weight` where the search left the blueprint's move, else 1.
-    They carry no value targets (their returns are the search's, not the net's own):
-    "value_from" is past their end. Raises ValueError for a record whose moves are not a
-    legal game of its deal."""
-    n = len(records)
-    if not n:
-        return []
-    games = TeacherGames(None, config, n, seed=0, conventions=conventions)
-    games.batch = HanabiBatch(config, n, seeds=[r["deal"] for r in records])
-    rows, length = np.arange(n), np.array([len(r["moves"]) for r in records])
-    if length.max() > games.max_len:
-        raise ValueError(f"a recorded game has more than {games.max_len} moves")
-    moves = np.full((n, games.max_len + 1), -1, dtype=np.int64)
-    for i, r in enumerate(records):
-        moves[i, :length[i]] = r["moves"]
-    for t in range(int(length.max())):
-        games._observe(rows, np.full(n, t))
-        actions = moves[:, t]
-        live = actions >= 0
-        if (games.batch.terminals() == live).any():
-            raise ValueError("a recorded game ends before or after its recorded moves")
-        games.buf["action"][:, t] = games.buf["taken"][:, t] = actions
-        try:
-            games.batch.step(actions)
-        except ValueError as err:
-            raise ValueError(f"a recorded game is not a legal game of its deal: {err}") from None
-    if not games.batch.terminals().all():
-        raise ValueError("a recorded game ends before or after its recorded moves")
-    scores = games.batch.scores()
-    out = []
-    for i, r in enumerate(records):
-        game = {k: v[i, :length[i]].copy() for k, v in games.buf.items()}
-        game.update(deal=int(r["deal"]), final=int(scores[i]), value_from=int(length[i]),
-                    redealt=0, weight=np.ones(length[i], dtype=np.float32))
-        game["weight"][r["deviated"]] = deviation_weight
-        out.append(game)
-    return out
 
 
 def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
@@ -296,9 +91,9 @@ def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
     float32; legal (B, T, M) bool; cur, action (the label), taken (the move played) (B, T)
     int64; valid (B, T) bool; rtg (B, T) float32, the return to go (final score - score
     before the move); value_valid (B, T) bool, valid from each game's "value_from" on
-    (`TeacherGames`' explore); with `seats` > 0,
+    (`teacher_games`' explore); with `seats` > 0,
     also seat_obs (seats, T, P, E) float32, every seat's vector in the first `seats` games
-    (what the value term needs). Games with "seat_conv" (`TeacherGames(conventions=True)`)
+    (what the value term needs). Games with "seat_conv" (`teacher_games(conventions=True)`)
     have it appended to every seat's vector: obs (B, T, E + F), seat_obs (.., E + F)."""
     b, t_max = len(games), max(len(g["action"]) for g in games)
     out = {}
@@ -561,20 +356,23 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         progress.update(ckpt["info"]["progress"])
 
     conventions = net.conventions > 0        # from the options, or --init's / --resume's net
-    world_belief = None
     if dc.world_belief:
-        world_belief = LearnedBelief(dc.world_belief, blueprint=teacher)
+        LearnedBelief(dc.world_belief, blueprint=teacher)       # made for the teacher?
         log(f"{dc.world_fraction:.0%} of the explore games go on in a world drawn from "
             f"{dc.world_belief}")
-    actors = TeacherGames(teacher, config, dc.num_actors, dc.seed, TRAIN, progress["games"],
-                          explore=dc.explore, conventions=conventions,
-                          world_belief=world_belief, world_fraction=dc.world_fraction)
-    held_out = TeacherGames(teacher, config, min(dc.eval_games, 256), dc.seed, EVAL,
-                            conventions=conventions).games(dc.eval_games)
+    source = GameSource("teacher", dc.teacher, config, dc.seed, backend=dc.backend,
+                        workers=dc.workers, address=dc.address, blueprint=teacher,
+                        options=dict(explore=dc.explore, conventions=conventions,
+                                     world_belief=dc.world_belief,
+                                     world_fraction=dc.world_fraction))
+    held_out = [game for first in range(0, dc.eval_games, dc.num_actors)
+                for game in teacher_games(config, teacher, min(dc.num_actors,
+                                                               dc.eval_games - first),
+                                          dc.seed, first, EVAL, conventions=conventions)]
     searched: List[Dict[str, np.ndarray]] = []
     if dc.search_games:
-        searched = replayed_games(read_search_games(dc.search_games), config, conventions,
-                                  dc.deviation_weight)
+        searched = replayed_teacher_games(read_search_games(dc.search_games), config,
+                                          conventions, dc.deviation_weight)
         if not searched:
             raise ValueError(f"--search-games {dc.search_games}: no games in it")
         log(f"{len(searched)} recorded search games ({sum(len(g['action']) for g in searched):,} "
@@ -583,31 +381,40 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     rng = np.random.default_rng(dc.seed + 7919 * progress["updates"])
     ring: List[Dict[str, np.ndarray]] = []
     at = 0
+    # the teacher's games, in game order, in blocks of num_actors games played together;
+    # the games of a run are the same on every backend, so are its updates
+    block: List[Dict[str, np.ndarray]] = []
+    stream = {"next": progress["games"], "debt": 0, "score_sum": 0, "scored": 0}
 
-    def fill(game):
-        nonlocal at
+    def fill():
+        """The next teacher game into the ring; returns its number of moves."""
+        nonlocal at, block
+        if not block:
+            block = source.games(stream["next"], dc.num_actors)[::-1]
+            stream["next"] += dc.num_actors
+        game = block.pop()
         if len(ring) < dc.buffer_games:
             ring.append(game)
         else:
             ring[at] = game
             at = (at + 1) % dc.buffer_games
         progress["games"] += 1
+        stream["score_sum"] += game["final"]
+        stream["scored"] += 1
+        return len(game["action"])
 
-    while len(ring) < dc.batch_size:
-        for game in actors.step():
-            fill(game)
-    if dc.value_only and new_head and ckpt is None:
-        shift = level_value_head(net, collate(ring[:dc.batch_size], device, seats=dc.batch_size))
-        log(f"the new value head starts levelled on {dc.batch_size} games: Q-sum {shift:+.2f}")
     losses: List[float] = []
     value_losses: List[float] = []
     net.train()
 
     def update(clock):
-        for _ in range(dc.act_steps):
-            for game in actors.step():
-                fill(game)
-            progress["moves"] += actors.n
+        # act_steps moves of every one of num_actors games between two updates: in whole
+        # games, the rest carried to the next update
+        stream["debt"] += dc.act_steps * dc.num_actors
+        while stream["debt"] > 0:
+            moves = fill()
+            stream["debt"] -= moves
+            progress["moves"] += moves
         pick = rng.choice(len(ring), size=dc.batch_size - n_searched, replace=False)
         extra = rng.choice(len(searched), size=n_searched, replace=n_searched > len(searched)) \
             if n_searched else []
@@ -647,7 +454,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
                 "selfplay_sem": row[5], "loss": loss, "value_mse": mse}
 
     def finish():
-        progress["teacher_score"] = float(np.mean(actors.scores)) if actors.scores else None
+        progress["teacher_score"] = stream["score_sum"] / stream["scored"] if stream["scored"] \
+            else None
 
     def checkpoint():
         return dict(kind=KIND, game=config, architecture=net.arch(), weights=net.state_dict(),
@@ -657,10 +465,19 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
 
     trainer = Trainer("distill", KIND, update, checkpoint, optimizer, progress, evaluate,
                       plot=("agreement", "selfplay_mean"), finish=finish)
-    run(trainer, Budget(dc.minutes, dc.updates), dc.out, resume=ckpt,
-        eval_every=dc.eval_every, save_every=dc.save_every, curve=curve_path(dc.out, dc.curve),
-        title=f"{os.path.basename(dc.out)}: {command_line('distill', dc)}",
-        progress_bar=progress_bar, log=log)
+    with source:
+        while len(ring) < dc.batch_size:
+            fill()
+        if dc.value_only and new_head and ckpt is None:
+            shift = level_value_head(net, collate(ring[:dc.batch_size], device,
+                                                  seats=dc.batch_size))
+            log(f"the new value head starts levelled on {dc.batch_size} games: Q-sum "
+                f"{shift:+.2f}")
+        run(trainer, Budget(dc.minutes, dc.updates), dc.out, resume=ckpt,
+            eval_every=dc.eval_every, save_every=dc.save_every,
+            curve=curve_path(dc.out, dc.curve),
+            title=f"{os.path.basename(dc.out)}: {command_line('distill', dc)}",
+            progress_bar=progress_bar, log=log)
     last = progress["evals"][-1]
     log(f"done: {progress['updates']:,} updates, {progress['moves']:,} teacher moves; "
         f"held-out agreement {last[3]:.3f}, greedy self-play {last[4]:.2f} +- {last[5]:.2f}; "

@@ -4,14 +4,16 @@ workers that stream them to the learner.
     data = generate_games(config, blueprint, 32, seed=0)        # beliefs: every seat's
     x, y = generate_positions(config, blueprint, 32, seed=0)    # values: every position
     data = replay_games(config, records)     # a search's recorded games, for a belief
+    games = teacher_games(config, teacher, 32, seed=0, explore=0.5)   # distillation's
     with GameSource("belief", "strong", config, seed=0, backend="ray", workers=4) as source:
         data = source.games(first_game=0, n=32)     # = generate_games(..., 32, seed=0)
 
 A trainer's data for one step is a function of the game indices alone: game i is deal i
 of the TRAIN stream of the run seed (`lbs_pz.engine.seeds.deal_seeds`), played by the
-blueprint (deterministic) in self-play. So `GameSource`'s "ray" backend cuts each step's
+blueprint (deterministic) in self-play, a teacher's exploring move drawn from game i's
+own RNG. So `GameSource`'s "ray" backend cuts each step's
 games into one chunk per worker, plays the chunks on the workers (each loads the
-blueprint once), and joins them in game order (`join_games`, `join_positions`): the
+blueprint once), and joins them in game order (`join_games`, `join_positions`, a list): the
 learner gets the same arrays, and the run the same results, as from the in-process
 source ("inline") for a fixed seed. While the learner updates, the workers already play
 the next `ahead` steps. Ray comes from the [distributed] extra, on a cluster at `address`
@@ -27,9 +29,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from lbs_pz.agents.features import convention_feature_size, convention_features
 from lbs_pz.engine import HanabiBatch, HanabiConfig
-from lbs_pz.engine.seeds import TRAIN, deal_seeds
+from lbs_pz.engine.features import private_size
+from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
 from lbs_pz.optional import ray_session
+from lbs_pz.search.beliefs.learned import LearnedBelief
 from lbs_pz.search.value import value_features
 from lbs_pz.train.common import load_training_blueprint
 
@@ -178,30 +183,242 @@ def join_positions(chunks):
     return x[order], y[order], t[order]
 
 
+# --- a teacher's games, for distillation -----------------------------------------------------
+
+STREAM_CODES = {TRAIN: 1, EVAL: 2}       # a game's exploration RNG: [seed, game, stream code]
+
+
+class _MoveRecord:
+    """Per-move arrays of the n games of `batch` as distillation learns from them
+    (`teacher_games`' format), filled one move number at a time (every game at the same
+    move number t: the games of a batch start together)."""
+
+    def __init__(self, config, batch, conventions: bool):
+        n, e, m = len(batch), config.encoding_size, config.num_moves
+        self.config, self.batch, self.n = config, batch, n
+        self.k = private_size(config)
+        self.max_len = config.max_game_length
+        self.buf = {"pub": np.zeros((n, self.max_len, e - self.k), dtype=np.uint8),
+                    "seat_obs": np.zeros((n, self.max_len, config.players, e), dtype=np.uint8),
+                    "score": np.zeros((n, self.max_len), dtype=np.int8),
+                    "legal": np.zeros((n, self.max_len, m), dtype=bool),
+                    "cur": np.zeros((n, self.max_len), dtype=np.int64),
+                    "action": np.zeros((n, self.max_len), dtype=np.int64),
+                    "taken": np.zeros((n, self.max_len), dtype=np.int64)}
+        self.conv = None
+        if conventions:
+            self.conv = np.zeros((n, convention_feature_size(config)), dtype=np.float32)
+            self.buf["seat_conv"] = np.zeros((n, self.max_len, config.players,
+                                              self.conv.shape[1]), dtype=np.float32)
+        self.seats = [np.full(n, p, dtype=np.int64) for p in range(config.players)]
+
+    def observe(self, t: int) -> np.ndarray:
+        """Store what every seat sees in every game at move number t; returns the legal
+        masks, bool (n, M)."""
+        if t >= self.max_len:
+            raise RuntimeError(f"a game exceeded {self.max_len} moves")
+        self.buf["pub"][:, t] = self.batch.encode(players=self.seats[0])[:, self.k:]
+        for p, seats in enumerate(self.seats):
+            self.buf["seat_obs"][:, t, p] = self.batch.encode(players=seats)
+            if self.conv is not None:
+                self.buf["seat_conv"][:, t, p] = convention_features(self.batch, seats,
+                                                                     self.conv)
+        self.buf["score"][:, t] = self.batch.scores()
+        legal = self.batch.legal_masks().astype(bool)
+        self.buf["legal"][:, t] = legal
+        self.buf["cur"][:, t] = self.batch.current_players()
+        return legal
+
+    def game(self, i: int, length: int) -> Dict[str, np.ndarray]:
+        return {k: v[i, :length].copy() for k, v in self.buf.items()}
+
+
+def teacher_games(config, teacher, n: int, seed: int, first_game: int = 0,
+                  stream: str = TRAIN, explore: float = 0.0, conventions: bool = False,
+                  world_belief=None, world_fraction: float = 0.0) -> List[Dict[str, np.ndarray]]:
+    """Games first_game .. first_game + n - 1 of `stream` (TRAIN or EVAL) of run `seed`,
+    played together by `teacher` (any Blueprint: one `act_batch` per move) in every seat,
+    in game order. Each game is a dict of arrays with a leading axis of its L moves: the
+    public features "pub" (L, Dpub) and every seat's canonical vector "seat_obs" (L, P, E)
+    (both uint8: the features are 0/1; the mover's is seat_obs[t, cur[t]]), "legal"
+    (L, M) bool, the mover "cur", the teacher's move "action" (the label), the move played
+    "taken", the score before it "score"; with `conventions`, "seat_conv" (L, P, F)
+    float32; and the ints "deal" (its engine seed), "final" (its final score),
+    "value_from" and "redealt".
+
+    A game depends on its index alone (not on n or first_game), so the games of a run
+    can be played in any chunks, anywhere: its random choices come from its own RNG,
+    seeded by (seed, game, stream). explore: the fraction of games in which ONE move, at
+    a uniformly random move number in [0, deck size), is a uniformly random legal move
+    other than the teacher's (the teacher plays on; its label there is still its own
+    move). Such a game has "value_from" = that move number: from there on its returns
+    are those of the teacher after an arbitrary move, the Q-values LBS needs for
+    candidates the teacher would not play (0 in other games).
+
+    world_belief (a `Belief`, e.g. the teacher's `LearnedBelief`), world_fraction: in
+    that fraction of the explore games, the mover's hand is first replaced by one drawn
+    from the belief (the undrawn deck re-dealt), as a search's world is built, and the
+    move there is the teacher's own or, with probability 1/2, a random other one. The
+    game goes on in that world, so from then on its returns are those LBS-k's value
+    stands in for. Such games have "redealt" = 1 (a draw the belief rejects leaves the
+    game as it was, not re-dealt)."""
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    if stream not in STREAM_CODES:
+        raise ValueError(f"stream must be {TRAIN!r} or {EVAL!r}, got {stream!r}")
+    deals = deal_seeds(stream, seed, first_game, n)
+    batch = HanabiBatch(config, n, seeds=deals)
+    record = _MoveRecord(config, batch, conventions)
+    world_fraction = float(world_fraction) if world_belief is not None else 0.0
+    perturb_at = np.full(n, -1, dtype=np.int64)
+    redeal = np.zeros(n, dtype=bool)
+    rngs: Dict[int, np.random.Generator] = {}      # the explore games' own RNGs
+    for i in range(n) if explore > 0 else ():
+        rng = np.random.default_rng([int(seed), first_game + i, STREAM_CODES[stream]])
+        at = int(rng.integers(0, config.deck_size))
+        if rng.random() < explore:
+            perturb_at[i], rngs[i] = at, rng
+            redeal[i] = rng.random() < world_fraction
+    lengths = np.zeros(n, dtype=np.int64)
+    rows = np.arange(n)
+    t = 0
+    while True:
+        live = ~batch.terminals()
+        if not live.any():
+            break
+        perturbed = np.flatnonzero(live & (perturb_at == t))
+        for i in perturbed[redeal[perturbed]]:
+            redeal[i] = _redeal(batch, int(i), world_belief, rngs[i])
+        legal = record.observe(t)
+        actions = np.asarray(teacher.act_batch(batch), dtype=np.int64)
+        if actions.shape != (n,) or (actions[live] < 0).any() \
+                or not legal[rows[live], np.clip(actions[live], 0, None)].all():
+            raise ValueError(f"teacher {getattr(teacher, 'name', teacher)!r}: act_batch gave "
+                             f"an illegal move")
+        actions[~live] = -1
+        taken = actions.copy()
+        for i in perturbed:
+            rng = rngs[i]
+            if redeal[i] and rng.random() < 0.5:
+                continue                      # the teacher's own move, in the belief's world
+            others = np.flatnonzero(legal[i])
+            others = others[others != actions[i]]
+            if others.size:
+                taken[i] = rng.choice(others)
+        record.buf["action"][:, t] = actions
+        record.buf["taken"][:, t] = taken
+        batch.step(taken)
+        t += 1
+        lengths[live] = t
+    scores = batch.scores()
+    games = []
+    for i in range(n):
+        game = record.game(i, int(lengths[i]))
+        perturbed = 0 <= perturb_at[i] < lengths[i]
+        game.update(deal=int(deals[i]), final=int(scores[i]),
+                    value_from=int(perturb_at[i]) if perturbed else 0,
+                    redealt=int(bool(redeal[i]) and perturbed))
+        games.append(game)
+    return games
+
+
+def _redeal(batch, i: int, world_belief, rng) -> bool:
+    """Give the mover of game i a hand drawn from `world_belief` (the undrawn deck
+    re-dealt); False (the game unchanged) where the belief rejects the draw."""
+    state = batch.get_state(i)
+    seat = state.current_player
+    hands = world_belief.reset(state, seat).sample(1, rng)
+    if not len(hands):
+        return False
+    state.set_hand(seat, [int(c) for c in hands[0]], seed=int(rng.integers(0, 2**63)))
+    batch.set_state(i, state)
+    return True
+
+
+def replayed_teacher_games(records: Sequence[dict], config, conventions: bool = False,
+                           deviation_weight: float = 1.0) -> List[Dict[str, np.ndarray]]:
+    """Distillation games (`teacher_games`' format) from recorded games
+    (`lbs_pz.search.recorded_games`): each label is the move the recorded game played there,
+    the search's where it searched; "weight" (L,) float32 is the cross-entropy weight of
+    each move, `deviation_weight` where the search left the blueprint's move, else 1.
+    They carry no value targets (their returns are the search's, not the net's own):
+    "value_from" is past their end. Raises ValueError for a record whose moves are not a
+    legal game of its deal."""
+    n = len(records)
+    if not n:
+        return []
+    batch = HanabiBatch(config, n, seeds=[r["deal"] for r in records])
+    record = _MoveRecord(config, batch, conventions)
+    length = np.array([len(r["moves"]) for r in records])
+    if length.max() > record.max_len:
+        raise ValueError(f"a recorded game has more than {record.max_len} moves")
+    moves = np.full((n, record.max_len + 1), -1, dtype=np.int64)
+    for i, r in enumerate(records):
+        moves[i, :length[i]] = r["moves"]
+    for t in range(int(length.max())):
+        record.observe(t)
+        actions = moves[:, t]
+        if (batch.terminals() == (actions >= 0)).any():
+            raise ValueError("a recorded game ends before or after its recorded moves")
+        record.buf["action"][:, t] = record.buf["taken"][:, t] = actions
+        try:
+            batch.step(actions)
+        except ValueError as err:
+            raise ValueError(f"a recorded game is not a legal game of its deal: {err}") from None
+    if not batch.terminals().all():
+        raise ValueError("a recorded game ends before or after its recorded moves")
+    scores = batch.scores()
+    out = []
+    for i, r in enumerate(records):
+        game = record.game(i, int(length[i]))
+        game.update(deal=int(r["deal"]), final=int(scores[i]), value_from=int(length[i]),
+                    redealt=0, weight=np.ones(length[i], dtype=np.float32))
+        game["weight"][r["deviated"]] = deviation_weight
+        out.append(game)
+    return out
+
+
 # --- the sources ----------------------------------------------------------------------------
 
-KINDS = ("belief", "value")          # generate_games, generate_positions
+KINDS = ("belief", "value", "teacher")   # generate_games, generate_positions, teacher_games
+TEACHER_OPTIONS = ("explore", "conventions", "world_belief", "world_fraction")
 SOURCE_BACKENDS = ("inline", "ray")
-_BLUEPRINTS: Dict[str, object] = {}     # spec -> blueprint, per worker process
+_LOADED: Dict[object, object] = {}   # per worker process: spec -> blueprint, (belief, spec) -> belief
+
+
+def _load(spec: str, world_belief: str = ""):
+    """(blueprint, its world belief or None) for specs, each loaded once per process."""
+    if spec not in _LOADED:
+        _LOADED[spec] = load_training_blueprint(spec)[0]
+    if not world_belief:
+        return _LOADED[spec], None
+    if (world_belief, spec) not in _LOADED:
+        _LOADED[world_belief, spec] = LearnedBelief(world_belief, blueprint=_LOADED[spec])
+    return _LOADED[spec], _LOADED[world_belief, spec]
 
 
 def play_chunk(kind: str, spec: str, config_kwargs: dict, seed: int, first_game: int,
-               n: int):
+               n: int, options: dict):
     """Games first_game .. first_game + n - 1 of run `seed`'s TRAIN stream, played by the
     blueprint `spec` in the game `config_kwargs`, as trainer `kind` records them (a Ray
-    task; the blueprint is loaded once per worker process)."""
-    if spec not in _BLUEPRINTS:
-        _BLUEPRINTS[spec] = load_training_blueprint(spec)[0]
-    return _play(kind, _BLUEPRINTS[spec], HanabiConfig(**config_kwargs), seed, first_game, n)
+    task; the blueprint, and a teacher's world belief, are loaded once per worker)."""
+    blueprint, belief = _load(spec, options.get("world_belief", ""))
+    return _play(kind, blueprint, HanabiConfig(**config_kwargs), seed, first_game, n,
+                 options, belief)
 
 
-def _play(kind: str, blueprint, config: HanabiConfig, seed: int, first_game: int, n: int):
+def _play(kind: str, blueprint, config: HanabiConfig, seed: int, first_game: int, n: int,
+          options: dict, world_belief=None):
     """Trainer `kind`'s record of games first_game .. first_game + n - 1 (value positions
     with their move numbers, which `join_positions` orders by)."""
     if kind == "belief":
         return generate_games(config, blueprint, n, seed=seed, first_game=first_game)
-    return generate_positions(config, blueprint, n, seed=seed, first_game=first_game,
-                              with_moves=True)
+    if kind == "value":
+        return generate_positions(config, blueprint, n, seed=seed, first_game=first_game,
+                                  with_moves=True)
+    return teacher_games(config, blueprint, n, seed, first_game, TRAIN,
+                         options.get("explore", 0.0), options.get("conventions", False),
+                         world_belief, options.get("world_fraction", 0.0))
 
 
 def _join(kind: str, chunks: List):
@@ -212,20 +429,25 @@ def _join(kind: str, chunks: List):
         for chunk in chunks[1:]:
             data = join_games(data, chunk)
         return data
+    if kind == "teacher":
+        return [{k: np.array(v) if isinstance(v, np.ndarray) else v for k, v in game.items()}
+                for chunk in chunks for game in chunk]
     return join_positions(chunks)
 
 
 class GameSource:
-    """The games of trainer `kind` ("belief" or "value") for the blueprint `spec` in the
-    game `config`, from run `seed`'s TRAIN stream: `games(first_game, n)` returns what
-    `generate_games` / `generate_positions` would for those games (value positions come
-    without their move numbers). backend "inline" plays them in this process; "ray" on
+    """The games of trainer `kind` ("belief", "value" or "teacher") for the blueprint
+    `spec` in the game `config`, from run `seed`'s TRAIN stream: `games(first_game, n)`
+    returns what `generate_games` / `generate_positions` / `teacher_games` would for those
+    games (value positions come without their move numbers; a teacher's games take
+    `options`: explore, conventions, world_belief (a belief spec, loaded for the
+    blueprint) and world_fraction). backend "inline" plays them in this process; "ray" on
     Ray workers (`workers` chunks per step, at most `ahead` steps played in advance),
     in a `with source:` block that holds the Ray session."""
 
     def __init__(self, kind: str, spec: str, config: HanabiConfig, seed: int,
                  backend: str = "inline", workers: int = 0, address: str = "",
-                 ahead: int = 2, blueprint=None):
+                 ahead: int = 2, blueprint=None, options: Optional[dict] = None):
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
         if backend not in SOURCE_BACKENDS:
@@ -241,6 +463,11 @@ class GameSource:
         self.kind, self.spec, self.config, self.seed = kind, spec, config, seed
         self.backend, self.workers, self.address, self.ahead = backend, workers, address, ahead
         self.blueprint = blueprint          # inline: the trainer's own, else loaded here
+        self.options = dict(options or {})
+        unknown = set(self.options) - set(TEACHER_OPTIONS if kind == "teacher" else ())
+        if unknown:
+            raise ValueError(f"options {sorted(unknown)} are not options of {kind!r} games")
+        self._world_belief = None
         self._config_kwargs = dataclasses.asdict(config)
         self._ray = None
         self._remote = None
@@ -258,7 +485,8 @@ class GameSource:
             # one game per worker now: the workers start (import, load the blueprint)
             # while the learner sets up, not in its first step
             self._pending[(-1, 1)] = [self._remote.remote(self.kind, self.spec,
-                                                          self._config_kwargs, self.seed, 0, 1)
+                                                          self._config_kwargs, self.seed, 0, 1,
+                                                          self.options)
                                       for _ in range(self.workers)]
         return self
 
@@ -279,7 +507,11 @@ class GameSource:
         if self.backend == "inline":
             if self.blueprint is None:
                 self.blueprint = load_training_blueprint(self.spec)[0]
-            data = _play(self.kind, self.blueprint, self.config, self.seed, first_game, n)
+            if self.options.get("world_belief") and self._world_belief is None:
+                self._world_belief = LearnedBelief(self.options["world_belief"],
+                                                   blueprint=self.blueprint)
+            data = _play(self.kind, self.blueprint, self.config, self.seed, first_game, n,
+                         self.options, self._world_belief)
         else:
             if self._remote is None:
                 raise RuntimeError("a ray GameSource plays inside `with source:`")
@@ -289,10 +521,10 @@ class GameSource:
                 if step not in self._pending:
                     self._pending[step] = self._submit(*step)
             data = _join(self.kind, self._ray.get(refs))
-        return data if self.kind == "belief" else data[:2]
+        return data[:2] if self.kind == "value" else data
 
     def _submit(self, first_game: int, n: int) -> list:
         bounds = np.linspace(first_game, first_game + n, min(self.workers, n) + 1).astype(int)
         return [self._remote.remote(self.kind, self.spec, self._config_kwargs, self.seed,
-                                    int(a), int(b - a))
+                                    int(a), int(b - a), self.options)
                 for a, b in zip(bounds[:-1], bounds[1:])]
