@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import signal
 import threading
 from types import ModuleType
@@ -151,8 +152,12 @@ def ray_session(address=None, workers=None, what: str = "the ray backend"):
             ray.init(address=address or None, num_cpus=None if address else workers,
                      log_to_driver=False, include_dashboard=False)
         except ConnectionError as err:
+            hint = ("" if os.environ.get("RAY_AUTH_MODE") else
+                    "; if the cluster uses token authentication (`ray start` turns it on "
+                    "from Ray 2.59), set RAY_AUTH_MODE=token here, with the cluster's "
+                    "token in RAY_AUTH_TOKEN or ~/.ray/auth_token")
             raise ValueError(f"cannot reach the Ray cluster at address {address!r}: "
-                             f"{err}") from None
+                             f"{err}{hint}") from None
     try:
         yield ray
     finally:

@@ -6,6 +6,9 @@ pool."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -94,7 +97,6 @@ def test_distill_ends_the_same_on_ray(local_ray, tmp_path):
     weights = {}
     for backend in ("inline", "ray"):
         out = str(tmp_path / f"distill_{backend}.pt")
-        torch.manual_seed(7)
         distill(DistillConfig(teacher="medium", **SMALL, updates=6, minutes=0.0, hidden=16,
                               num_actors=10, act_steps=3, batch_size=4, buffer_games=16,
                               eval_games=8, eval_every=0, explore=0.5, threads=1,
@@ -106,6 +108,36 @@ def test_distill_ends_the_same_on_ray(local_ray, tmp_path):
         assert progress["games"] > 10 and progress["moves"] >= 6 * 3 * 10   # > one block
     for name in weights["inline"]:
         assert torch.equal(weights["inline"][name], weights["ray"][name]), name
+
+
+def test_a_trainer_runs_on_a_cluster_at_an_address(tmp_path):
+    """`--backend ray --address`: a head and a second node (Ray's own multi-node
+    cluster on this machine, one CPU each), the command in another process as on a
+    user's machine: `lbs-pz distill` ends with the weights of the in-process run."""
+    from ray.cluster_utils import Cluster
+    options = dict(teacher="strong", **SMALL, updates=6, minutes=0.0, hidden=16,
+                   num_actors=10, act_steps=3, batch_size=4, buffer_games=16, eval_games=8,
+                   eval_every=0, threads=1, curve="none")
+    inline = str(tmp_path / "inline.pt")
+    distill(DistillConfig(**options, out=inline), log=lambda s: None, progress_bar=False)
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        flags = [f"--{k.replace('_', '-')}={v}" for k, v in options.items()]
+        on_cluster = str(tmp_path / "cluster.pt")
+        # a cluster started by Ray >= 2.59 asks for its token
+        env = dict(os.environ, RAY_AUTH_MODE="token", OMP_NUM_THREADS="1")
+        run = subprocess.run([sys.executable, "-m", "lbs_pz.cli", "distill", *flags,
+                              "--backend=ray", f"--address={cluster.address}", "--workers=2",
+                              f"--out={on_cluster}", "--no-progress"],
+                             capture_output=True, text=True, env=env, timeout=300)
+    finally:
+        cluster.shutdown()
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Connected to Ray cluster" in run.stderr
+    want, got = load_checkpoint(inline)["weights"], load_checkpoint(on_cluster)["weights"]
+    assert all(torch.equal(want[name], got[name]) for name in want)
 
 
 def test_search_games_are_the_same_on_ray(local_ray, tmp_path):
