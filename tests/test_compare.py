@@ -320,3 +320,52 @@ def test_blueprint_games_in_a_log_are_shared_by_every_search_setting(tmp_path):
     methods = [json.loads(line)["method"] for line in open(log)]
     assert methods.count("blueprint") == 2
     assert len(methods) == 2 + 2 * 2
+
+
+def test_games_made_with_other_files_are_played_again(tmp_path):
+    """A log keeps with each game the files its spec resolved to (`made_with`): after a
+    user's blueprint file or a value checkpoint changes under the same spec, its games
+    are played again (with a warning), never read as the new files' games; unchanged
+    files replay nothing, and lines of a log written before `made_with` are reused."""
+    import shutil
+
+    from lbs_pz.train.configs import ValueTrainConfig
+    from lbs_pz.train.value import train_value
+    small = dict(players=2, colors=2, ranks=2, hand_size=2)
+    log = str(tmp_path / "g.jsonl")
+    bot = tmp_path / "bot.py"
+    shutil.copy("examples/my_blueprint.py", bot)
+    value = str(tmp_path / "value.pt")
+
+    def make_value(seed):
+        train_value(ValueTrainConfig(**small, steps=1, minutes=0.0, games_per_step=4,
+                                     val_games=4, hidden=8, seed=seed, out=value,
+                                     curve="none", progress=False), log=lambda s: None)
+
+    def run():
+        specs = [MethodSpec("blueprint", blueprint=f"py:{bot}:HintPlayDiscard"),
+                 MethodSpec("lbs-1", blueprint="strong", value_checkpoint=value, rollouts=4)]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            collect(specs, small, games=2, seed=0, backend="inline", show_progress=False,
+                    jsonl=log)
+        return len(open(log).read().splitlines()), [str(w.message) for w in caught
+                                                    if "played again" in str(w.message)]
+
+    make_value(0)
+    assert run() == (4, [])
+    assert run() == (4, [])                          # the same files: nothing played again
+    bot.write_text(bot.read_text() + "\n# the same moves, another file\n")
+    lines, said = run()
+    assert lines == 6 and len(said) == 1 and "2 games of blueprint" in said[0]
+    make_value(1)
+    lines, said = run()
+    assert lines == 8 and len(said) == 1 and "2 games of lbs-1" in said[0]
+    entries = [json.loads(line) for line in open(log)]
+    assert len({json.dumps(e["made_with"], sort_keys=True) for e in entries}) == 4
+    legacy = tmp_path / "legacy.jsonl"                # written before made_with existed
+    legacy.write_text("".join(json.dumps({k: v for k, v in e.items() if k != "made_with"})
+                              + "\n" for e in entries[:2]))
+    collect([MethodSpec("blueprint", blueprint=f"py:{bot}:HintPlayDiscard")], small,
+            games=2, seed=0, backend="inline", show_progress=False, jsonl=str(legacy))
+    assert len(legacy.read_text().splitlines()) == 2

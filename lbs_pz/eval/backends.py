@@ -9,7 +9,11 @@ with the number of games asked for.
 The log: a regular file (never a FIFO or a device), locked (`flock`) by the run that
 appends to it, so that a second run on it is refused; read a bounded line at a time, and
 every line checked against its game variant (`read_log`), so that a result that cannot
-be true is an error naming the file and line, never a number in a report.
+be true is an error naming the file and line, never a number in a report. Each line also
+holds its spec's `made_with` (`lbs_pz.search.methods.made_with`: the digests of the
+blueprint and model files the spec resolved to); a game made with other files than the
+spec resolves to now is played again, with a warning, so a model shipped or retrained
+since never lets older games stand for it (lines without it, from older logs, are reused).
 
 Interrupts: a KeyboardInterrupt (Ctrl-C) or any error while games run stops every backend
 at once: queued games are cancelled (process pool: workers ignore SIGINT and are
@@ -39,7 +43,7 @@ from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.files import (check_input_path, check_output_path, open_locked, open_regular,
                                output_errors, read_lines)
 from lbs_pz.optional import ray_session, sigint_ignored
-from lbs_pz.search.methods import MethodSpec, build_agent
+from lbs_pz.search.methods import MethodSpec, build_agent, made_with
 
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
 
@@ -233,6 +237,8 @@ def _check_entry(entry, variants: Dict[str, object]) -> str:
         return f"'result' seconds={seconds!r:.40}: not a finite time >= 0"
     if result["game"] != game:
         return f"'result' is of game {result['game']} but the line says game {game}"
+    if not isinstance(entry.get("made_with", {}), dict):
+        return "'made_with' is not an object"
     if result.get("depth") is not None and type(result["depth"]) is not int:
         return f"'result' depth={result['depth']!r:.40}: not an integer"
     limits = _variant_limits(entry["key"], variants)
@@ -406,13 +412,32 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
     try:
         entries = _read_entries(log, jsonl, repair=True) if log is not None else \
             read_log(jsonl)
-        done = set()
+        done, stale = set(), set()
+        made: Dict[MethodSpec, dict] = {}        # made_with, as its JSON reads back
+
+        def made_for(spec):
+            if spec not in made:
+                made[spec] = json.loads(json.dumps(made_with(spec,
+                                                             HanabiConfig(**config_kwargs))))
+            return made[spec]
+
         for line in entries:
             spec = keys.get(line["key"])
             if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
+                # a line without "made_with" is from a log written before it was recorded
+                if "made_with" in line and line["made_with"] != made_for(spec):
+                    stale.add((spec, line["game"]))
+                    continue
                 done.add((spec, line["game"]))
                 out[labels[spec]].append(line["result"])
         del entries
+        for spec in specs:
+            count = len({game for s, game in stale - done if s == spec})
+            if count:
+                warnings.warn(f"{jsonl}: {count} games of {labels[spec]} were played with "
+                              f"other models or recommended settings than it resolves to "
+                              f"now (a model shipped or retrained since): "
+                              + ("played again" if play else "left out"), stacklevel=2)
         # Generated as the backend asks for them: memory does not grow with `games`.
         tasks = ((spec, config_kwargs, g, seed) for spec in specs for g in wanted
                  if (spec, g) not in done) if play else iter(())
@@ -427,6 +452,7 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
                     if log is not None:     # one write and flush: the log holds whole lines
                         line = json.dumps({"key": _jsonl_key(spec, config_kwargs, seed),
                                            "method": labels[spec], "game": result["game"],
+                                           "made_with": made_for(spec),
                                            "result": result}) + "\n"
                         with output_errors(jsonl, "game log", "the games logged before "
                                            "are kept: run again to play the others"):

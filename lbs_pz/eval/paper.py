@@ -284,7 +284,7 @@ def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "pr
                     out[cell] = why
                     continue
             with warnings.catch_warnings():  # "no value: rollouts to the end" is in the notes
-                warnings.simplefilter("ignore", UserWarning)
+                warnings.filterwarnings("ignore", r"LBS-\d+: .* has no value", UserWarning)
                 games = collect([cell.spec], cell.game_kwargs, deals, seed=seed,
                                 backend=backend, workers=workers, show_progress=progress,
                                 jsonl=log, play=play)

@@ -6,6 +6,7 @@ web page play.
                                                             SearchConfig (knobs by name)
     build_agent(spec, game) -> (blueprint, searcher or None)
     describe(spec, game)    -> what the defaults chose, one line each
+    made_with(spec, game)   -> the files its games depend on (a log keeps them per game)
 
 Methods: "blueprint", "sparta", "lbs-K" (K blueprint moves, then a value) and "lbs-inf"
 (rollouts to the end). The blueprint is a spec string (`lbs_pz.agents.load_blueprint`:
@@ -16,11 +17,15 @@ is the `SearchConfig`, resolved for the blueprint by `lbs_pz.search.config.resol
 from __future__ import annotations
 
 import dataclasses
+import os
 import warnings
 from typing import List, Optional, Tuple
 
-from lbs_pz.agents import load_blueprint
+from lbs_pz.agents import blueprint_identity, load_blueprint
+from lbs_pz.agents.base import file_sha256
 from lbs_pz.engine import HanabiConfig
+from lbs_pz.models import find_model, path as model_path, recommended_settings
+from lbs_pz.optional import torch_available
 from lbs_pz.search.agents import LBSAgent, SpartaAgent
 from lbs_pz.search.config import SearchConfig, method_depth, parse_method
 
@@ -123,3 +128,46 @@ def describe(spec: MethodSpec, config: HanabiConfig) -> List[str]:
     notes = list(getattr(searcher, "defaults", []) or [])
     reason = getattr(searcher, "depth_reason", None)
     return notes + ([reason] if reason else [])
+
+
+def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
+    """What the games of `spec` in `config` depend on beyond the spec itself, as JSON:
+    the blueprint's fingerprint and, for a search, the settings the manifest recommends
+    for it and the sha256 of each model file it can load: a checkpoint the spec names,
+    else the belief and the value that ship for the blueprint and variant (the ones
+    `resolve` picks when the spec leaves them unset). The same spec made with other
+    files (a model shipped or retrained since, a blueprint file overwritten) plays other
+    games: a compare log stores this with each game and reuses a game only under the
+    same value. Loads the blueprint; reads the manifest and hashes files."""
+    blueprint = load_blueprint(spec.blueprint)
+    identity = blueprint_identity(blueprint)
+    out = {"blueprint": identity["fingerprint"] or identity["spec"]}
+    if spec.method == "blueprint":
+        return out
+    out["recommended"] = recommended_settings(identity, config)
+    if spec.method == "sparta":
+        return out
+    search = spec.search
+    if search.belief_checkpoint:
+        out["belief"] = _file_digest(search.belief_checkpoint)
+    elif search.belief is None:
+        out["belief"] = _shipped_digest("belief", identity, config)
+    if method_depth(spec.method) > 0 and not getattr(blueprint, "has_value", False):
+        out["value"] = _file_digest(search.value_checkpoint) if search.value_checkpoint \
+            else _shipped_digest("value", identity, config)
+    return out
+
+
+def _file_digest(name_or_path: str) -> Optional[str]:
+    """sha256 of a checkpoint named by path or as a shipped model (None: no such file)."""
+    for candidate in (name_or_path, model_path(name_or_path)):
+        if os.path.isfile(candidate):
+            return file_sha256(candidate)
+    return None
+
+
+def _shipped_digest(kind: str, identity: dict, config: HanabiConfig) -> Optional[str]:
+    if not torch_available():           # `resolve` loads no shipped model without torch
+        return None
+    found = find_model(kind, identity, config)
+    return None if found is None else _file_digest(found)
