@@ -5,6 +5,8 @@ anywhere as `--blueprint lstm:PATH`.
     lbs-pz distill --teacher strong --out distilled.pt --minutes 30
     lbs-pz distill --teacher strong --out distilled.pt --minutes 30 --resume distilled.pt
     lbs-pz distill --teacher strong --arch conventions --out conv.pt --minutes 30
+    # the teacher's games played by Ray workers (the same games, the same net):
+    lbs-pz distill --teacher lstm:conv.pt --backend ray --workers 8 --out d.pt --minutes 30
     # the net's own value refitted on its own games (every move stays the same):
     lbs-pz distill --teacher lstm:conv.pt --init conv.pt --value-only \\
         --minutes 15 --out conv_v.pt
