@@ -358,9 +358,11 @@ def test_games_made_with_other_files_are_played_again(tmp_path):
     bot.write_text(bot.read_text() + "\n# the same moves, another file\n")
     lines, said = run()
     assert lines == 6 and len(said) == 1 and "2 games of blueprint" in said[0]
+    assert "another blueprint file than it uses now" in said[0]
     make_value(1)
     lines, said = run()
     assert lines == 8 and len(said) == 1 and "2 games of lbs-1" in said[0]
+    assert "another value file than" in said[0]
     entries = [json.loads(line) for line in open(log)]
     assert len({json.dumps(e["made_with"], sort_keys=True) for e in entries}) == 4
     legacy = tmp_path / "legacy.jsonl"                # written before made_with existed

@@ -196,6 +196,8 @@ def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int) -> str:
     return json.dumps([spec.to_dict(), config_kwargs, seed], sort_keys=True)
 
 
+MADE_WITH_NAMES = {"blueprint": "blueprint file", "recommended": "recommended settings",
+                   "belief": "belief file", "value": "value file"}
 _COUNTS = ("score", "moves", "decisions", "rollouts", "fallbacks", "deviations")
 
 
@@ -426,17 +428,22 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
             if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
                 # a line without "made_with" is from a log written before it was recorded
                 if "made_with" in line and line["made_with"] != made_for(spec):
-                    stale.add((spec, line["game"]))
+                    now = made_for(spec)
+                    stale.add((spec, line["game"], tuple(sorted(
+                        k for k in set(now) | set(line["made_with"])
+                        if now.get(k) != line["made_with"].get(k)))))
                     continue
                 done.add((spec, line["game"]))
                 out[labels[spec]].append(line["result"])
         del entries
         for spec in specs:
-            count = len({game for s, game in stale - done if s == spec})
-            if count:
-                warnings.warn(f"{jsonl}: {count} games of {labels[spec]} were played with "
-                              f"other models or recommended settings than it resolves to "
-                              f"now (a model shipped or retrained since): "
+            replaced = {g for s, g, _ in stale if s == spec and (s, g) not in done}
+            if replaced:
+                changed = sorted({MADE_WITH_NAMES.get(k, k) for s, g, fields in stale
+                                  if s == spec and g in replaced for k in fields})
+                warnings.warn(f"{jsonl}: {len(replaced)} games of {labels[spec]} were played "
+                              f"with another {' / '.join(changed)} than it uses now (a "
+                              f"file changed, or a model shipped, since): "
                               + ("played again" if play else "left out"), stacklevel=2)
         # Generated as the backend asks for them: memory does not grow with `games`.
         tasks = ((spec, config_kwargs, g, seed) for spec in specs for g in wanted
