@@ -91,6 +91,24 @@ def test_train_belief_and_value_end_the_same_on_ray(local_ray, tmp_path):
             assert torch.equal(inline[name], on_ray[name]), name
 
 
+def test_teacher_games_in_a_beliefs_worlds_are_the_same_on_ray(local_ray):
+    """A teacher's world belief (a spec) is loaded on each worker for the teacher; the
+    games that go on in its worlds are the in-process ones."""
+    from lbs_pz.search.beliefs.learned import LearnedBelief
+    config = HanabiConfig(players=2)
+    options = dict(explore=1.0, world_belief="belief_strong_2p", world_fraction=1.0)
+    with GameSource("teacher", "strong", config, seed=1, backend="ray", workers=2,
+                    options=options) as source:
+        got = source.games(0, 4)
+    bot = RuleBot("strong")
+    want = teacher_games(config, bot, 4, seed=1, explore=1.0, world_fraction=1.0,
+                         world_belief=LearnedBelief("belief_strong_2p", blueprint=bot))
+    assert sum(g["redealt"] for g in want) >= 2
+    for g, w in zip(got, want):
+        for key, value in w.items():
+            assert np.array_equal(g[key], value), key
+
+
 def test_distill_ends_the_same_on_ray(local_ray, tmp_path):
     """distill's teacher games come in blocks of num_actors; on Ray each block is played
     in chunks on the workers, and the run ends with the same weights as in-process."""
