@@ -153,3 +153,24 @@ def test_sparta_that_would_not_fit_is_not_run_and_says_why():
 def test_bad_sizes_are_clear_errors():
     with pytest.raises(ValueError, match="tiny, quick, full"):
         plan("huge")
+
+
+def test_the_share_of_spartas_gain_compares_gains_on_spartas_deals():
+    """While SPARTA has played fewer deals than LBS-16, LBS-16's share of its gain is
+    LBS-16's paired gain on SPARTA's deals, not on all of its own."""
+    cells = [c for c in TINY if c.table == "variants" and c.variant == TINY[0].variant]
+    by_row = {c.row: c for c in cells}
+
+    def games(scores):
+        return [dict(game=g, score=s, seconds=1.0, moves=20, decisions=5, rollouts=10,
+                     fallbacks=0, deviations=0) for g, s in enumerate(scores)]
+    results = {by_row["blueprint"]: games([5, 5, 5, 5]),
+               by_row["sparta"]: games([7, 7]),          # +2 on deals 0 and 1
+               by_row["lbs-16"]: games([6, 6, 9, 9])}    # +1 there, +4 on deals 2 and 3
+    report = build_report(cells, results)
+    row = report["variants"][0]
+    assert row["lbs-16"]["gain"] == 2.5                 # on its own 4 deals
+    assert row["share_of_sparta_gain"] == pytest.approx(1 / 2)
+    results[by_row["sparta"]] = games([7, 7, 7, 7])
+    assert build_report(cells, results)["variants"][0]["share_of_sparta_gain"] == \
+        pytest.approx(2.5 / 2)
