@@ -75,7 +75,6 @@ from lbs_pz.engine import HanabiBatch
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.models.checkpoint import (check_trained_for, game_of, game_to_dict,
                                       load_checkpoint, save_checkpoint)
-from lbs_pz.search.beliefs.learned import LearnedBelief
 from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.train.common import (command_line, game_config, named_options, net_options,
                                  self_play, start_mismatch, torch_setup)
@@ -356,15 +355,14 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         progress.update(ckpt["info"]["progress"])
 
     conventions = net.conventions > 0        # from the options, or --init's / --resume's net
-    if dc.world_belief:
-        LearnedBelief(dc.world_belief, blueprint=teacher)       # made for the teacher?
-        log(f"{dc.world_fraction:.0%} of the explore games go on in a world drawn from "
-            f"{dc.world_belief}")
     source = GameSource("teacher", dc.teacher, config, dc.seed, backend=dc.backend,
                         workers=dc.workers, address=dc.address, blueprint=teacher,
                         options=dict(explore=dc.explore, conventions=conventions,
                                      world_belief=dc.world_belief,
                                      world_fraction=dc.world_fraction))
+    if dc.world_belief:
+        log(f"{dc.world_fraction:.0%} of the explore games go on in a world drawn from "
+            f"{dc.world_belief}")
     held_out = [game for first in range(0, dc.eval_games, dc.num_actors)
                 for game in teacher_games(config, teacher, min(dc.num_actors,
                                                                dc.eval_games - first),

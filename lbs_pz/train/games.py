@@ -468,6 +468,10 @@ class GameSource:
         if unknown:
             raise ValueError(f"options {sorted(unknown)} are not options of {kind!r} games")
         self._world_belief = None
+        if self.options.get("world_belief") and blueprint is not None:
+            # loaded here: a belief not made for the blueprint fails before any game
+            self._world_belief = LearnedBelief(self.options["world_belief"],
+                                               blueprint=blueprint)
         self._config_kwargs = dataclasses.asdict(config)
         self._ray = None
         self._remote = None
