@@ -8,8 +8,8 @@ import re
 import pytest
 
 from lbs_pz.cli import main
-from lbs_pz.eval.paper import (DEPTHS, HIGHEST_SCORE, RETRAINED, RETRAINED_BELIEF,
-                               RETRAINED_GAMES, ROUNDS, Cell, belief_curves, build_report,
+from lbs_pz.eval.paper import (DEPTHS, HIGHEST_SCORE, HIGHEST_SEARCH, RETRAINED,
+                               RETRAINED_BELIEF, RETRAINED_GAMES, ROUNDS, Cell, belief_curves, build_report,
                                plan, run_cells, schedule, sparta_fits, variants, SIZES)
 from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.search.methods import MethodSpec
@@ -50,10 +50,9 @@ def test_a_full_run_plays_the_headline_cells_first_then_every_cell_in_rounds():
     second = passes[1]
     assert {c for c, _ in second} == set(full) - set(headline)
     assert all(deals == min(c.deals, ROUNDS[0]) for c, deals in second)
-    # the figures' cells lead: the highest score, then SPARTA on 6 and 7 cards
-    assert [c.row for c, _ in second[:3]] == [HIGHEST_SCORE, "sparta", "sparta"]
-    assert [c.table for c, _ in second[1:3]] == ["variants", "variants"]
-    tables = [c.table for c, _ in second[3:]]      # then the rows beyond the paper, Table 2
+    # the figures' cells lead: SPARTA on 6 and 7 cards
+    assert [(c.table, c.row) for c, _ in second[:2]] == [("variants", "sparta")] * 2
+    tables = [c.table for c, _ in second[2:]]      # then the rows beyond the paper, Table 2
     assert tables == sorted(tables, key=["beyond", "depths"].index)
     reached = dict(second)
     for step in passes[2:]:
@@ -62,8 +61,8 @@ def test_a_full_run_plays_the_headline_cells_first_then_every_cell_in_rounds():
             reached[cell] = deals
     assert reached == {c: c.deals for c in full if not c.headline}   # the last reaches all
     best = next(c for c in full if c.row == HIGHEST_SCORE)
-    assert best.deals >= 1000 and best.spec.search_seats == (0, 1)
-    assert best.spec.blueprint == SIZES["full"].strengths[-1]
+    assert best.deals >= 1000 and best.spec.search_seats == (0, 1) and best.headline
+    assert (best.spec.method, best.spec.blueprint) == HIGHEST_SEARCH
 
 
 def test_belief_curves_are_read_back_from_their_cache(tmp_path):

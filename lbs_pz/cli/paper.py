@@ -5,8 +5,8 @@ SPARTA and LBS-16 on the strong bot, with the share of SPARTA's gain LBS keeps a
 speed-up), Table 2 (rows blueprint, SPARTA, LBS-inf, LBS-32 .. LBS-1; columns blueprints
 of increasing strength; the default belief and, where one ships, the learned belief
 alone), the rows beyond the paper (LBS on both seats; a fixed budget of rollout steps
-split between depth and worlds; the highest score: LBS-16 on every seat of the strongest
-blueprint), and the beliefs' cross-entropy over the course of the strong bot's games
+split between depth and worlds; the highest score: the search chosen for it on deals no
+figure uses, on every seat), and the beliefs' cross-entropy over the course of the strong bot's games
 (exact, grounded, learned). See `lbs_pz.eval.paper`.
 
     lbs-pz paper --quick                    # ~16 minutes on 2 cores: a few deals per cell
