@@ -86,6 +86,35 @@ def test_jsonl_log_resumes_and_splits_runs(tmp_path):
     assert len(open(log).read().splitlines()) == 2 * 4 + 1
 
 
+def test_a_game_has_one_key_whichever_variant_fields_are_named(tmp_path):
+    """`paper` names only the fields it changes, `compare` every field of the variant: a
+    game logged by either is found by the other, also in a log whose lines name only some
+    fields (written before keys named all of them)."""
+    log = str(tmp_path / "games.jsonl")
+    some = dict(players=2, colors=2, ranks=2, hand_size=2)
+    every = dataclasses.asdict(HanabiConfig(**some))
+    assert every != some
+    first = collect(SPECS, some, games=2, seed=0, backend="inline", show_progress=False,
+                    jsonl=log)
+    again = collect(SPECS, every, games=2, seed=0, backend="inline", show_progress=False,
+                    jsonl=log)
+    assert len(open(log).read().splitlines()) == 2 * 2 and _scores(again) == _scores(first)
+    old = str(tmp_path / "old.jsonl")           # the keys as they were: the fields named
+    with open(old, "w") as f:
+        for line in open(log):
+            entry = json.loads(line)
+            spec, _, seed = json.loads(entry["key"])
+            entry["key"] = json.dumps([spec, some, seed], sort_keys=True)
+            f.write(json.dumps(entry) + "\n")
+    report = collect(SPECS, every, games=2, seed=0, backend="inline", show_progress=False,
+                     jsonl=old, play=False)
+    assert _scores(report) == _scores(first)
+    other = collect(SPECS, dict(some, hand_size=3), games=1, seed=0, backend="inline",
+                    show_progress=False, jsonl=old)   # another variant is another game
+    assert all(len(games) == 1 for games in other.values())
+    assert len(open(old).read().splitlines()) == 2 * 2 + len(SPECS)
+
+
 def test_every_seat_can_search():
     """--search-seats all: a searcher per seat decides every move; seat 0 alone about
     half of them."""

@@ -24,6 +24,7 @@ the same call again plays only the missing games and gives the uninterrupted res
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import multiprocessing
@@ -193,7 +194,25 @@ BACKENDS = {"inline": _inline, "process": _process_pool, "ray": _ray}
 
 
 def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int) -> str:
-    return json.dumps([spec.to_dict(), config_kwargs, seed], sort_keys=True)
+    """A game's key in a log: the spec, EVERY field of the game variant (so the same game
+    has one key whichever fields the caller named: `compare` names all, `paper` only
+    those it changes) and the run seed."""
+    game = dataclasses.asdict(HanabiConfig(**config_kwargs))
+    return json.dumps([spec.to_dict(), game, seed], sort_keys=True)
+
+
+def _canonical_key(key: str, cache: Dict[str, str]) -> str:
+    """`key` of a log line as `_jsonl_key` writes it now: a line whose variant names only
+    some fields (written before keys named every field) gets them all. Cached in `cache`
+    (a log holds few keys); a key that is not a (spec, variant, seed) triple is kept."""
+    if key not in cache:
+        try:
+            spec, config, seed = json.loads(key)
+            game = dataclasses.asdict(HanabiConfig(**config))
+            cache[key] = json.dumps([spec, game, seed], sort_keys=True)
+        except (ValueError, TypeError, RecursionError):
+            cache[key] = key
+    return cache[key]
 
 
 MADE_WITH_NAMES = {"blueprint": "blueprint file", "recommended": "recommended settings",
@@ -326,10 +345,13 @@ def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dic
     N games (FIRST..LAST), seed S[, variant or settings that differ from the ones asked]"
     (to say why a report finds no games)."""
     groups: Dict[str, List[int]] = {}
-    methods = {}
+    methods, canonical = {}, {}
+    if config_kwargs is not None:
+        config_kwargs = dataclasses.asdict(HanabiConfig(**config_kwargs))
     for entry in read_log(path):
-        groups.setdefault(entry["key"], []).append(entry["game"])
-        methods[entry["key"]] = entry.get("method", "?")
+        key = _canonical_key(entry["key"], canonical)
+        groups.setdefault(key, []).append(entry["game"])
+        methods[key] = entry.get("method", "?")
     asked = {spec.method: spec.to_dict() for spec in specs}
     lines = []
     for key, games in groups.items():
@@ -423,8 +445,9 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
                                                              HanabiConfig(**config_kwargs))))
             return made[spec]
 
+        canonical: Dict[str, str] = {}
         for line in entries:
-            spec = keys.get(line["key"])
+            spec = keys.get(_canonical_key(line["key"], canonical))
             if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
                 # a line without "made_with" is from a log written before it was recorded
                 if "made_with" in line and line["made_with"] != made_for(spec):
