@@ -9,8 +9,9 @@ import pytest
 
 from lbs_pz.cli import main
 from lbs_pz.eval.paper import (DEPTHS, HIGHEST_SCORE, HIGHEST_SEARCH, RETRAINED,
-                               RETRAINED_BELIEF, RETRAINED_GAMES, ROUNDS, Cell, belief_curves, build_report,
-                               plan, run_cells, schedule, sparta_fits, variants, SIZES)
+                               RETRAINED_BELIEF, RETRAINED_GAMES, ROUNDS, Cell, belief_curves,
+                               build_report, plan, run_cells, schedule, sparta_fits, variants,
+                               SIZES)
 from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.search.methods import MethodSpec
 

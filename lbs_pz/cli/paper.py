@@ -6,8 +6,8 @@ speed-up), Table 2 (rows blueprint, SPARTA, LBS-inf, LBS-32 .. LBS-1; columns bl
 of increasing strength; the default belief and, where one ships, the learned belief
 alone), the rows beyond the paper (LBS on both seats; a fixed budget of rollout steps
 split between depth and worlds; the highest score: the search chosen for it on deals no
-figure uses, on every seat), and the beliefs' cross-entropy over the course of the strong bot's games
-(exact, grounded, learned). See `lbs_pz.eval.paper`.
+figure uses, on every seat), and the beliefs' cross-entropy over the course of the strong
+bot's games (exact, grounded, learned). See `lbs_pz.eval.paper`.
 
     lbs-pz paper --quick                    # ~16 minutes on 2 cores: a few deals per cell
     lbs-pz paper --full --workers 2         # many hours; what RESULTS.md quotes

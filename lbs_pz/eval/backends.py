@@ -193,12 +193,16 @@ def _ray(tasks, workers, address, fn=play_game):
 BACKENDS = {"inline": _inline, "process": _process_pool, "ray": _ray}
 
 
-def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int) -> str:
+def _key(spec: dict, config_kwargs: dict, seed) -> str:
     """A game's key in a log: the spec, EVERY field of the game variant (so the same game
     has one key whichever fields the caller named: `compare` names all, `paper` only
     those it changes) and the run seed."""
     game = dataclasses.asdict(HanabiConfig(**config_kwargs))
-    return json.dumps([spec.to_dict(), game, seed], sort_keys=True)
+    return json.dumps([spec, game, seed], sort_keys=True)
+
+
+def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int) -> str:
+    return _key(spec.to_dict(), config_kwargs, seed)
 
 
 def _canonical_key(key: str, cache: Dict[str, str]) -> str:
@@ -207,9 +211,7 @@ def _canonical_key(key: str, cache: Dict[str, str]) -> str:
     (a log holds few keys); a key that is not a (spec, variant, seed) triple is kept."""
     if key not in cache:
         try:
-            spec, config, seed = json.loads(key)
-            game = dataclasses.asdict(HanabiConfig(**config))
-            cache[key] = json.dumps([spec, game, seed], sort_keys=True)
+            cache[key] = _key(*json.loads(key))
         except (ValueError, TypeError, RecursionError):
             cache[key] = key
     return cache[key]

@@ -25,9 +25,8 @@ The tables:
 
 A full run takes hours, so it plays in passes (`schedule`): first the cells of the
 headline figures (Table 1 but SPARTA on 6 and 7 cards, and the highest score) to all
-their deals, then every
-other cell to 20 deals, then to 100, then to all: a run stopped at any time has tables
-over every cell it reached, each saying its deals.
+their deals, then every other cell to 20 deals, then to 100, then to all: a run stopped
+at any time has tables over every cell it reached, each saying its deals.
 
 `SIZES` holds the deals and worlds of each size; "tiny" runs the same code paths on a
 3-colour, 3-rank game in seconds (the tests), "quick" in minutes, "full" is what
@@ -221,9 +220,9 @@ def schedule(cells: Sequence[Cell], rounds: Sequence[int] = ROUNDS) -> List[List
     headline cells to all their deals, then every other cell to each of `rounds`, then
     to all its deals (a cell appears in a pass only if the pass adds deals to it). In
     each pass the other cells a figure rests on come first (`_lead`): the rest of Table 1
-    (SPARTA on the larger hands); then the rows beyond the paper, then Table 2. Each pass only adds games to the log, so a long run stopped
-    in any pass has every cell at the deals of the passes before, and the tables
-    written after each pass are whole."""
+    (SPARTA on the larger hands); then the rows beyond the paper, then Table 2. Each
+    pass only adds games to the log, so a long run stopped in any pass has every cell at
+    the deals of the passes before, and the tables written after each pass are whole."""
     passes = [[(c, c.deals) for c in cells if c.headline]]
     rest = sorted((c for c in cells if not c.headline), key=_lead)
     reached = {c: 0 for c in rest}
