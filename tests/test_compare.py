@@ -351,6 +351,40 @@ def test_blueprint_games_in_a_log_are_shared_by_every_search_setting(tmp_path):
     assert len(methods) == 2 + 2 * 2
 
 
+def test_a_setting_recommended_for_one_depth_replays_only_that_depths_games(tmp_path):
+    """A log line keeps the recommended settings of its method only: games of LBS-16,
+    whose settings did not change, stay when a delta is chosen for LBS-1, including the
+    lines of older logs, which kept every method's; LBS-1's games under another delta
+    are played again."""
+    log = tmp_path / "g.jsonl"
+    specs = [MethodSpec("lbs-16", blueprint="strong", rollouts=4),
+             MethodSpec("lbs-1", blueprint="strong", rollouts=4)]
+
+    def run():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            collect(specs, {}, games=1, seed=0, backend="inline", show_progress=False,
+                    jsonl=str(log))
+        return len(log.read_text().splitlines()), [str(w.message) for w in caught
+                                                    if "played again" in str(w.message)]
+
+    assert run() == (2, [])
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    made = {e["method"]: e["made_with"]["recommended"] for e in entries}
+    assert made == {"lbs-16 (default belief)": {}, "lbs-1 (default belief)":
+                    {"lbs-1": {"delta": 0.25}}}
+    for e in entries:                     # as an older log wrote them: every method's
+        e["made_with"]["recommended"] = {"lbs-1": {"delta": 0.25}, "lbs-2": {"delta": 0.5}}
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    assert run() == (2, [])
+    lbs1 = next(e for e in entries if e["method"] == "lbs-1 (default belief)")
+    lbs1["made_with"]["recommended"] = {"lbs-1": {"delta": 0.05}}
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    lines, said = run()
+    assert lines == 3 and len(said) == 1 and "1 games of lbs-1" in said[0]
+    assert "another recommended settings" in said[0]
+
+
 def test_games_made_with_other_files_are_played_again(tmp_path):
     """A log keeps with each game the files its spec resolved to (`made_with`): after a
     user's blueprint file or a value checkpoint changes under the same spec, its games

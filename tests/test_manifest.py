@@ -256,6 +256,39 @@ def test_recommended_settings_are_validated():
         validate(data)
 
 
+def test_a_blueprint_is_listed_once_per_game():
+    data = json.load(open(MANIFEST))
+    data["blueprints"].append(dict(data["blueprints"][0]))
+    with pytest.raises(ManifestError, match="listed twice for the same game"):
+        validate(data)
+
+
+def test_a_rule_bots_recommended_delta_applies_to_its_depth_only():
+    """The deltas chosen in docs/experiments/short_depth_delta.md reach the search of
+    that bot and depth, and no other (`recommended_for`)."""
+    from lbs_pz.agents import RuleBot
+    from lbs_pz.search.config import SearchConfig, recommended_for, settings_for
+
+    def delta(bot, method, **config):
+        return settings_for(RuleBot(bot), HanabiConfig(**config), SearchConfig(),
+                            method).delta
+    assert delta("strong", "lbs-1") == 0.25 and delta("strong", "lbs-2") == 0.5
+    assert delta("strong", "lbs-4") == delta("strong", "lbs-16") == 0.05
+    assert delta("strong", "sparta") == 0.05
+    assert delta("strong", "lbs-1", hand_size=6) == 0.05        # chosen for 5 cards only
+    assert [delta("medium", f"lbs-{k}") for k in (1, 2, 4, 8)] == [0.25, 0.25, 0.25, 0.05]
+    assert delta("weak", "lbs-1") == 0.05
+    assert settings_for(RuleBot("strong"), HanabiConfig(), SearchConfig(delta=0.1),
+                        "lbs-1").delta == 0.1                   # a setting given wins
+    every = {"lbs": {"pruning": "paired"}, "lbs-1": {"delta": 0.25}, "sparta": {"verify": 8}}
+    assert recommended_for(every, "lbs-1") == {"lbs": {"pruning": "paired"},
+                                               "lbs-1": {"delta": 0.25}}
+    assert recommended_for(every, "lbs-16") == {"lbs": {"pruning": "paired"}}
+    assert recommended_for(every, "sparta") == {"sparta": {"verify": 8}}
+    assert recommended_for(recommended_for(every, "lbs-1"), "lbs-1") == \
+        recommended_for(every, "lbs-1")
+
+
 def test_recommended_settings_follow_the_blueprint_not_its_path(tmp_path):
     from lbs_pz.agents import RuleBot, blueprint_identity, load_blueprint
 
@@ -270,12 +303,15 @@ def test_recommended_settings_follow_the_blueprint_not_its_path(tmp_path):
     assert recommended_settings(renamed) == {"lbs-1": {"delta": 0.75}}
     assert recommended_settings(expert, HanabiConfig(hand_size=4)) == {}
     assert recommended_settings(blueprint_identity(load_blueprint("lstm:public_lstm_2p"))) == {}
-    assert recommended_settings(blueprint_identity(RuleBot("strong"))) == {}
+    assert recommended_settings(blueprint_identity(RuleBot("strong"))) == \
+        {"lbs-1": {"delta": 0.25}, "lbs-2": {"delta": 0.5}}
+    assert recommended_settings(blueprint_identity(RuleBot("weak"))) == {}
     assert recommended_settings(None) == {}
     # a rule bot's settings come from a "blueprints" entry, matched by its identity
     medium = blueprint_identity(RuleBot("medium"))
 
     def add_medium(data):
+        data["blueprints"] = [b for b in data["blueprints"] if b["spec"] != "medium"]
         data["blueprints"].append({
             "spec": "medium", "fingerprint": medium["fingerprint"],
             "game": data["blueprints"][0]["game"], "recommended": {"lbs": {"delta": 0.25}},
@@ -297,6 +333,7 @@ def test_models_command_lists_what_ships(capsys):
     for name in SHIPPED:
         assert f"\n{name}  [" in out
     assert "recommended: lbs-1: delta=0.75" in out
+    assert "recommended: lbs-1: delta=0.25; lbs-2: delta=0.25; lbs-4: delta=0.25" in out
     assert "trained for: strong (fingerprint dbea8ff694df)" in out
     assert "2p 5-card 5x5" in out and "4.1 MB" in out
     assert not any(f"\n{name}  [" in out for name in RETIRED)
@@ -304,7 +341,7 @@ def test_models_command_lists_what_ships(capsys):
     assert main(["models", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert listed["models"] == shipped_models()
-    assert [b["spec"] for b in listed["blueprints"]] == ["strong"]
+    assert [b["spec"] for b in listed["blueprints"]] == ["strong", "medium"]
 
     assert main(["models", "--retired"]) == 0
     out = capsys.readouterr().out

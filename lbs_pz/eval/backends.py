@@ -44,6 +44,7 @@ from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.files import (check_input_path, check_output_path, open_locked, open_regular,
                                output_errors, read_lines)
 from lbs_pz.optional import ray_session, sigint_ignored
+from lbs_pz.search.config import recommended_for
 from lbs_pz.search.methods import MethodSpec, build_agent, made_with
 
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
@@ -393,6 +394,18 @@ def _check_count(name: str, value, minimum: int) -> int:
     return int(value)
 
 
+def _made_with_of(line: dict, spec: MethodSpec) -> Optional[dict]:
+    """A log line's `made_with` (None: the line has none), its recommended settings cut
+    to those that apply to the spec's method (`recommended_for`): lines written before
+    `made_with` held only those hold every method's."""
+    if "made_with" not in line:
+        return None
+    then = dict(line["made_with"])
+    if isinstance(then.get("recommended"), dict):
+        then["recommended"] = recommended_for(then["recommended"], spec.method)
+    return then
+
+
 def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: int = 0,
             backend: str = "process", workers: Optional[int] = None,
             address: Optional[str] = None, show_progress: bool = True,
@@ -452,11 +465,11 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
             spec = keys.get(_canonical_key(line["key"], canonical))
             if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
                 # a line without "made_with" is from a log written before it was recorded
-                if "made_with" in line and line["made_with"] != made_for(spec):
+                then = _made_with_of(line, spec)
+                if then is not None and then != made_for(spec):
                     now = made_for(spec)
                     stale.add((spec, line["game"], tuple(sorted(
-                        k for k in set(now) | set(line["made_with"])
-                        if now.get(k) != line["made_with"].get(k)))))
+                        k for k in set(now) | set(then) if now.get(k) != then.get(k)))))
                     continue
                 done.add((spec, line["game"]))
                 out[labels[spec]].append(line["result"])

@@ -215,6 +215,7 @@ def validate(data: Any, where: str = MANIFEST_NAME) -> None:
             names[entry["name"]] = section
             if section == "models":
                 _recommended(entry, at, blueprint=entry["kind"] == "public_lstm")
+    listed: Dict[str, str] = {}
     for i, entry in enumerate(data["blueprints"]):
         at = f"{where} blueprints[{i}]"
         _fields(entry, BLUEPRINT_FIELDS, at)
@@ -223,6 +224,12 @@ def validate(data: Any, where: str = MANIFEST_NAME) -> None:
         _game(entry["game"], at)
         _text(entry["purpose"], at, "purpose")
         _recommended(entry, at, blueprint=True)
+        # one entry per blueprint and game: a second would never be read
+        key = json.dumps([entry["fingerprint"], entry["game"]], sort_keys=True)
+        if key in listed:
+            _fail(at, f"blueprint {entry['spec']!r} is listed twice for the same game "
+                      f"(also {listed[key]})")
+        listed[key] = at
     for section in ("models", "retired"):
         for i, entry in enumerate(data[section]):
             unknown = [n for n in entry["needs"] if n not in names]

@@ -302,14 +302,23 @@ def speed_defaults(blueprint) -> Tuple[dict, str]:
     return {}, ""
 
 
+def recommended_for(recommended: dict, method: str) -> dict:
+    """The part of a blueprint's recommended settings ({method: {setting: value}}, as
+    `recommended_settings` gives them) that applies to `method`: its own entry and, for
+    an LBS depth, the "lbs" entry (every depth). A recommendation for LBS-1 changes no
+    game of LBS-16 or SPARTA, so a log's games of those stay valid when it is added."""
+    return {key: value for key, value in recommended.items()
+            if key == method or (key == "lbs" and method.startswith("lbs-"))}
+
+
 def settings_for(blueprint, game: HanabiConfig, config: SearchConfig, method: str,
                  notes: Optional[List[str]] = None) -> SearchConfig:
     """`config` with each None knob chosen (module docstring): the blueprint's recommended
     setting for `method` from the manifest, else its speed default (`speed_defaults`),
     else `DEFAULTS`. Appends to `notes` each choice that is not a general default."""
-    recommended = recommended_settings(blueprint_identity(blueprint), game)
-    chosen = dict(recommended.get("lbs", {}) if method.startswith("lbs-") else {})
-    chosen.update(recommended.get(method, {}))
+    applying = recommended_for(recommended_settings(blueprint_identity(blueprint), game), method)
+    chosen = dict(applying.get("lbs", {}))
+    chosen.update(applying.get(method, {}))
     speed, speed_why = speed_defaults(blueprint)
     filled = {}
     for name in RESOLVED:

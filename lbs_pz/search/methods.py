@@ -27,7 +27,8 @@ from lbs_pz.engine import HanabiConfig
 from lbs_pz.models import find_model, path as model_path, recommended_settings
 from lbs_pz.optional import torch_available
 from lbs_pz.search.agents import LBSAgent, SpartaAgent
-from lbs_pz.search.config import SearchConfig, method_depth, parse_method
+from lbs_pz.search.config import (SearchConfig, method_depth, parse_method,
+                                  recommended_for)
 
 SEARCH_FIELDS = tuple(f.name for f in dataclasses.fields(SearchConfig))
 
@@ -133,9 +134,9 @@ def describe(spec: MethodSpec, config: HanabiConfig) -> List[str]:
 def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
     """What the games of `spec` in `config` depend on beyond the spec itself, as JSON:
     the blueprint's fingerprint and, for a search, the settings the manifest recommends
-    for it and the sha256 of each model file it can load: a checkpoint the spec names,
-    else the belief and the value that ship for the blueprint and variant (the ones
-    `resolve` picks when the spec leaves them unset). The same spec made with other
+    for its method (`recommended_for`) and the sha256 of each model file it can load: a
+    checkpoint the spec names, else the belief and the value that ship for the blueprint
+    and variant (the ones `resolve` picks when the spec leaves them unset). The same spec made with other
     files (a model shipped or retrained since, a blueprint file overwritten) plays other
     games: a compare log stores this with each game and reuses a game only under the
     same value. Loads the blueprint; reads the manifest and hashes files."""
@@ -144,7 +145,7 @@ def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
     out = {"blueprint": identity["fingerprint"] or identity["spec"]}
     if spec.method == "blueprint":
         return out
-    out["recommended"] = recommended_settings(identity, config)
+    out["recommended"] = recommended_for(recommended_settings(identity, config), spec.method)
     if spec.method == "sparta":
         return out
     search = spec.search
