@@ -396,8 +396,8 @@ def _check_count(name: str, value, minimum: int) -> int:
 
 def _made_with_of(line: dict, spec: MethodSpec) -> Optional[dict]:
     """A log line's `made_with` (None: the line has none), its recommended settings cut
-    to those that apply to the spec's method (`recommended_for`): lines written before
-    `made_with` held only those hold every method's."""
+    to those that apply to the spec's method (`recommended_for`), as `made_with` writes
+    them now: older lines hold the settings of every method of the blueprint."""
     if "made_with" not in line:
         return None
     then = dict(line["made_with"])
