@@ -381,7 +381,8 @@ def test_a_setting_recommended_for_one_depth_replays_only_that_depths_games(tmp_
     lbs1["made_with"]["recommended"] = {"lbs-1": {"delta": 0.05}}
     log.write_text("".join(json.dumps(e) + "\n" for e in entries))
     lines, said = run()
-    assert lines == 3 and len(said) == 1 and "1 games of lbs-1" in said[0]
+    assert lines == 3 and len(said) == 1
+    assert "1 games of lbs-1 (default belief) on 'strong' (seed 0)" in said[0]
     assert "another recommended settings" in said[0]
 
 
@@ -424,7 +425,9 @@ def test_games_made_with_other_files_are_played_again(tmp_path):
     assert "another blueprint file than it uses now" in said[0]
     make_value(1)
     lines, said = run()
-    assert lines == 8 and len(said) == 1 and "2 games of lbs-1" in said[0]
+    assert lines == 8 and len(said) == 1
+    assert "2 games of lbs-1 (default belief, value " in said[0]
+    assert "on 'strong', colors=2, hand_size=2, players=2, ranks=2 (seed 0)" in said[0]
     assert "another value file than" in said[0]
     entries = [json.loads(line) for line in open(log)]
     assert len({json.dumps(e["made_with"], sort_keys=True) for e in entries}) == 4

@@ -479,7 +479,9 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
             if replaced:
                 changed = sorted({MADE_WITH_NAMES.get(k, k) for s, g, fields in stale
                                   if s == spec and g in replaced for k in fields})
-                warnings.warn(f"{jsonl}: {len(replaced)} games of {labels[spec]} were played "
+                variant = "".join(f", {k}={v}" for k, v in sorted(config_kwargs.items()))
+                warnings.warn(f"{jsonl}: {len(replaced)} games of {labels[spec]} on "
+                              f"{spec.blueprint!r}{variant} (seed {seed}) were played "
                               f"with another {' / '.join(changed)} than it uses now (a "
                               f"file changed, or a model shipped, since): "
                               + ("played again" if play else "left out"), stacklevel=2)
