@@ -112,6 +112,7 @@ def test_tables_json_and_figures_from_a_tiny_run(tmp_path, capsys):
     data = json.load(open(os.path.join(out, "paper.json")))
     assert data["size"] == "tiny" and len(data["cells"]) == len(TINY) + 1
     assert RETRAINED in text
+    assert f"| {HIGHEST_SCORE}: {HIGHEST_SEARCH[0]} (default belief, seats 0,1) |" in text
     for cell in data["cells"]:
         assert cell["deals"] == cell["deals_asked"] and 0 <= cell["mean"] <= 9
         assert ("gain" in cell) == (cell["row"] != "blueprint")

@@ -518,8 +518,11 @@ def _grid(title: str, stats: List[dict], table: str) -> str:
              f"seconds per game [deals])", "", "| | " + " | ".join(columns) + " |",
              "|---|" + "---:|" * len(columns)]
     for row in rows:
-        lines.append(f"| {row} | " + " | ".join(_figure(at.get((row, c), {})) for c in columns)
-                     + " |")
+        # the highest-score row names its search, which a later revision may change
+        name = row if row != HIGHEST_SCORE else \
+            f"{row}: {next(s['method'] for s in cells if s['row'] == row)}"
+        lines.append(f"| {name} | " + " | ".join(_figure(at.get((row, c), {}))
+                                                  for c in columns) + " |")
     return "\n".join(lines)
 
 
