@@ -258,7 +258,9 @@ SECTIONS = {
         "than asked says \"so far\". Two worker processes: s/game is per worker, one core "
         "each. The command also writes Tables 2 and 3, paper.json and the figures "
         "(score against time, belief cross-entropy by move) to results/paper_full/ on the "
-        "machine that runs it.",
+        "machine that runs it. The log, results/paper_full/games.jsonl, is in the "
+        "repository: the command below rebuilds these tables on any clone, and `lbs-pz "
+        "paper --full --workers 2` there continues the run.",
         "lbs-pz paper --tiny --workers 2 --no-progress --out results/paper_tiny",
         "lbs-pz paper --full --report-only --no-progress --out results/paper_full"),
     "walkthrough": (

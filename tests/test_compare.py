@@ -437,3 +437,43 @@ def test_games_made_with_other_files_are_played_again(tmp_path):
     collect([MethodSpec("blueprint", blueprint=f"py:{bot}:HintPlayDiscard")], small,
             games=2, seed=0, backend="inline", show_progress=False, jsonl=str(legacy))
     assert len(legacy.read_text().splitlines()) == 2
+
+
+def test_a_log_moved_with_its_checkpoints_keeps_its_games(tmp_path, monkeypatch):
+    """A checkpoint inside the log's folder is keyed by its name there, not by the path
+    the run was given: the folder copied elsewhere, and read from another working folder
+    by a relative path, holds every game (nothing played again), while a checkpoint
+    outside the folder keeps its path in the key."""
+    import shutil
+
+    from lbs_pz.train.configs import ValueTrainConfig
+    from lbs_pz.train.value import train_value
+    small = dict(players=2, colors=2, ranks=2, hand_size=2)
+    run = tmp_path / "run"
+    run.mkdir()
+    train_value(ValueTrainConfig(**small, steps=1, minutes=0.0, games_per_step=4, val_games=4,
+                                 hidden=8, seed=0, out=str(run / "value.pt"), curve="none",
+                                 progress=False), log=lambda s: None)
+
+    def spec(folder):
+        return MethodSpec("lbs-1", blueprint="strong", value_checkpoint=str(folder / "value.pt"),
+                          rollouts=4)
+
+    first = collect([spec(run)], small, games=2, seed=0, backend="inline", show_progress=False,
+                    jsonl=str(run / "games.jsonl"))
+    keys = {json.loads(line)["key"] for line in open(run / "games.jsonl")}
+    assert len(keys) == 1 and '"value_checkpoint": "<log folder>/value.pt"' in keys.pop()
+    moved = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(run, moved)
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    relative = collect([spec(moved.relative_to(tmp_path / "elsewhere"))], small, games=2,
+                       seed=0, backend="inline", show_progress=False,
+                       jsonl="copy/games.jsonl", play=False)
+    assert list(_scores(relative).values()) == list(_scores(first).values())
+    assert [len(games) for games in relative.values()] == [2]
+    # a checkpoint outside the log's folder: its path as given
+    outside = collect([spec(run)], small, games=1, seed=0, backend="inline",
+                      show_progress=False, jsonl="copy/games.jsonl")
+    assert len(next(iter(outside.values()))) == 1
+    lines = [json.loads(line)["key"] for line in open(moved / "games.jsonl")]
+    assert len(lines) == 3 and str(run / "value.pt") in lines[-1]

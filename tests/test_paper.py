@@ -175,3 +175,23 @@ def test_the_share_of_spartas_gain_compares_gains_on_spartas_deals():
     results[by_row["sparta"]] = games([7, 7, 7, 7])
     assert build_report(cells, results)["variants"][0]["share_of_sparta_gain"] == \
         pytest.approx(2.5 / 2)
+
+
+def test_the_full_runs_log_in_the_repository_holds_only_games_of_the_plan():
+    """results/paper_full/games.jsonl (in the repository: RESULTS.md's paper tables are
+    built from it, and a run on any clone continues it) reads back whole, and each of its
+    games belongs to a cell of today's full plan, within that cell's deals: a change to the
+    plan that would strand the games played (a rerun could not find them) fails here."""
+    from lbs_pz.eval.backends import _jsonl_key, _canonical_key, _log_folder, read_log
+    log = os.path.join(os.path.dirname(__file__), "..", "results", "paper_full", "games.jsonl")
+    assert os.path.isfile(log)
+    deals = {}
+    for cell in plan("full", os.path.join(os.path.dirname(log), RETRAINED_BELIEF)):
+        key = _jsonl_key(cell.spec, cell.game_kwargs, 0, _log_folder(log))
+        deals[key] = max(deals.get(key, 0), cell.deals)
+    canonical, entries = {}, read_log(log)
+    assert entries
+    stranded = {e["method"] for e in entries
+                if e["game"] >= deals.get(_canonical_key(e["key"], canonical,
+                                                          _log_folder(log)), 0)}
+    assert not stranded, f"games of no cell of the full plan: {sorted(stranded)}"

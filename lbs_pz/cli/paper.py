@@ -84,9 +84,8 @@ def run(args) -> int:
                          f"exist: run without --report-only first")
     os.makedirs(out, exist_ok=True)
     check_output_path(log, "--out")
-    # absolute: the path is part of the row's log key, the same whatever the working folder
-    retrained = os.path.abspath(os.path.join(out, RETRAINED_BELIEF)) if torch_available() \
-        else None
+    # in OUT: the log keys it as "<log folder>/belief_on_lbs.pt", so a moved run resumes
+    retrained = os.path.join(out, RETRAINED_BELIEF) if torch_available() else None
     cells = plan(size, retrained)
     start = time.perf_counter()
     curves = None

@@ -14,6 +14,8 @@ holds its spec's `made_with` (`lbs_pz.search.methods.made_with`: the digests of 
 blueprint and model files the spec resolved to); a game made with other files than the
 spec resolves to now is played again, with a warning, so a model shipped or retrained
 since never lets older games stand for it (lines without it, from older logs, are reused).
+A checkpoint inside the log's folder is keyed by its name there ("<log folder>/NAME"), not
+by the path the run was given, so a log copied or moved with its files keeps its games.
 
 Interrupts: a KeyboardInterrupt (Ctrl-C) or any error while games run stops every backend
 at once: queued games are cancelled (process pool: workers ignore SIGINT and are
@@ -194,25 +196,53 @@ def _ray(tasks, workers, address, fn=play_game):
 BACKENDS = {"inline": _inline, "process": _process_pool, "ray": _ray}
 
 
-def _key(spec: dict, config_kwargs: dict, seed) -> str:
-    """A game's key in a log: the spec, EVERY field of the game variant (so the same game
-    has one key whichever fields the caller named: `compare` names all, `paper` only
-    those it changes) and the run seed."""
+LOG_FOLDER = "<log folder>"     # how a key names a checkpoint inside the log's folder
+_FILE_FIELDS = ("belief_checkpoint", "value_checkpoint")
+
+
+def _in_folder(spec: dict, folder: Optional[str]) -> dict:
+    """`spec` with each checkpoint inside `folder` (the log's, absolute) named
+    "<log folder>/NAME": a log moved or copied with the files beside it keeps its keys,
+    whatever folder the run starts in. Other paths stay as given."""
+    if not folder or not isinstance(spec, dict):
+        return spec
+    out = dict(spec)
+    for name in _FILE_FIELDS:
+        path = out.get(name)
+        if isinstance(path, str) and path and not path.startswith(LOG_FOLDER):
+            inside = os.path.relpath(os.path.abspath(path), folder)
+            if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
+                out[name] = "/".join((LOG_FOLDER, *inside.split(os.sep)))
+    return out
+
+
+def _key(spec: dict, config_kwargs: dict, seed, folder: Optional[str] = None) -> str:
+    """A game's key in a log: the spec (its checkpoints in the log's `folder` named
+    relative to it, `_in_folder`), EVERY field of the game variant (so the same game has
+    one key whichever fields the caller named: `compare` names all, `paper` only those it
+    changes) and the run seed."""
     game = dataclasses.asdict(HanabiConfig(**config_kwargs))
-    return json.dumps([spec, game, seed], sort_keys=True)
+    return json.dumps([_in_folder(spec, folder), game, seed], sort_keys=True)
 
 
-def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int) -> str:
-    return _key(spec.to_dict(), config_kwargs, seed)
+def _log_folder(jsonl: Optional[str]) -> Optional[str]:
+    return os.path.dirname(os.path.abspath(jsonl)) if jsonl else None
 
 
-def _canonical_key(key: str, cache: Dict[str, str]) -> str:
+def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int,
+               folder: Optional[str] = None) -> str:
+    return _key(spec.to_dict(), config_kwargs, seed, folder)
+
+
+def _canonical_key(key: str, cache: Dict[str, str], folder: Optional[str] = None) -> str:
     """`key` of a log line as `_jsonl_key` writes it now: a line whose variant names only
-    some fields (written before keys named every field) gets them all. Cached in `cache`
+    some fields (written before keys named every field) gets them all, and a checkpoint
+    named by its path inside the log's folder is named relative to it. Cached in `cache`
     (a log holds few keys); a key that is not a (spec, variant, seed) triple is kept."""
     if key not in cache:
         try:
-            cache[key] = _key(*json.loads(key))
+            spec, game, seed = json.loads(key)
+            cache[key] = _key(spec, game, seed, folder)
         except (ValueError, TypeError, RecursionError):
             cache[key] = key
     return cache[key]
@@ -351,11 +381,12 @@ def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dic
     methods, canonical = {}, {}
     if config_kwargs is not None:
         config_kwargs = dataclasses.asdict(HanabiConfig(**config_kwargs))
+    folder = _log_folder(path)
     for entry in read_log(path):
-        key = _canonical_key(entry["key"], canonical)
+        key = _canonical_key(entry["key"], canonical, folder)
         groups.setdefault(key, []).append(entry["game"])
         methods[key] = entry.get("method", "?")
-    asked = {spec.method: spec.to_dict() for spec in specs}
+    asked = {spec.method: _in_folder(spec.to_dict(), folder) for spec in specs}
     lines = []
     for key, games in groups.items():
         try:
@@ -446,7 +477,8 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
         raise ValueError("play=False reports the games of a log: pass jsonl=PATH")
     wanted = range(first_game, first_game + games)
     out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
-    keys = {_jsonl_key(spec, config_kwargs, seed): spec for spec in specs}
+    folder = _log_folder(jsonl)
+    keys = {_jsonl_key(spec, config_kwargs, seed, folder): spec for spec in specs}
     log = open_locked(jsonl, "game log") if jsonl and play else None     # locked until the run ends
     try:
         entries = _read_entries(log, jsonl, repair=True) if log is not None else \
@@ -462,7 +494,7 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
 
         canonical: Dict[str, str] = {}
         for line in entries:
-            spec = keys.get(_canonical_key(line["key"], canonical))
+            spec = keys.get(_canonical_key(line["key"], canonical, folder))
             if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
                 # a line without "made_with" is from a log written before it was recorded
                 then = _made_with_of(line, spec)
@@ -497,7 +529,8 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
                     spec = result.pop("spec")
                     out[labels[spec]].append(result)
                     if log is not None:     # one write and flush: the log holds whole lines
-                        line = json.dumps({"key": _jsonl_key(spec, config_kwargs, seed),
+                        line = json.dumps({"key": _jsonl_key(spec, config_kwargs, seed,
+                                                             folder),
                                            "method": labels[spec], "game": result["game"],
                                            "made_with": made_for(spec),
                                            "result": result}) + "\n"
