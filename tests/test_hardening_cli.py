@@ -211,6 +211,8 @@ def _tampered_logs(tmp_path):
                                                 result(fallbacks=10**6), at=3),
         "nan-seconds": tamper("nan.jsonl", result(seconds=float("nan"))),
         "negative-seconds": tamper("seconds.jsonl", result(seconds=-1.0)),
+        "a-machine-not-named": tamper("machine.jsonl", result(machine=["cpu"])),
+        "a-machine-named-at-length": tamper("machine_long.jsonl", result(machine="x" * 10**4)),
         "another-game's-result": tamper("game.jsonl", result(game=1), at=0),
         "a-variant-that-cannot-be": tamper("variant.jsonl", bad_variant),
         "game-2**40": tamper("index.jsonl", lambda e: e.update(game=2**40)),

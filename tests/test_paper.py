@@ -177,6 +177,37 @@ def test_the_share_of_spartas_gain_compares_gains_on_spartas_deals():
         pytest.approx(2.5 / 2)
 
 
+def test_a_speedup_from_two_machines_says_so():
+    """Each game records the machine that timed it: a speed-up whose SPARTA and LBS-16
+    games were timed on different machines (or on an unrecorded one) names them in Table 1
+    and in its figure line; timed on one machine, it says nothing more."""
+    from lbs_pz.eval.backends import machine
+    from lbs_pz.eval.paper import headline
+    cells = [c for c in TINY if c.table == "variants" and c.variant == TINY[0].variant]
+    by_row = {c.row: c for c in cells}
+
+    def games(scores, seconds, where):
+        return [dict(game=g, score=s, seconds=seconds, moves=20, decisions=5, rollouts=10,
+                     fallbacks=0, deviations=0, **where) for g, s in enumerate(scores)]
+    here = {"machine": machine()}
+    results = {by_row["blueprint"]: games([5, 5, 5], 0.1, here),
+               by_row["sparta"]: games([7, 7, 6], 8.0, here),
+               by_row["lbs-16"]: games([7, 6, 7], 2.0, here)}
+    row = build_report(cells, results)["variants"][0]
+    assert row["speedup"] == 4.0 and "timed_on" not in row
+    assert "other machines" not in headline(build_report(cells, results))
+    results[by_row["sparta"]] = games([7, 7, 6], 8.0, {"machine": "Another CPU (amx_bf16)"})
+    report = build_report(cells, results)
+    assert report["variants"][0]["timed_on"] == \
+        f"SPARTA on Another CPU (amx_bf16), LBS-16 on {machine()}"
+    text = headline(report)
+    assert "4.0x (timed on other machines: SPARTA on Another CPU (amx_bf16)" in text
+    assert re.search(r"figure: .*4\.0x less time \(timed on other machines", text)
+    results[by_row["sparta"]] = games([7, 7, 6], 8.0, {})      # logged before machines were
+    assert "an unrecorded machine" in build_report(cells, results)["variants"][0]["timed_on"]
+    assert machine() and len(machine()) <= 200
+
+
 def test_the_full_runs_log_in_the_repository_holds_only_games_of_the_plan():
     """results/paper_full/games.jsonl (in the repository: RESULTS.md's paper tables are
     built from it, and a run on any clone continues it) reads back whole, and each of its

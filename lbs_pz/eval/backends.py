@@ -27,10 +27,12 @@ the same call again plays only the missing games and gives the uninterrupted res
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import multiprocessing
 import os
+import platform
 import signal
 import threading
 import time
@@ -49,6 +51,7 @@ from lbs_pz.optional import ray_session, sigint_ignored
 from lbs_pz.search.config import recommended_for
 from lbs_pz.search.methods import MethodSpec, build_agent, made_with
 
+MACHINE_CHARS = 200                # the longest machine name a log line may hold
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
 
 
@@ -64,9 +67,32 @@ def cached_agents(spec: MethodSpec, config_kwargs: dict, seat=None) -> tuple:
     return _AGENTS[key]
 
 
+@functools.lru_cache(maxsize=1)
+def machine() -> str:
+    """The CPU this process times its games on, as a log records it with each game: its
+    model name and the instruction sets that most change the nets' speed, e.g. "Intel(R)
+    Xeon(R) Processor (avx512_bf16, amx)" (one model name can hide both). Timings from
+    two machines are not comparable: the paper's Table 1 says when a speed-up mixes them."""
+    name, flags = platform.processor() or platform.machine() or "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                field, _, value = line.partition(":")
+                if field.strip() == "model name":
+                    name = value.strip() or name
+                elif field.strip() in ("flags", "Features"):
+                    flags = set(value.split())
+                    break
+    except OSError:
+        pass
+    sets = [s for s in ("avx512_bf16", "amx_bf16", "sve") if s in flags]
+    return (name + (f" ({', '.join(sets)})" if sets else ""))[:MACHINE_CHARS]
+
+
 def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
     """Play deal `game` of the evaluation stream of run `seed` with `spec`; a JSON-ready
-    summary (score, seconds, moves, decisions, rollouts, fallbacks, deviations, depth)."""
+    summary (score, seconds, moves, decisions, rollouts, fallbacks, deviations, depth, and
+    the `machine` that timed it)."""
     config = HanabiConfig(**config_kwargs)
     searching = () if spec.method == "blueprint" else (
         range(config.players) if spec.search_seats == ("all",) else spec.search_seats)
@@ -86,6 +112,7 @@ def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> di
         "fallbacks": sum(r.fallback for r in results),
         "deviations": sum(r.deviated for r in results),
         "depth": None if not searchers else next(iter(searchers.values())).depth,
+        "machine": machine(),
     }
 
 
@@ -293,6 +320,9 @@ def _check_entry(entry, variants: Dict[str, object]) -> str:
         return f"'result' is of game {result['game']} but the line says game {game}"
     if not isinstance(entry.get("made_with", {}), dict):
         return "'made_with' is not an object"
+    if not isinstance(result.get("machine", ""), str) or len(result.get("machine", "")) > \
+            MACHINE_CHARS:
+        return f"'result' machine={result['machine']!r:.40}: not a machine's name"
     if result.get("depth") is not None and type(result["depth"]) is not int:
         return f"'result' depth={result['depth']!r:.40}: not an integer"
     limits = _variant_limits(entry["key"], variants)

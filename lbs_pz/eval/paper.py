@@ -14,8 +14,10 @@ The tables:
 1. variants: 5-card, 6-card and 7-card with at most 4 information tokens (the paper's
    Table 1); blueprint, SPARTA and LBS-16 on the strong bot, each mean +- s.e.m. and
    seconds per game, the paired gain over the blueprint on the same deals, the share of
-   SPARTA's gain LBS keeps and its speed-up over SPARTA. SPARTA whose exact belief would
-   not fit its memory cap is not run: the cell says why (its size and the memory it needs).
+   SPARTA's gain LBS keeps and its speed-up over SPARTA (naming the machines when the
+   two were timed on different ones: each game records its own). SPARTA whose exact
+   belief would not fit its memory cap is not run: the cell says why (its size and the
+   memory it needs).
 2. depths and strengths (the paper's Table 2): rows blueprint, SPARTA, LBS-inf, LBS-32 ..
    LBS-1, columns the blueprints of `STRENGTHS`, with this package's default belief and
    with the learned belief alone (the paper's LBS) where one ships for the blueprint.
@@ -69,6 +71,7 @@ RETRAINED = "lbs-16, belief retrained on its own games"
 RETRAINED_BELIEF = "belief_on_lbs.pt"       # its belief, in the run's folder
 RETRAINED_GAMES = "lbs_games.jsonl"         # the games it is retrained on, in the run's folder
 NOT_PLAYED = "not played yet"     # a cell whose games a run has not reached
+UNRECORDED = "an unrecorded machine"    # games logged before the log named the machine
 
 
 @dataclasses.dataclass(frozen=True)
@@ -342,7 +345,8 @@ def cell_stats(cell: Cell, games, blueprint_games) -> dict:
     game = HanabiConfig(**cell.game_kwargs)
     row = summarize({"blueprint": base, "cell": games}, game.colors * game.ranks)[-1]
     out.update(deals=row["games"], mean=row["mean"], sem=row["sem"],
-               seconds_per_game=row["seconds_per_game"], deviation_rate=row["deviation_rate"])
+               seconds_per_game=row["seconds_per_game"], deviation_rate=row["deviation_rate"],
+               machines=sorted({g.get("machine", UNRECORDED) for g in games}))
     if "paired_diff" in row:
         out["gain"], out["gain_sem"] = row["paired_diff"], row["paired_diff_se"]
     return out
@@ -386,7 +390,8 @@ def build_report(cells: Sequence[Cell], results: Dict[Cell, object]) -> dict:
 def variants_rows(stats: List[dict]) -> List[dict]:
     """Table 1's rows: per variant the blueprint's, SPARTA's and LBS-16's figures, the
     share of SPARTA's gain LBS-16 keeps (both gains on SPARTA's deals) and its speed-up
-    over SPARTA."""
+    over SPARTA, with "timed_on" naming the machines when the two cells' games were not
+    all timed on one (a ratio of timings from two machines says little)."""
     by_variant: Dict[str, dict] = {}
     for s in stats:
         by_variant.setdefault(s["variant"], {})[s["row"]] = s
@@ -399,6 +404,9 @@ def variants_rows(stats: List[dict]) -> List[dict]:
                 / sparta["gain"]
         if sparta.get("seconds_per_game") and lbs.get("seconds_per_game"):
             out["speedup"] = sparta["seconds_per_game"] / lbs["seconds_per_game"]
+            if sparta["machines"] != lbs["machines"] or len(lbs["machines"]) > 1:
+                out["timed_on"] = (f"SPARTA on {' + '.join(sparta['machines'])}, LBS-16 on "
+                                   f"{' + '.join(lbs['machines'])}")
         rows.append(out)
     return rows
 
@@ -426,7 +434,9 @@ def headline(report: dict, curves: Optional[dict] = None) -> str:
         ok = have and row["share_of_sparta_gain"] >= share and row["speedup"] >= speed
         if have:
             got = (f"{100 * row['share_of_sparta_gain']:.0f}% of SPARTA's gain at "
-                   f"{row['speedup']:.1f}x less time")
+                   f"{row['speedup']:.1f}x less time"
+                   + (f" (timed on other machines: {row['timed_on']})"
+                      if "timed_on" in row else ""))
         elif "gain" in row["sparta"]:
             got = "no share: SPARTA gained 0"
         elif "mean" in row["sparta"] and "mean" in row["lbs-16"]:
@@ -503,6 +513,8 @@ def _variants_table(rows: List[dict]) -> str:
     for r in rows:
         share = f"{100 * r['share_of_sparta_gain']:.0f}%" if "share_of_sparta_gain" in r else ""
         speed = f"{r['speedup']:.1f}x" if "speedup" in r else ""
+        if "timed_on" in r:
+            speed += f" (timed on other machines: {r['timed_on']})"
         lines.append(f"| {r['variant']} | {_figure(r['blueprint'])} | {_figure(r['sparta'])} | "
                      f"{_figure(r['lbs-16'])} | {share} | {speed} |")
     return "\n".join(lines)
