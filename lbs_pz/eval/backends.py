@@ -71,7 +71,7 @@ def cached_agents(spec: MethodSpec, config_kwargs: dict, seat=None) -> tuple:
 def machine() -> str:
     """The CPU this process times its games on, as a log records it with each game: its
     model name and the instruction sets that most change the nets' speed, e.g. "Intel(R)
-    Xeon(R) Processor (avx512_bf16, amx)" (one model name can hide both). Timings from
+    Xeon(R) Processor (avx512_bf16, amx_bf16)" (one model name can hide both). Timings from
     two machines are not comparable: the paper's Table 1 says when a speed-up mixes them."""
     name, flags = platform.processor() or platform.machine() or "unknown CPU", set()
     try:
