@@ -45,6 +45,8 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from lbs_pz.host import machine
+
 
 HLE_PACKAGE = "hanabi-learning-environment"
 HLE_VERSION = "0.0.4"
@@ -98,17 +100,6 @@ def default_cache_dir() -> Path:
 def default_driver_source() -> Path:
     """The C++ driver beside this script."""
     return Path(__file__).resolve().with_name("hle_random_play.cc")
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _package_version(name: str) -> Optional[str]:
@@ -601,7 +592,7 @@ def run(games: Optional[int] = None, quick: bool = False, repeats: Optional[int]
                    "encoding_size": config.encoding_size},
         "pinned_core": pinned,
         "threads_env": {v: os.environ.get(v) for v in THREAD_ENV_VARS},
-        "cpu": _cpu_model(),
+        "cpu": machine(),
         "logical_cpus": os.cpu_count(),
         "python": platform.python_version(),
         "numpy": numpy.__version__,

@@ -26,6 +26,8 @@ import subprocess
 import sys
 import time
 
+from lbs_pz import host
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STORE = os.path.join(ROOT, "benchmarks", "results.json")
 RESULTS = os.path.join(ROOT, "RESULTS.md")
@@ -468,16 +470,8 @@ SECTIONS = {
 
 
 def machine() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+    return {"cpu": host.machine(), "cores": os.cpu_count(),
+            "python": platform.python_version(),
             "system": f"{platform.system()} {platform.release()}"}
 
 

@@ -10,8 +10,9 @@ import pytest
 from lbs_pz.cli import main
 from lbs_pz.eval.paper import (DEPTHS, HIGHEST_SCORE, HIGHEST_SEARCH, RETRAINED,
                                RETRAINED_BELIEF, RETRAINED_GAMES, ROUNDS, Cell, belief_curves,
-                               build_report, plan, run_cells, schedule, sparta_fits, variants,
-                               SIZES)
+                               build_report, headline, plan, run_cells, schedule, sparta_fits,
+                               variants, SIZES)
+from lbs_pz.host import machine
 from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.search.methods import MethodSpec
 
@@ -43,13 +44,13 @@ def test_the_plan_holds_every_table_of_the_issue():
 def test_a_full_run_plays_the_headline_cells_first_then_every_cell_in_rounds():
     full = plan("full")
     passes = schedule(full)
-    headline = [c for c in full if c.headline]
-    assert passes[0] == [(c, c.deals) for c in headline]      # all their deals, first
-    assert {(c.variant, c.row) for c in headline if c.table == "variants"} == \
+    firsts = [c for c in full if c.headline]
+    assert passes[0] == [(c, c.deals) for c in firsts]        # all their deals, first
+    assert {(c.variant, c.row) for c in firsts if c.table == "variants"} == \
         {(v, r) for v in variants(SIZES["full"]) for r in ("blueprint", "sparta", "lbs-16")
          if r != "sparta" or v == "5-card"}
     second = passes[1]
-    assert {c for c, _ in second} == set(full) - set(headline)
+    assert {c for c, _ in second} == set(full) - set(firsts)
     assert all(deals == min(c.deals, ROUNDS[0]) for c, deals in second)
     # the figures' cells lead: SPARTA on 6 and 7 cards
     assert [(c.table, c.row) for c, _ in second[:2]] == [("variants", "sparta")] * 2
@@ -181,8 +182,6 @@ def test_a_speedup_from_two_machines_says_so():
     """Each game records the machine that timed it: a speed-up whose SPARTA and LBS-16
     games were timed on different machines (or on an unrecorded one) names them in Table 1
     and in its figure line; timed on one machine, it says nothing more."""
-    from lbs_pz.eval.backends import machine
-    from lbs_pz.eval.paper import headline
     cells = [c for c in TINY if c.table == "variants" and c.variant == TINY[0].variant]
     by_row = {c.row: c for c in cells}
 

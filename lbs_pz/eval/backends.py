@@ -32,7 +32,6 @@ import itertools
 import json
 import multiprocessing
 import os
-import platform
 import signal
 import threading
 import time
@@ -47,11 +46,11 @@ from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.files import (check_input_path, check_output_path, open_locked, open_regular,
                                output_errors, read_lines)
+from lbs_pz.host import MACHINE_CHARS, machine
 from lbs_pz.optional import ray_session, sigint_ignored
 from lbs_pz.search.config import recommended_for
 from lbs_pz.search.methods import MethodSpec, build_agent, made_with
 
-MACHINE_CHARS = 200                # the longest machine name a log line may hold
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
 
 
@@ -68,27 +67,6 @@ def cached_agents(spec: MethodSpec, config_kwargs: dict, seat=None) -> tuple:
 
 
 @functools.lru_cache(maxsize=1)
-def machine() -> str:
-    """The CPU this process times its games on, as a log records it with each game: its
-    model name and the instruction sets that most change the nets' speed, e.g. "Intel(R)
-    Xeon(R) Processor (avx512_bf16, amx_bf16)" (one model name can hide both). Timings from
-    two machines are not comparable: the paper's Table 1 says when a speed-up mixes them."""
-    name, flags = platform.processor() or platform.machine() or "unknown CPU", set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                field, _, value = line.partition(":")
-                if field.strip() == "model name":
-                    name = value.strip() or name
-                elif field.strip() in ("flags", "Features"):
-                    flags = set(value.split())
-                    break
-    except OSError:
-        pass
-    sets = [s for s in ("avx512_bf16", "amx_bf16", "sve") if s in flags]
-    return (name + (f" ({', '.join(sets)})" if sets else ""))[:MACHINE_CHARS]
-
-
 def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
     """Play deal `game` of the evaluation stream of run `seed` with `spec`; a JSON-ready
     summary (score, seconds, moves, decisions, rollouts, fallbacks, deviations, depth, and
