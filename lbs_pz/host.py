@@ -8,11 +8,13 @@ made both. Below every layer: any module may import it, and it imports nothing o
 
 from __future__ import annotations
 
+import functools
 import platform
 
 MACHINE_CHARS = 200                # the longest machine name a log line may hold
 
 
+@functools.lru_cache(maxsize=1)
 def machine() -> str:
     """The CPU this process runs on: its model name and which of avx512_bf16, amx_bf16 and
     sve it has (one model name can hide a CPU with AMX and one without, and the nets run

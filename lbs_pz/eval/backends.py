@@ -27,7 +27,6 @@ the same call again plays only the missing games and gives the uninterrupted res
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import json
 import multiprocessing
@@ -66,7 +65,6 @@ def cached_agents(spec: MethodSpec, config_kwargs: dict, seat=None) -> tuple:
     return _AGENTS[key]
 
 
-@functools.lru_cache(maxsize=1)
 def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
     """Play deal `game` of the evaluation stream of run `seed` with `spec`; a JSON-ready
     summary (score, seconds, moves, decisions, rollouts, fallbacks, deviations, depth, and
