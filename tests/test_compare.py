@@ -477,3 +477,38 @@ def test_a_log_moved_with_its_checkpoints_keeps_its_games(tmp_path, monkeypatch)
     assert len(next(iter(outside.values()))) == 1
     lines = [json.loads(line)["key"] for line in open(moved / "games.jsonl")]
     assert len(lines) == 3 and str(run / "value.pt") in lines[-1]
+
+
+def test_games_logged_without_their_machine_are_timed_again_when_asked(tmp_path):
+    """timed=True plays again a logged game that has no `machine`: its new line (same
+    score, this machine's time) takes its place; a new score unlike the logged one is
+    warned about. Read-only, the old game is reported until a timed line replaces it;
+    timed=False keeps it as it is."""
+    log, small = tmp_path / "games.jsonl", dict(colors=2, hand_size=3)
+    spec = MethodSpec("lbs-1", blueprint="strong", rollouts=4)
+    first = collect([spec], small, games=3, seed=0, backend="inline",
+                    show_progress=False, jsonl=str(log))[spec.label()]
+    assert all("machine" in g for g in first)
+    lines = [json.loads(line) for line in open(log)]
+    for line in lines[:2]:                              # as a log written before machines
+        del line["result"]["machine"]
+    lines[1]["result"]["score"] = (first[1]["score"] + 1) % 11      # and one score wrong
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    kept = collect([spec], small, games=3, seed=0, backend="inline",
+                   show_progress=False, jsonl=str(log))[spec.label()]
+    assert ["machine" in g for g in kept] == [False, False, True]     # not asked: kept
+    report = collect([spec], small, games=3, seed=0, backend="inline",
+                     show_progress=False, jsonl=str(log), play=False, timed=True)
+    assert [g["score"] for g in report[spec.label()]] == [lines[i]["result"]["score"]
+                                                          for i in range(3)]
+    with pytest.warns(UserWarning, match=r"1 games of .* played again to time them scored "
+                                         r"otherwise than logged \(games \[1\]\)"):
+        timed = collect([spec], small, games=3, seed=0, backend="inline",
+                        show_progress=False, jsonl=str(log), timed=True)[spec.label()]
+    assert all("machine" in g for g in timed)
+    assert [g["score"] for g in timed] == [g["score"] for g in first]
+    assert len(open(log).readlines()) == 5                  # two lines added, none lost
+    again = collect([spec], small, games=3, seed=0, backend="inline",
+                    show_progress=False, jsonl=str(log), play=False, timed=True)
+    assert again[spec.label()] == timed

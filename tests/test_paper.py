@@ -21,7 +21,7 @@ TINY = plan("tiny")
 
 def _figures(report):
     """Every cell's figures but its timings (a rerun plays the same games, not as fast)."""
-    return [{k: v for k, v in cell.items() if k != "seconds_per_game"}
+    return [{k: v for k, v in cell.items() if k not in ("seconds_per_game", "speedup")}
             for cell in report["cells"]]
 
 
@@ -178,32 +178,47 @@ def test_the_share_of_spartas_gain_compares_gains_on_spartas_deals():
         pytest.approx(2.5 / 2)
 
 
-def test_a_speedup_from_two_machines_says_so():
-    """Each game records the machine that timed it: a speed-up whose SPARTA and LBS-16
-    games were timed on different machines (or on an unrecorded one) names them in Table 1
-    and in its figure line; timed on one machine, it says nothing more."""
+def test_a_speedup_is_timed_on_the_deals_both_played_on_one_machine():
+    """Each game records the machine that timed it: Table 1's speed-up divides SPARTA's
+    seconds by LBS-16's on the deals both played on one machine, the one with the most
+    such deals, and says which and how many; with no such deal it is the ratio of the
+    cells' seconds per game, said to mix machines (or an unrecorded one)."""
     cells = [c for c in TINY if c.table == "variants" and c.variant == TINY[0].variant]
     by_row = {c.row: c for c in cells}
 
-    def games(scores, seconds, where):
-        return [dict(game=g, score=s, seconds=seconds, moves=20, decisions=5, rollouts=10,
-                     fallbacks=0, deviations=0, **where) for g, s in enumerate(scores)]
-    here = {"machine": machine()}
+    def games(scores, seconds, where, first=0):
+        return [dict(game=first + g, score=s, seconds=seconds, moves=20, decisions=5,
+                     rollouts=10, fallbacks=0, deviations=0, **where)
+                for g, s in enumerate(scores)]
+    here, there = {"machine": machine()}, {"machine": "Another CPU (amx_bf16)"}
     results = {by_row["blueprint"]: games([5, 5, 5], 0.1, here),
                by_row["sparta"]: games([7, 7, 6], 8.0, here),
                by_row["lbs-16"]: games([7, 6, 7], 2.0, here)}
     row = build_report(cells, results)["variants"][0]
-    assert row["speedup"] == 4.0 and "timed_on" not in row
-    assert "other machines" not in headline(build_report(cells, results))
-    results[by_row["sparta"]] = games([7, 7, 6], 8.0, {"machine": "Another CPU (amx_bf16)"})
+    assert (row["speedup"], row["timed_on"], row["timed_deals"]) == (4.0, machine(), 3)
+    text = headline(build_report(cells, results))
+    assert f"4.0x (3 deals on {machine()})" in text and "other machines" not in text
+    # SPARTA's first two deals timed elsewhere, at another speed: the third alone counts
+    results[by_row["sparta"]] = games([7, 7], 3.0, there) + games([6], 8.0, here, first=2)
+    row = build_report(cells, results)["variants"][0]
+    assert (row["speedup"], row["timed_on"], row["timed_deals"]) == (4.0, machine(), 1)
+    # LBS-16 there too, on more deals: that machine's pairs win
+    results[by_row["lbs-16"]] = games([7, 6], 1.0, there) + games([7], 2.0, here, first=2)
+    row = build_report(cells, results)["variants"][0]
+    assert (row["speedup"], row["timed_on"], row["timed_deals"]) == (3.0, there["machine"], 2)
+    # no deal timed on one machine by both: the plain ratio, flagged
+    results[by_row["sparta"]] = games([7, 7, 6], 8.0, there)
+    results[by_row["lbs-16"]] = games([7, 6, 7], 2.0, here)
     report = build_report(cells, results)
-    assert report["variants"][0]["timed_on"] == \
+    assert report["variants"][0]["mixed_machines"] == \
         f"SPARTA on Another CPU (amx_bf16), LBS-16 on {machine()}"
     text = headline(report)
     assert "4.0x (timed on other machines: SPARTA on Another CPU (amx_bf16)" in text
     assert re.search(r"figure: .*4\.0x less time \(timed on other machines", text)
-    results[by_row["sparta"]] = games([7, 7, 6], 8.0, {})      # logged before machines were
-    assert "an unrecorded machine" in build_report(cells, results)["variants"][0]["timed_on"]
+    for row in ("sparta", "lbs-16"):            # logged before machines were: never paired
+        results[by_row[row]] = games([7, 7, 6], 8.0 if row == "sparta" else 2.0, {})
+    assert "an unrecorded machine" in \
+        build_report(cells, results)["variants"][0]["mixed_machines"]
     assert machine() and len(machine()) <= 200
 
 

@@ -447,7 +447,7 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
             backend: str = "process", workers: Optional[int] = None,
             address: Optional[str] = None, show_progress: bool = True,
             first_game: int = 0, jsonl: Optional[str] = None,
-            play: bool = True) -> Dict[str, List[dict]]:
+            play: bool = True, timed: bool = False) -> Dict[str, List[dict]]:
     """Every spec on games first_game .. first_game + games - 1 of the evaluation stream
     of run `seed` (0 <= seed < 2**31): {method label: per-game results, in game order}.
 
@@ -455,6 +455,11 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
     same spec, variant and seed already in it are not played again, so an interrupted run
     resumes where it stopped and long runs can be split across calls or machines.
     play: False -> only read the games already in `jsonl` (a report of a partial run).
+    timed: True -> a logged game with no `machine` (a log written before games recorded
+    the machine that timed them) is played again, so that every time returned was taken
+    on a named machine; its new line takes its place, and a new score that differs from
+    the logged one is warned about (play is deterministic given the deal). Read-only, such
+    a game is returned as logged while no timed line replaces it.
 
     Raises ValueError for bad arguments, a spec given twice (its games would count twice)
     or a log with a broken line before its last (`read_log`; a broken last line, left
@@ -490,6 +495,7 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
         entries = _read_entries(log, jsonl, repair=True) if log is not None else \
             read_log(jsonl)
         done, stale = set(), set()
+        untimed: Dict[tuple, dict] = {}          # (spec, game) -> its result, no machine
         made: Dict[MethodSpec, dict] = {}        # made_with, as its JSON reads back
 
         def made_for(spec):
@@ -509,9 +515,18 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
                     stale.add((spec, line["game"], tuple(sorted(
                         k for k in set(now) | set(then) if now.get(k) != then.get(k)))))
                     continue
+                if timed and "machine" not in line["result"]:
+                    untimed.setdefault((spec, line["game"]), line["result"])
+                    continue
                 done.add((spec, line["game"]))
                 out[labels[spec]].append(line["result"])
         del entries
+        if not play:
+            for (spec, game), result in untimed.items():
+                if (spec, game) not in done:
+                    done.add((spec, game))
+                    out[labels[spec]].append(result)
+        changed_scores: Dict[MethodSpec, List[int]] = {}
         for spec in specs:
             replaced = {g for s, g, _ in stale if s == spec and (s, g) not in done}
             if replaced:
@@ -534,6 +549,9 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
                 for result in stream:
                     spec = result.pop("spec")
                     out[labels[spec]].append(result)
+                    before = untimed.get((spec, result["game"]))
+                    if before is not None and before["score"] != result["score"]:
+                        changed_scores.setdefault(spec, []).append(result["game"])
                     if log is not None:     # one write and flush: the log holds whole lines
                         line = json.dumps({"key": _jsonl_key(spec, config_kwargs, seed,
                                                              folder),
@@ -550,6 +568,10 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
     finally:
         if log is not None:
             log.close()
+    for spec, changed in changed_scores.items():
+        warnings.warn(f"{jsonl}: {len(changed)} games of {labels[spec]} played again to time "
+                      f"them scored otherwise than logged (games {sorted(changed)[:10]}): "
+                      f"their play is not reproducible; the new games count", stacklevel=2)
     for results in out.values():
         results.sort(key=lambda r: r["game"])
     return out

@@ -28,7 +28,10 @@ The tables:
 A full run takes hours, so it plays in passes (`schedule`): first the cells of the
 headline figures (Table 1 but SPARTA on 6 and 7 cards, and the highest score) to all
 their deals, then every other cell to 20 deals, then to 100, then to all: a run stopped
-at any time has tables over every cell it reached, each saying its deals.
+at any time has tables over every cell it reached, each saying its deals. Each game
+records the machine that timed it; one logged before games did is played again once, to
+be timed, and a speed-up compares the two searches on the deals both played on one
+machine (`paired_speedup`).
 
 `SIZES` holds the deals and worlds of each size; "tiny" runs the same code paths on a
 3-colour, 3-rank game in seconds (the tests), "quick" in minutes, "full" is what
@@ -266,7 +269,8 @@ def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "pr
               on_cell=None, on_pass=None, rounds: Sequence[int] = ROUNDS,
               play: bool = True) -> Dict[Cell, object]:
     """Play every cell in the passes of `schedule` (games already in `log` are not played
-    again): {cell: list of per-game results, or the str saying why it was not run}.
+    again, but for those logged without the machine that timed them: see `collect`'s
+    `timed`): {cell: list of per-game results, or the str saying why it was not run}.
     on_cell(i, n, cell, deals) is called before each cell of a pass (progress) and
     on_pass(k, passes, results so far) after each pass (write the tables).
     play: False -> play nothing, one pass reading the games `log` holds (the tables of a
@@ -288,7 +292,7 @@ def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "pr
                 warnings.filterwarnings("ignore", r"LBS-\d+: .* has no value", UserWarning)
                 games = collect([cell.spec], cell.game_kwargs, deals, seed=seed,
                                 backend=backend, workers=workers, show_progress=progress,
-                                jsonl=log, play=play)
+                                jsonl=log, play=play, timed=True)
             out[cell] = games[cell.spec.label()]
         if on_pass is not None:
             on_pass(k, len(passes), out)
@@ -374,6 +378,10 @@ def build_report(cells: Sequence[Cell], results: Dict[Cell, object]) -> dict:
             sparta = next((c for c in cells if c.table == "variants" and c.row == "sparta"
                            and c.variant == cell.variant), None)
             ours, theirs = results.get(cell), results.get(sparta)
+            if isinstance(theirs, list):
+                timing = paired_speedup(theirs, ours)
+                if timing is not None:
+                    stat.update(zip(("speedup", "timed_on_machine", "timed_deals"), timing))
             if isinstance(theirs, list) and len(theirs) < len(ours):
                 on = {g["game"] for g in theirs}
                 common = cell_stats(cell, [g for g in ours if g["game"] in on],
@@ -387,11 +395,27 @@ def build_report(cells: Sequence[Cell], results: Dict[Cell, object]) -> dict:
     return {"cells": stats, "variants": rows, "markdown": markdown}
 
 
+def paired_speedup(slow: List[dict], fast: List[dict]) -> Optional[tuple]:
+    """(the `slow` games' seconds over the `fast` ones' on the deals both played on one
+    machine, that machine, those deals' number), for the machine with the most such deals;
+    None when no recorded machine timed a deal of both (a ratio of two CPUs' timings says
+    more about the CPUs than about the searches)."""
+    best = None
+    for where in sorted({g["machine"] for g in slow if "machine" in g}):
+        theirs = {g["game"]: g["seconds"] for g in slow if g.get("machine") == where}
+        ours = {g["game"]: g["seconds"] for g in fast
+                if g.get("machine") == where and g["game"] in theirs}
+        if ours and sum(ours.values()) > 0 and (best is None or len(ours) > best[2]):
+            best = (sum(theirs[g] for g in ours) / sum(ours.values()), where, len(ours))
+    return best
+
+
 def variants_rows(stats: List[dict]) -> List[dict]:
     """Table 1's rows: per variant the blueprint's, SPARTA's and LBS-16's figures, the
     share of SPARTA's gain LBS-16 keeps (both gains on SPARTA's deals) and its speed-up
-    over SPARTA, with "timed_on" naming the machines when the two cells' games were not
-    all timed on one (a ratio of timings from two machines says little)."""
+    over SPARTA: on the deals both played on one machine (`paired_speedup`; "timed_on"
+    names it, "timed_deals" counts them), else the ratio of the two cells' seconds per
+    game with "timed_on" naming the machines of each (it says little)."""
     by_variant: Dict[str, dict] = {}
     for s in stats:
         by_variant.setdefault(s["variant"], {})[s["row"]] = s
@@ -402,11 +426,13 @@ def variants_rows(stats: List[dict]) -> List[dict]:
         if sparta.get("gain") and "gain" in lbs:
             out["share_of_sparta_gain"] = lbs.get("gain_on_sparta_deals", lbs["gain"]) \
                 / sparta["gain"]
-        if sparta.get("seconds_per_game") and lbs.get("seconds_per_game"):
+        if "speedup" in lbs:
+            out.update(speedup=lbs["speedup"], timed_on=lbs["timed_on_machine"],
+                       timed_deals=lbs["timed_deals"])
+        elif sparta.get("seconds_per_game") and lbs.get("seconds_per_game"):
             out["speedup"] = sparta["seconds_per_game"] / lbs["seconds_per_game"]
-            if sparta["machines"] != lbs["machines"] or len(lbs["machines"]) > 1:
-                out["timed_on"] = (f"SPARTA on {' + '.join(sparta['machines'])}, LBS-16 on "
-                                   f"{' + '.join(lbs['machines'])}")
+            out["mixed_machines"] = (f"SPARTA on {' + '.join(sparta['machines'])}, LBS-16 "
+                                     f"on {' + '.join(lbs['machines'])}")
         rows.append(out)
     return rows
 
@@ -434,9 +460,7 @@ def headline(report: dict, curves: Optional[dict] = None) -> str:
         ok = have and row["share_of_sparta_gain"] >= share and row["speedup"] >= speed
         if have:
             got = (f"{100 * row['share_of_sparta_gain']:.0f}% of SPARTA's gain at "
-                   f"{row['speedup']:.1f}x less time"
-                   + (f" (timed on other machines: {row['timed_on']})"
-                      if "timed_on" in row else ""))
+                   f"{row['speedup']:.1f}x less time ({_timed(row)})")
         elif "gain" in row["sparta"]:
             got = "no share: SPARTA gained 0"
         elif "mean" in row["sparta"] and "mean" in row["lbs-16"]:
@@ -507,17 +531,23 @@ def _variants_table(rows: List[dict]) -> str:
     budget = _budget([r[k] for r in rows for k in ("sparta", "lbs-16") if r.get(k)])
     lines = [f"Table 1: variants (the strong bot, {budget}seat 0 searching; mean +- s.e.m. "
              f"(paired gain over the blueprint +- s.e.m.), seconds per game [deals]; % of "
-             f"SPARTA's gain: both gains on the deals SPARTA played)", "",
+             f"SPARTA's gain: both gains on the deals SPARTA played; speed-up: SPARTA's "
+             f"seconds over LBS-16's on the deals both played on one machine)", "",
              "| variant | blueprint | SPARTA | LBS-16 | % of SPARTA's gain | speed-up |",
              "|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         share = f"{100 * r['share_of_sparta_gain']:.0f}%" if "share_of_sparta_gain" in r else ""
-        speed = f"{r['speedup']:.1f}x" if "speedup" in r else ""
-        if "timed_on" in r:
-            speed += f" (timed on other machines: {r['timed_on']})"
+        speed = f"{r['speedup']:.1f}x ({_timed(r)})" if "speedup" in r else ""
         lines.append(f"| {r['variant']} | {_figure(r['blueprint'])} | {_figure(r['sparta'])} | "
                      f"{_figure(r['lbs-16'])} | {share} | {speed} |")
     return "\n".join(lines)
+
+
+def _timed(row: dict) -> str:
+    """Where a Table 1 row's speed-up was timed, as its cell says it."""
+    if "mixed_machines" in row:
+        return f"timed on other machines: {row['mixed_machines']}"
+    return f"{row['timed_deals']} deals on {row['timed_on']}"
 
 
 def _grid(title: str, stats: List[dict], table: str) -> str:
