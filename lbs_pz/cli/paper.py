@@ -22,6 +22,11 @@ after each pass the tables (OUT/paper.md), OUT/paper.json and the figures
 any point has every table. At the end it prints Table 1 and each figure the run is
 judged by against its target. SPARTA whose exact belief would not fit its memory cap is
 not run, and its cell says why.
+
+Each game records the machine that timed it (a game logged before games did is played
+again once, to be timed), and Table 1's speed-up divides SPARTA's seconds by LBS-16's
+on the deals both played on one machine, naming it: timings depend on the CPU (the nets
+run several times faster with AMX).
 """
 
 from __future__ import annotations
