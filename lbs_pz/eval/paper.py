@@ -415,7 +415,7 @@ def variants_rows(stats: List[dict]) -> List[dict]:
     share of SPARTA's gain LBS-16 keeps (both gains on SPARTA's deals) and its speed-up
     over SPARTA: on the deals both played on one machine (`paired_speedup`; "timed_on"
     names it, "timed_deals" counts them), else the ratio of the two cells' seconds per
-    game with "timed_on" naming the machines of each (it says little)."""
+    game with "mixed_machines" naming the machines of each (it says little)."""
     by_variant: Dict[str, dict] = {}
     for s in stats:
         by_variant.setdefault(s["variant"], {})[s["row"]] = s
