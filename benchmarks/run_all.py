@@ -76,22 +76,40 @@ def multiplayer_section(players: int) -> tuple:
 
 def speed_section(net: str, adjective: str) -> tuple:
     """LBS-16 at 256 worlds per decision on a shipped neural blueprint: seconds per game
-    with the search's defaults, then with threshold pruning and bfloat16 rollouts."""
+    with pruning by means and float32 rollouts, then with threshold pruning and bfloat16
+    rollouts."""
     spec = f"{COMPARE} --blueprint lstm:{net} --belief learned"
     return (
         f"LBS-16 at 256 worlds on the {adjective} blueprint: seconds per game",
         f"{net} with 256 sampled worlds per decision and its learned belief alone, on the "
-        "same evaluation deals, twice: with the search's defaults (pruning by means, the "
-        "blueprint's rollouts in float32), then with --pruning threshold (a move is dropped "
+        "same evaluation deals, twice: with --pruning means (the general default) and the "
+        "blueprint's rollouts in float32, then with --pruning threshold (a move is dropped "
         "once its world-by-world difference with the best move is 2 s.e. below 0, or its "
         "world-by-world gain over the blueprint's move 2 s.e. below delta, so that it can "
         "no longer be played) and "
         "--search-precision bfloat16 (the net's rollouts in bf16; the blueprint's own moves, "
         "the reference of every gain, stay float32). One process, one core.",
-        f"{spec} --methods blueprint,lbs-16 --rollouts 256 --games 1 && "
-        f"{spec} --methods lbs-16 --rollouts 256 --games 1 {FAST}",
-        f"{spec} --methods blueprint,lbs-16 --rollouts 256 --games 4 && "
-        f"{spec} --methods lbs-16 --rollouts 256 --games 4 {FAST}")
+        *(f"{spec} --methods blueprint,lbs-16 --rollouts 256 --games {n} --pruning means "
+          f"--search-precision float32 && "
+          f"{spec} --methods lbs-16 --rollouts 256 --games {n} {FAST}" for n in (1, 4)))
+
+
+def precision_section(net: str) -> tuple:
+    """LBS-16 with no flags on a neural blueprint, float32 and then bfloat16 rollouts, on
+    the same tuning deals: does bf16 pay on this machine's CPU?"""
+    spec = (f"{COMPARE} --blueprint lstm:{net} --methods lbs-16 --seed 1 "
+            f"--jsonl results/precision.jsonl")
+    return (
+        "LBS-16's rollouts in float32 and in bfloat16: seconds per game on this CPU",
+        f"LBS-16 with no flags on {net} (256 worlds, the learned belief filtered through it, "
+        "threshold pruning), with --search-precision float32 (the default) and then "
+        "bfloat16 (the net's rollouts in bf16; its own moves stay float32), on the same "
+        "deals of run seed 1 (tuning deals, not the evaluation stream), one process on "
+        "one core, nothing else running. The machine line names AMX or AVX-512 BF16 when "
+        "the CPU has them: bf16 products are fast only with AMX.",
+        *(f"rm -f results/precision.jsonl && {spec} --games {n} --search-precision float32 "
+          f"&& {spec} --games {n} --search-precision bfloat16 && "
+          f"{PY} benchmarks/paired_log.py results/precision.jsonl --table" for n in (1, 4)))
 
 
 def fast_lbs16(net: str, belief: str, worlds: int, games: int, extra: str = "",
@@ -361,6 +379,7 @@ SECTIONS = {
     ),
     "search-conventions-expert-value-speed": speed_section(
         "conventions_expert_value_2p", "value-stream expert"),
+    "search-precision": precision_section("conventions_expert_value_2p"),
     "search-conventions-expert-value-900": (
         "LBS-1 on the expert blueprint with a value of its own, over 900 deals",
         "search-conventions-expert-value's first run (LBS-1, the learned belief alone, "

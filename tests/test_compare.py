@@ -386,6 +386,35 @@ def test_a_setting_recommended_for_one_depth_replays_only_that_depths_games(tmp_
     assert "another recommended settings" in said[0]
 
 
+def test_games_played_under_other_speed_settings_are_played_again(tmp_path):
+    """A search over a blueprint whose kind picks its own speed settings (a user's class,
+    one Python call per position: threshold pruning) records them with each game; a line
+    without them, as a log wrote under other speed defaults, is played again with a
+    warning that names them, and a spec that sets the knob itself records none."""
+    small = dict(players=2, colors=2, ranks=2, hand_size=2)
+    log = tmp_path / "g.jsonl"
+    bot = "py:examples/my_blueprint.py:HintPlayDiscard"
+
+    def run(spec):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            collect([spec], small, games=1, seed=0, backend="inline", show_progress=False,
+                    jsonl=str(log))
+        return [json.loads(line) for line in log.read_text().splitlines()], \
+            [str(w.message) for w in caught if "played again" in str(w.message)]
+
+    default = MethodSpec("lbs-1", blueprint=bot, rollouts=4)
+    entries, said = run(default)
+    assert said == [] and entries[0]["made_with"]["speed"] == {"pruning": "threshold"}
+    del entries[0]["made_with"]["speed"]
+    log.write_text(json.dumps(entries[0]) + "\n")
+    entries, said = run(default)
+    assert len(entries) == 2 and len(said) == 1 and "another speed settings" in said[0]
+    assert run(default) == (entries, [])              # now in the log: nothing again
+    entries, said = run(MethodSpec("lbs-1", blueprint=bot, rollouts=4, pruning="threshold"))
+    assert said == [] and "speed" not in entries[-1]["made_with"]
+
+
 def test_games_made_with_other_files_are_played_again(tmp_path):
     """A log keeps with each game the files its spec resolved to (`made_with`): after a
     user's blueprint file or a value checkpoint changes under the same spec, its games

@@ -10,7 +10,7 @@ A knob left at None is chosen by `resolve`, in this order:
        chosen on deals disjoint from the evaluation stream by a rule recorded beside it
        (`lbs_pz.models.recommended_settings`);
     2. for a blueprint whose rollouts are batched neural forwards or per-position Python
-       calls, the fast settings (`speed_defaults`);
+       calls, the fast settings (`speed_defaults`: threshold pruning);
     3. else the general default, `DEFAULTS`.
 `Resolved.notes` says which applied, knob by knob (what `LBSAgent.defaults` shows), so
 the same blueprint gets the same search from Python, the CLI and the page.
@@ -86,7 +86,7 @@ class SearchConfig:
     verify: Optional[int] = None             # extra worlds on which a proposed deviation is re-measured against the blueprint's move (0: off)
     margin_worlds: Optional[int] = None      # the confidence test uses the standard error of at most this many worlds, so more worlds never loosen the margin against the belief's and the value's bias (0: off)
     pruning: Optional[str] = None            # when a clearly worse move stops being rolled out: means | paired | threshold | off
-    precision: Optional[str] = None          # a neural blueprint's rollouts inside the search: float32 | bfloat16 (its own moves stay float32)
+    precision: Optional[str] = None          # a neural blueprint's rollouts inside the search: float32 | bfloat16 (its own moves stay float32; bfloat16 is faster only where the CPU has AMX)
     min_legal_fraction: float = 0.1          # play the blueprint's move when fewer sampled hands than this fraction of rollouts are consistent
     time_budget: Optional[float] = None      # seconds per decision (the search stops after the batch that exceeds it)
     batch_size: int = 32                     # worlds per batch of rollouts
@@ -284,22 +284,29 @@ def speed_defaults(blueprint) -> Tuple[dict, str]:
     """(settings, why): the speed settings for a blueprint whose rollouts dominate a
     search's time, and the reason `resolve` notes for them.
 
-    - batched neural forwards (`wide_batches`: a public-LSTM net): "threshold" pruning (a
-      move stops being rolled out once it clearly cannot clear the margin over the
-      blueprint's move) and, where the net has a settable precision, bfloat16 rollouts
-      (the blueprint's own move, the reference of every gain, stays float32);
-    - per-position Python calls (`per_position`: a user's class with `act` alone, called
-      once per world and move): "threshold" pruning
-      (docs/experiments/python_blueprints.md).
+    - batched neural forwards (`wide_batches`: a public-LSTM net) and per-position Python
+      calls (`per_position`: a user's class with `act` alone, called once per world and
+      move): "threshold" pruning (a move stops being rolled out once it clearly cannot
+      clear the margin over the blueprint's move; docs/experiments/python_blueprints.md).
+    Precision stays float32: bfloat16 rollouts are faster only on a CPU with AMX, slower
+    elsewhere (1.4x slower per game on an AVX-512 BF16 Xeon without AMX), and would make
+    a search's moves depend on the machine (docs/experiments/pruning_and_precision.md).
     A rule bot's rollouts run in C and keep the general defaults."""
     if getattr(blueprint, "wide_batches", False):
-        speed = {"pruning": "threshold"}
-        if hasattr(blueprint, "with_precision"):
-            speed["precision"] = "bfloat16"
-        return speed, "its rollouts are batched neural forwards"
+        return {"pruning": "threshold"}, "its rollouts are batched neural forwards"
     if getattr(blueprint, "per_position", False):
         return {"pruning": "threshold"}, "its moves are Python calls, one per position"
     return {}, ""
+
+
+def applied_speed_defaults(blueprint, game: HanabiConfig, config: SearchConfig,
+                           method: str) -> dict:
+    """The speed settings (`speed_defaults`) that `settings_for` applies to this search:
+    those of the knobs `config` leaves unset and the manifest recommends nothing for."""
+    chosen = _recommended_knobs(blueprint, game, method)
+    speed, _ = speed_defaults(blueprint)
+    return {name: value for name, value in speed.items()
+            if getattr(config, name) is None and name not in chosen}
 
 
 def recommended_for(recommended: dict, method: str) -> dict:
@@ -311,14 +318,19 @@ def recommended_for(recommended: dict, method: str) -> dict:
             if key == method or (key == "lbs" and method.startswith("lbs-"))}
 
 
+def _recommended_knobs(blueprint, game: HanabiConfig, method: str) -> dict:
+    """{knob: value} the manifest recommends for this blueprint's `method` in `game` (its
+    "lbs" entry first, then the method's own)."""
+    applying = recommended_for(recommended_settings(blueprint_identity(blueprint), game), method)
+    return {**applying.get("lbs", {}), **applying.get(method, {})}
+
+
 def settings_for(blueprint, game: HanabiConfig, config: SearchConfig, method: str,
                  notes: Optional[List[str]] = None) -> SearchConfig:
     """`config` with each None knob chosen (module docstring): the blueprint's recommended
     setting for `method` from the manifest, else its speed default (`speed_defaults`),
     else `DEFAULTS`. Appends to `notes` each choice that is not a general default."""
-    applying = recommended_for(recommended_settings(blueprint_identity(blueprint), game), method)
-    chosen = dict(applying.get("lbs", {}))
-    chosen.update(applying.get(method, {}))
+    chosen = _recommended_knobs(blueprint, game, method)
     speed, speed_why = speed_defaults(blueprint)
     filled = {}
     for name in RESOLVED:

@@ -27,8 +27,8 @@ from lbs_pz.engine import HanabiConfig
 from lbs_pz.models import find_model, path as model_path, recommended_settings
 from lbs_pz.optional import torch_available
 from lbs_pz.search.agents import LBSAgent, SpartaAgent
-from lbs_pz.search.config import (SearchConfig, method_depth, parse_method,
-                                  recommended_for)
+from lbs_pz.search.config import (SearchConfig, applied_speed_defaults, method_depth,
+                                  parse_method, recommended_for)
 
 SEARCH_FIELDS = tuple(f.name for f in dataclasses.fields(SearchConfig))
 
@@ -134,7 +134,8 @@ def describe(spec: MethodSpec, config: HanabiConfig) -> List[str]:
 def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
     """What the games of `spec` in `config` depend on beyond the spec itself, as JSON:
     the blueprint's fingerprint and, for a search, the settings the manifest recommends
-    for its method (`recommended_for`) and the sha256 of each model file it can load: a
+    for its method (`recommended_for`), the speed settings chosen for the blueprint's
+    kind (`applied_speed_defaults`, omitted when none) and the sha256 of each model file it can load: a
     checkpoint the spec names, else the belief and the value that ship for the blueprint
     and variant (the ones `resolve` picks when the spec leaves them unset). The same spec
     made with other files (a model shipped or retrained since, a blueprint file
@@ -147,6 +148,9 @@ def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
     if spec.method == "blueprint":
         return out
     out["recommended"] = recommended_for(recommended_settings(identity, config), spec.method)
+    speed = applied_speed_defaults(blueprint, config, spec.search, spec.method)
+    if speed:
+        out["speed"] = speed
     if spec.method == "sparta":
         return out
     search = spec.search
