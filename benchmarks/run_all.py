@@ -37,6 +37,7 @@ PY = "python"
 COMPARE = "OMP_NUM_THREADS=1 lbs-pz compare --backend inline --no-progress"   # one core
 WALKTHROUGH_BP = "py:examples/my_blueprint.py:HintPlayDiscard"
 FAST = "--pruning threshold --search-precision bfloat16"    # the fast search settings
+BF16 = f"OMP_NUM_THREADS=1 {PY} benchmarks/bf16_products.py"  # float32 and bf16 products
 COMPARE_2 = COMPARE.replace("--backend inline", "--backend process --workers 2")  # two cores
 
 
@@ -105,11 +106,14 @@ def precision_section(net: str) -> tuple:
         "threshold pruning), with --search-precision float32 (the default) and then "
         "bfloat16 (the net's rollouts in bf16; its own moves stay float32), on the same "
         "deals of run seed 1 (tuning deals, not the evaluation stream), one process on "
-        "one core, nothing else running. The machine line names AMX or AVX-512 BF16 when "
-        "the CPU has them: bf16 products are fast only with AMX.",
+        "one core, nothing else running. Then one step of the net's widest products in "
+        "each precision (benchmarks/bf16_products.py), on this CPU and on it limited to "
+        "AVX2, as most laptops and desktops are. The machine line names AMX or AVX-512 BF16 "
+        "when the CPU has them: bf16 products are fast only with AMX.",
         *(f"rm -f results/precision.jsonl && {spec} --games {n} --search-precision float32 "
           f"&& {spec} --games {n} --search-precision bfloat16 && "
-          f"{PY} benchmarks/paired_log.py results/precision.jsonl --table" for n in (1, 4)))
+          f"{PY} benchmarks/paired_log.py results/precision.jsonl --table && {BF16} && "
+          f"ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 {BF16}" for n in (1, 4)))
 
 
 def fast_lbs16(net: str, belief: str, worlds: int, games: int, extra: str = "",

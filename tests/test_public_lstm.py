@@ -427,6 +427,24 @@ def test_bfloat16_copy_plays_almost_every_move_of_float32_with_its_own_cache():
         PublicLSTMBlueprint(make_net(), CONFIG, precision="float16")
 
 
+def test_bf16_products_times_both_precisions(capsys):
+    """benchmarks/bf16_products.py: one row per product with both times and their ratio,
+    and a size below 1 is a usage error."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    import bf16_products
+
+    assert bf16_products.main(["--rows", "4", "--repeats", "1"]) == 0
+    rows = [line.split("|") for line in capsys.readouterr().out.splitlines()
+            if line.startswith(("| LSTM step", "| linear layer"))]
+    assert len(rows) == 2
+    for row in rows:
+        f32, b16, ratio = float(row[2]), float(row[3]), float(row[4].strip().rstrip("x"))
+        assert f32 > 0 and b16 > 0 and ratio == pytest.approx(b16 / f32, rel=0.02, abs=0.01)
+    with pytest.raises(SystemExit) as exit_info:
+        bf16_products.main(["--rows", "0"])
+    assert exit_info.value.code == 2 and "must be >= 1" in capsys.readouterr().err
+
+
 def test_bfloat16_weights_are_the_autocast_rounding_and_follow_the_net():
     """The bfloat16 copy computes with its wide layers' weights stored in bf16: exactly
     the rounding autocast applies to float32 weights at every call, here done once. The

@@ -86,7 +86,7 @@ class SearchConfig:
     verify: Optional[int] = None             # extra worlds on which a proposed deviation is re-measured against the blueprint's move (0: off)
     margin_worlds: Optional[int] = None      # the confidence test uses the standard error of at most this many worlds, so more worlds never loosen the margin against the belief's and the value's bias (0: off)
     pruning: Optional[str] = None            # when a clearly worse move stops being rolled out: means | paired | threshold | off
-    precision: Optional[str] = None          # a neural blueprint's rollouts inside the search: float32 | bfloat16 (its own moves stay float32; bfloat16 is faster only where the CPU has AMX)
+    precision: Optional[str] = None          # a neural blueprint's rollouts inside the search: float32 | bfloat16 (its own moves stay float32; bfloat16 pays only on CPUs with fast bf16 products, e.g. AMX)
     min_legal_fraction: float = 0.1          # play the blueprint's move when fewer sampled hands than this fraction of rollouts are consistent
     time_budget: Optional[float] = None      # seconds per decision (the search stops after the batch that exceeds it)
     batch_size: int = 32                     # worlds per batch of rollouts
@@ -288,9 +288,10 @@ def speed_defaults(blueprint) -> Tuple[dict, str]:
       calls (`per_position`: a user's class with `act` alone, called once per world and
       move): "threshold" pruning (a move stops being rolled out once it clearly cannot
       clear the margin over the blueprint's move; docs/experiments/python_blueprints.md).
-    Precision stays float32: bfloat16 rollouts are faster only on a CPU with AMX, slower
-    elsewhere (1.4x slower per game on an AVX-512 BF16 Xeon without AMX), and would make
-    a search's moves depend on the machine (docs/experiments/pruning_and_precision.md).
+    Precision stays float32: bfloat16 rollouts pay only on CPUs with fast bf16 products
+    (AMX) and are slower elsewhere (1.45x per game on an AVX-512 BF16 Xeon without AMX);
+    a default by CPU would make a search's moves depend on the machine
+    (docs/experiments/pruning_and_precision.md).
     A rule bot's rollouts run in C and keep the general defaults."""
     if getattr(blueprint, "wide_batches", False):
         return {"pruning": "threshold"}, "its rollouts are batched neural forwards"

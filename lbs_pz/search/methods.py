@@ -135,13 +135,13 @@ def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
     """What the games of `spec` in `config` depend on beyond the spec itself, as JSON:
     the blueprint's fingerprint and, for a search, the settings the manifest recommends
     for its method (`recommended_for`), the speed settings chosen for the blueprint's
-    kind (`applied_speed_defaults`, omitted when none) and the sha256 of each model file it can load: a
-    checkpoint the spec names, else the belief and the value that ship for the blueprint
-    and variant (the ones `resolve` picks when the spec leaves them unset). The same spec
-    made with other files (a model shipped or retrained since, a blueprint file
-    overwritten) plays other games: a compare log stores this with each game and reuses
-    a game only under the same value. Loads the blueprint; reads the manifest and hashes
-    files."""
+    kind (`applied_speed_defaults`, omitted when none) and the sha256 of each model file
+    it can load: a checkpoint the spec names, else the belief and the value that ship
+    for the blueprint and variant (the ones `resolve` picks when the spec leaves them
+    unset). The same spec made with other files (a model shipped or retrained since, a
+    blueprint file overwritten) or other speed defaults plays other games: a compare log
+    stores this with each game and reuses a game only under the same value. Loads the
+    blueprint; reads the manifest and hashes files."""
     blueprint = load_blueprint(spec.blueprint)
     identity = blueprint_identity(blueprint)
     out = {"blueprint": identity["fingerprint"] or identity["spec"]}
