@@ -75,6 +75,8 @@ RETRAINED_BELIEF = "belief_on_lbs.pt"       # its belief, in the run's folder
 RETRAINED_GAMES = "lbs_games.jsonl"         # the games it is retrained on, in the run's folder
 NOT_PLAYED = "not played yet"     # a cell whose games a run has not reached
 UNRECORDED = "an unrecorded machine"    # games logged before the log named the machine
+# LBS-16's speed-up over SPARTA in Table 1, as `paired_speedup` gives it
+TIMING = ("speedup", "timed_on", "timed_deals")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -381,7 +383,7 @@ def build_report(cells: Sequence[Cell], results: Dict[Cell, object]) -> dict:
             if isinstance(theirs, list):
                 timing = paired_speedup(theirs, ours)
                 if timing is not None:
-                    stat.update(zip(("speedup", "timed_on_machine", "timed_deals"), timing))
+                    stat.update(zip(TIMING, timing))
             if isinstance(theirs, list) and len(theirs) < len(ours):
                 on = {g["game"] for g in theirs}
                 common = cell_stats(cell, [g for g in ours if g["game"] in on],
@@ -427,8 +429,7 @@ def variants_rows(stats: List[dict]) -> List[dict]:
             out["share_of_sparta_gain"] = lbs.get("gain_on_sparta_deals", lbs["gain"]) \
                 / sparta["gain"]
         if "speedup" in lbs:
-            out.update(speedup=lbs["speedup"], timed_on=lbs["timed_on_machine"],
-                       timed_deals=lbs["timed_deals"])
+            out.update({key: lbs[key] for key in TIMING})
         elif sparta.get("seconds_per_game") and lbs.get("seconds_per_game"):
             out["speedup"] = sparta["seconds_per_game"] / lbs["seconds_per_game"]
             out["mixed_machines"] = (f"SPARTA on {' + '.join(sparta['machines'])}, LBS-16 "
