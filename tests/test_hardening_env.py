@@ -286,6 +286,7 @@ def test_layout_and_info_keys_match_hanabi_v5():
     extra info keys `score` and `legal_moves`; with 4-5 players our default hand size is
     HLE's 4, hanabi_v5's is 5 (pass hand_size=5 to get hanabi_v5's game)."""
     pytest.importorskip("shimmy")
+    pytest.importorskip("pyspiel")          # hanabi_v5 runs OpenSpiel's Hanabi through shimmy
     out = assert_runs_cleanly(_FOUR + """
 from pettingzoo.classic import hanabi_v5
 assert hanabi_v0.env(players=4).unwrapped.config.hand_size == 4
