@@ -433,13 +433,15 @@ def test_bf16_products_times_both_precisions(capsys):
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
     import bf16_products
 
-    assert bf16_products.main(["--rows", "4", "--repeats", "1"]) == 0
+    assert bf16_products.main(["--rows", "64", "--repeats", "2"]) == 0
     rows = [line.split("|") for line in capsys.readouterr().out.splitlines()
             if line.startswith(("| LSTM step", "| linear layer"))]
     assert len(rows) == 2
     for row in rows:
         f32, b16, ratio = float(row[2]), float(row[3]), float(row[4].strip().rstrip("x"))
-        assert f32 > 0 and b16 > 0 and ratio == pytest.approx(b16 / f32, rel=0.02, abs=0.01)
+        # the times are printed to 0.01 ms and the ratio to 0.01: it lies within their rounding
+        assert f32 > 0 and b16 > 0
+        assert (b16 - 0.005) / (f32 + 0.005) - 0.005 <= ratio <= (b16 + 0.005) / (f32 - 0.005) + 0.005
     with pytest.raises(SystemExit) as exit_info:
         bf16_products.main(["--rows", "0"])
     assert exit_info.value.code == 2 and "must be >= 1" in capsys.readouterr().err
