@@ -109,7 +109,7 @@ def precision_section(net: str) -> tuple:
         "one core, nothing else running. Then one step of the net's widest products in "
         "each precision (benchmarks/bf16_products.py), on this CPU and on it limited to "
         "AVX2, as most laptops and desktops are. The machine line names AMX or AVX-512 BF16 "
-        "when the CPU has them: bf16 products are fast only with AMX.",
+        "when the CPU has them: bf16 products pay only on CPUs with fast bf16 units (AMX).",
         *(f"rm -f results/precision.jsonl && {spec} --games {n} --search-precision float32 "
           f"&& {spec} --games {n} --search-precision bfloat16 && "
           f"{PY} benchmarks/paired_log.py results/precision.jsonl --table && {BF16} && "
