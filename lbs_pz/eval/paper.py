@@ -26,9 +26,9 @@ The tables:
    seat, chosen on deals no figure uses (docs/experiments/highest_score.md).
 
 A full run takes hours, so it plays in passes (`schedule`): first the cells of the
-headline figures (Table 1 but SPARTA on 6 and 7 cards, and the highest score) to all
-their deals, then every other cell to 20 deals, then to 100, then to all: a run stopped
-at any time has tables over every cell it reached, each saying its deals. Each game
+headline figures (Table 1 and the highest score) to all their deals, then every other
+cell to 20 deals, then to 100, then to all: a run stopped at any time has tables over
+every cell it reached, each saying its deals. Each game
 records the machine that timed it; one logged before games did is played again once, to
 be timed, and a speed-up compares the two searches on the deals both played on one
 machine (`paired_speedup`).
@@ -175,10 +175,8 @@ def plan(size_name: str, retrained_belief: Optional[str] = None) -> List[Cell]:
     for name, game in named.items():            # Table 1
         deals = size.main if name == first else size.variant
         for method in ("blueprint", "sparta", "lbs-16"):
-            # SPARTA on larger hands costs ~60x LBS per game: it fills in over the rounds
-            headline = method != "sparta" or name == first
             cells.append(Cell("variants", name, game, MethodSpec(method, "strong", **worlds),
-                              deals, method, name, headline))
+                              deals, method, name, headline=True))
     game = named[first]
     config = HanabiConfig(**dict(game))
     for bp in size.strengths:                   # Table 2
@@ -217,18 +215,16 @@ def plan(size_name: str, retrained_belief: Optional[str] = None) -> List[Cell]:
 
 
 def _lead(cell: Cell) -> int:
-    """The order of the cells that are not headline cells in each pass: the rest of
-    Table 1 first (SPARTA on the larger hands, a figure rests on it), then the rows
-    beyond the paper, then Table 2 (a stable sort keeps `plan`'s order within each)."""
-    return {"variants": 1, "beyond": 2}.get(cell.table, 3)
+    """The order of the cells that are not headline cells in each pass: the rows beyond
+    the paper, then Table 2 (a stable sort keeps `plan`'s order within each)."""
+    return 1 if cell.table == "beyond" else 2
 
 
 def schedule(cells: Sequence[Cell], rounds: Sequence[int] = ROUNDS) -> List[List[tuple]]:
     """The passes of a run, each a list of (cell, deals to have played): first the
     headline cells to all their deals, then every other cell to each of `rounds`, then
     to all its deals (a cell appears in a pass only if the pass adds deals to it). In
-    each pass the other cells a figure rests on come first (`_lead`): the rest of Table 1
-    (SPARTA on the larger hands); then the rows beyond the paper, then Table 2. Each
+    each pass the rows beyond the paper come first (`_lead`), then Table 2. Each
     pass only adds games to the log, so a long run stopped in any pass has every cell at
     the deals of the passes before, and the tables written after each pass are whole."""
     passes = [[(c, c.deals) for c in cells if c.headline]]
