@@ -536,8 +536,8 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
                 variant = "".join(f", {k}={v}" for k, v in sorted(config_kwargs.items()))
                 warnings.warn(f"{jsonl}: {len(replaced)} games of {labels[spec]} on "
                               f"{spec.blueprint!r}{variant} (seed {seed}) were played "
-                              f"with another {' / '.join(changed)} than it uses now (a "
-                              f"file changed, or a model shipped, since): "
+                              f"before its {' / '.join(changed)} changed (a file edited, a "
+                              f"model shipped or a default changed since): "
                               + ("played again" if play else "left out"), stacklevel=2)
         # Generated as the backend asks for them: memory does not grow with `games`.
         tasks = ((spec, config_kwargs, g, seed) for spec in specs for g in wanted
