@@ -576,3 +576,53 @@ def test_filtered_belief_remembers_verdicts_exactly():
     fresh = counterfactual_mask(bp, before, 0, move, hands)
     assert list(fresh) == [v for _, v in keys]
     assert H >= width
+
+
+class _CountingGrounded(GroundedBelief):
+    """The grounded belief, recording how many hands each round asks it for."""
+
+    def _reset(self, start):
+        super()._reset(start)
+        self.asked = []
+
+    def sample(self, n, rng):
+        self.asked.append(n)
+        return super().sample(n, rng)
+
+
+def test_filtered_belief_sizes_its_rounds_by_the_surviving_fraction():
+    """Each round draws what the surviving fraction says the missing hands need: a sample
+    takes at most a few rounds whether the filter keeps most hands or a few percent, a
+    first round draws less than `oversample` per hand once most hands survive, and every
+    hand returned passes the filter. The marginals do not depend on earlier samples."""
+    from lbs_pz.agents import RuleBot
+    from lbs_pz.search.beliefs import FilteredBelief
+
+    bot, n = RuleBot("strong"), 64
+    state = HanabiState(HanabiConfig(players=2), seed=5)
+    belief = FilteredBelief(_CountingGrounded(), bot).reset(state, seat=0)
+    rng = np.random.default_rng(0)
+    rounds, rates = [], []
+    while not state.is_terminal and state.num_moves_played < 40:
+        state.apply(bot.act(state))
+        belief.observe(state)
+        if state.current_player != 0:
+            continue
+        belief.base.asked = []
+        hands = belief.sample(n, rng)
+        # fewer only once the budget of max_oversample hands per hand asked is spent
+        assert len(hands) == n or belief.last_proposed >= n * belief.max_oversample
+        assert belief.consistent_with_partners(hands, True).all()
+        assert all(state.config.num_card_types > c >= 0 for c in hands.ravel())
+        rounds.append(len(belief.base.asked))
+        rates.append((belief.base.asked[0], belief.last_legal / belief.last_proposed))
+    assert len(rounds) >= 10 and max(rounds) <= 4
+    assert min(r for _, r in rates) < 0.25           # the filter bit hard somewhere...
+    # ...and where the previous sample kept most hands, the next first round drew less
+    assert any(first < n * belief.oversample for (first, _), (_, before) in
+               zip(rates[1:], rates[:-1]) if before > 0.5)
+    survival = belief._survival
+    after_samples = belief.card_probabilities()
+    assert belief._survival == survival              # the next search draws as it would have
+    fresh = FilteredBelief(_CountingGrounded(), bot).reset(state, seat=0)
+    assert np.array_equal(after_samples, fresh.card_probabilities())

@@ -86,7 +86,9 @@ def _world_returns(worlds: HanabiBatch, blueprint, depth: int,
         return scores
     open_games = np.flatnonzero(~worlds.terminals())
     if len(open_games):
-        estimates = np.asarray(value(worlds.take(open_games)), dtype=np.float64)
+        # no copy when every world is still open (the worlds are not used after this)
+        asked = worlds if len(open_games) == len(worlds) else worlds.take(open_games)
+        estimates = np.asarray(value(asked), dtype=np.float64)
         if estimates.shape != (len(open_games),):
             raise ValueError(f"value returned shape {estimates.shape} for "
                              f"{len(open_games)} worlds")

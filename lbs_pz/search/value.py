@@ -107,6 +107,8 @@ class CentralValue(TrainedForBlueprint):
         net, config = self._load_for(checkpoint, blueprint, allow_mismatch, DEFAULT_VALUE,
                                      load_value, net, config)
         self.net, self.config, self.threads = net.eval(), config, threads
+        self._after_first = self.net[1:] if isinstance(self.net, require_torch(
+            "a value network").nn.Sequential) else None    # built once: not per call
 
     def __call__(self, states) -> np.ndarray:
         """float32 (N,): the value of every game of a HanabiBatch (a sequence of
@@ -125,7 +127,7 @@ class CentralValue(TrainedForBlueprint):
             if first is None:
                 x = torch.from_numpy(value_features(states))
                 return self.net(x).squeeze(1).numpy()
-            return self.net[1:](first).squeeze(1).numpy()
+            return self._after_first(first).squeeze(1).numpy()
 
 
 def sparse_first_layer(net, batch):

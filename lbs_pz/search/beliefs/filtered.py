@@ -35,9 +35,16 @@ class FilteredBelief(Belief):
         base: the belief proposing hands (its `sample` must return consistent hands).
         blueprint: the policy the other seats play: a RuleBot (C speed) or any Blueprint
             with `act_batch`.
-        oversample: hands drawn from `base` per hand asked for, per round; rounds repeat
-            until n hands survive or `max_oversample * n` were drawn. `sample(n)` returns
-            the first n survivors, fewer if too few survive (a search then falls back).
+        oversample: hands drawn from `base` per hand asked for, at most, in the first
+            round of a sample. Each round draws what the surviving fraction measured so
+            far (this sample's, else the game's previous sample's) says the missing
+            hands need, with a quarter more: the filter keeps most hands early in a game
+            and a few percent late, so a fixed round either wastes most of its hands or
+            takes many rounds. Rounds repeat until n hands survive or
+            `max_oversample * n` were drawn. `sample(n)` returns the first n survivors,
+            fewer if too few survive (a search then falls back). Every hand is drawn
+            independently from `base`, so the round sizes change which hands are drawn,
+            not their distribution.
 
     `card_probabilities` is estimated from filtered samples; `log_prob` is the base's
     log-probability for a consistent hand (not renormalised over the filter) and -inf
@@ -78,6 +85,7 @@ class FilteredBelief(Belief):
         # per call); later decisions re-check the same past hands often.
         self._verdicts: Dict[int, Dict[int, bool]] = {}
         self._memoize = getattr(self.blueprint, "counterfactual_mask", None) is None
+        self._survival = None       # the last sample's surviving fraction (`_round_size`)
 
     def _update(self, before: HanabiState, after: HanabiState, rec: dict) -> None:
         me, hs = self.seat, self.config.hand_size
@@ -143,22 +151,38 @@ class FilteredBelief(Belief):
             known.update(zip(keys[new].tolist(), fresh.tolist()))
         return agree.astype(bool)
 
+    def _round_size(self, n: int, survivors: int, proposed: int) -> int:
+        """Hands to draw next for n survivors, `survivors` of `proposed` found so far."""
+        rate = survivors / proposed if proposed else self._survival
+        want = n * self.oversample
+        if rate is not None:    # the fewest a round may keep is one in max_oversample
+            need = int(np.ceil(1.25 * (n - survivors) / max(rate, 1 / self.max_oversample)))
+            # a first round trusts the last sample's rate to draw less, never more
+            want = need if proposed else min(need, want)
+        return max(1, min(want, n * self.max_oversample - proposed))
+
     def sample(self, n: int, rng) -> np.ndarray:
         rng = as_rng(rng)
         kept, survivors, proposed = [], 0, 0
         while survivors < n and proposed < n * self.max_oversample:
-            hands = self.base.sample(n * self.oversample, rng)
+            hands = self.base.sample(self._round_size(n, survivors, proposed), rng)
             proposed += max(self.base.last_proposed, len(hands), 1)
             if len(hands):
                 hands = hands[self.consistent_with_partners(hands, skip_unexplained=True)]
                 kept.append(hands)
                 survivors += len(hands)
+        if proposed:
+            self._survival = survivors / proposed
         hands = np.concatenate(kept) if kept else np.zeros((0, self.hand_len), np.int64)
         self.last_proposed, self.last_legal = proposed, len(hands)
         return hands[:n]
 
     def card_probabilities(self, samples: int = 2000) -> np.ndarray:
+        # the same marginals whatever was sampled before, and the next search's round
+        # sizes as they were
+        kept, self._survival = self._survival, None
         hands = self.sample(samples, np.random.default_rng(12345))
+        self._survival = kept
         T = self.config.num_card_types
         if len(hands) == 0:
             return self.base.card_probabilities()
