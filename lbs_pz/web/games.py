@@ -36,7 +36,6 @@ Errors are `ApiError(status, message)`: the app turns them into {"error": messag
 from __future__ import annotations
 
 import collections
-import copy
 import dataclasses
 import json
 import logging
@@ -390,11 +389,7 @@ class Game:
         C, R = config.colors, config.ranks
         table = np.zeros((hand_len, C * R))
         try:
-            # from a shallow copy: a belief may remember what its samples kept (the
-            # filtered belief sizes its next rounds by it), and the display must leave the
-            # next search as it would be without the page
-            hands = np.asarray(copy.copy(searcher.belief).sample(BELIEF_SAMPLES,
-                                                                 np.random.default_rng(k)))
+            hands = np.asarray(searcher.belief.sample(BELIEF_SAMPLES, np.random.default_rng(k)))
         except (RuntimeError, ValueError):
             hands = np.zeros((0, hand_len), np.int64)
         if len(hands):

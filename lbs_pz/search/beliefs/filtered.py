@@ -20,7 +20,7 @@ possible hands, so it works for 7-card hands where the exact belief cannot.
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -35,16 +35,15 @@ class FilteredBelief(Belief):
         base: the belief proposing hands (its `sample` must return consistent hands).
         blueprint: the policy the other seats play: a RuleBot (C speed) or any Blueprint
             with `act_batch`.
-        oversample: hands drawn from `base` per hand asked for, at most, in the first
-            round of a sample. Each round draws what the surviving fraction measured so
-            far (this sample's, else the game's previous sample's) says the missing
-            hands need, with a quarter more: the filter keeps most hands early in a game
-            and a few percent late, so a fixed round either wastes most of its hands or
-            takes many rounds. Rounds repeat until n hands survive or
-            `max_oversample * n` were drawn. `sample(n)` returns the first n survivors,
-            fewer if too few survive (a search then falls back). Every hand is drawn
-            independently from `base`, so the round sizes change which hands are drawn,
-            not their distribution.
+        oversample: hands drawn from `base` per hand asked for in the first round of a
+            sample. Each later round draws what the fraction this sample's rounds kept
+            says the missing hands need, with a quarter more: the filter keeps most hands
+            early in a game and a few percent late, so fixed rounds would take many.
+            Rounds repeat until n hands survive or `max_oversample * n` were drawn.
+            `sample(n)` returns the first n survivors, fewer if too few survive (a search
+            then falls back). Every hand is drawn independently from `base`, so the round
+            sizes change which hands are drawn, not their distribution; they depend on
+            the position and the rng alone, never on earlier samples.
 
     `card_probabilities` is estimated from filtered samples; `log_prob` is the base's
     log-probability for a consistent hand (not renormalised over the filter) and -inf
@@ -85,7 +84,6 @@ class FilteredBelief(Belief):
         # per call); later decisions re-check the same past hands often.
         self._verdicts: Dict[int, Dict[int, bool]] = {}
         self._memoize = getattr(self.blueprint, "counterfactual_mask", None) is None
-        self._survival = None       # the last sample's surviving fraction (`_round_size`)
 
     def _update(self, before: HanabiState, after: HanabiState, rec: dict) -> None:
         me, hs = self.seat, self.config.hand_size
@@ -95,15 +93,18 @@ class FilteredBelief(Belief):
             drew = len(after.card_knowledge(me)) == len(before.card_knowledge(me))
             self._events.append(("own", rec["move"] % hs, rec["card"], int(drew)))
 
-    def consistent_with_partners(self, hands: np.ndarray,
-                                 skip_unexplained: bool = False) -> np.ndarray:
+    def consistent_with_partners(self, hands: np.ndarray, skip_unexplained: bool = False,
+                                 unexplained: Optional[Set[int]] = None) -> np.ndarray:
         """bool (m,): hands (m, hand_len) of the seat now under which the blueprint
         repeats every past partner move. Walks the history backwards, undoing the seat's
         plays and discards to recover each hand as it was at each partner decision.
 
         skip_unexplained: ignore a partner move that none of the hands still kept
             explains (a partner that was not playing the blueprint, e.g. another
-            searching seat), as ExactBelief does; meant for large samples."""
+            searching seat), as ExactBelief does; meant for large samples.
+        unexplained: a set of partner decisions (indices into the history): with
+            skip_unexplained, the moves ignored are added to it; without, the moves in it
+            are ignored. A sample's later, smaller rounds are judged by its first."""
         past = np.ascontiguousarray(hands, dtype=np.int8).reshape(len(hands), -1)
         if len(past) > 1 and past.shape[1]:
             # Sampled hands repeat (a belief concentrates its mass): filter each distinct
@@ -112,7 +113,8 @@ class FilteredBelief(Belief):
                                            ** np.arange(past.shape[1], dtype=np.int64))
             _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
             if len(first) < len(past):
-                return self.consistent_with_partners(past[first], skip_unexplained)[inverse]
+                return self.consistent_with_partners(past[first], skip_unexplained,
+                                                     unexplained)[inverse]
         keep = np.ones(len(past), dtype=bool)
         for index in range(len(self._events) - 1, -1, -1):
             event = self._events[index]
@@ -124,7 +126,7 @@ class FilteredBelief(Belief):
                 past = np.ascontiguousarray(np.concatenate(
                     [kept[:, :slot], np.full((len(past), 1), card, np.int8), kept[:, slot:]],
                     axis=1))
-            else:
+            elif unexplained is None or skip_unexplained or index not in unexplained:
                 _, before, move, _ = event
                 rows = np.flatnonzero(keep)
                 agree = self._agree(index, before, move, np.ascontiguousarray(past[rows]))
@@ -132,6 +134,8 @@ class FilteredBelief(Belief):
                 # partner deviated): it carries no evidence, as in ExactBelief.
                 if agree.any() or not skip_unexplained:
                     keep[rows] = agree
+                elif unexplained is not None:
+                    unexplained.add(index)
         return keep
 
     def _agree(self, index: int, before: HanabiState, move: int,
@@ -153,36 +157,31 @@ class FilteredBelief(Belief):
 
     def _round_size(self, n: int, survivors: int, proposed: int) -> int:
         """Hands to draw next for n survivors, `survivors` of `proposed` found so far."""
-        rate = survivors / proposed if proposed else self._survival
-        want = n * self.oversample
-        if rate is not None:    # the fewest a round may keep is one in max_oversample
-            need = int(np.ceil(1.25 * (n - survivors) / max(rate, 1 / self.max_oversample)))
-            # a first round trusts the last sample's rate to draw less, never more
-            want = need if proposed else min(need, want)
-        return max(1, min(want, n * self.max_oversample - proposed))
+        if not proposed:
+            return n * self.oversample
+        # the fewest a round may keep is one in max_oversample
+        rate = max(survivors / proposed, 1 / self.max_oversample)
+        need = int(np.ceil(1.25 * (n - survivors) / rate))
+        return max(1, min(need, n * self.max_oversample - proposed))
 
     def sample(self, n: int, rng) -> np.ndarray:
         rng = as_rng(rng)
         kept, survivors, proposed = [], 0, 0
+        unexplained: Set[int] = set()     # partner moves no hand of the first round makes
         while survivors < n and proposed < n * self.max_oversample:
+            first = not kept            # the first round that returned hands
             hands = self.base.sample(self._round_size(n, survivors, proposed), rng)
             proposed += max(self.base.last_proposed, len(hands), 1)
             if len(hands):
-                hands = hands[self.consistent_with_partners(hands, skip_unexplained=True)]
+                hands = hands[self.consistent_with_partners(hands, first, unexplained)]
                 kept.append(hands)
                 survivors += len(hands)
-        if proposed:
-            self._survival = survivors / proposed
         hands = np.concatenate(kept) if kept else np.zeros((0, self.hand_len), np.int64)
         self.last_proposed, self.last_legal = proposed, len(hands)
         return hands[:n]
 
     def card_probabilities(self, samples: int = 2000) -> np.ndarray:
-        # the same marginals whatever was sampled before, and the next search's round
-        # sizes as they were
-        kept, self._survival = self._survival, None
         hands = self.sample(samples, np.random.default_rng(12345))
-        self._survival = kept
         T = self.config.num_card_types
         if len(hands) == 0:
             return self.base.card_probabilities()
