@@ -173,22 +173,36 @@ def test_out_arrays_must_be_writeable_contiguous_and_typed():
     assert batch.hands(0, out=out) is out and (out >= 0).all()
 
 
-def test_encode_sparse_lists_the_ones_of_encode():
-    batch = HanabiBatch(HanabiConfig(), 40, seeds=2)
+@pytest.mark.parametrize("config", [HanabiConfig(), HanabiConfig(players=3, hand_size=4),
+                                    HanabiConfig(observation_type="minimal")],
+                         ids=["2p", "3p", "minimal"])
+def test_encode_sparse_lists_the_ones_of_encode(config):
+    batch = HanabiBatch(config, 40, seeds=2)
     batch.play_random(15)
-    dense = batch.encode()
-    assert set(np.unique(dense)) <= {0.0, 1.0}
-    indices, offsets = batch.encode_sparse()
-    rebuilt = np.zeros_like(dense)
-    rows = np.repeat(np.arange(40), np.diff(np.append(offsets, len(indices))))
-    rebuilt[rows, indices] = 1.0
-    np.testing.assert_array_equal(rebuilt, dense)
-    seats = np.zeros(40, np.int64)
-    indices0, offsets0 = batch.encode_sparse(players=seats)
-    rebuilt[:] = 0
-    rows = np.repeat(np.arange(40), np.diff(np.append(offsets0, len(indices0))))
-    rebuilt[rows, indices0] = 1.0
-    np.testing.assert_array_equal(rebuilt, batch.encode(players=seats))
+    seats = np.arange(40) % config.players
+    for players, dense in ((None, batch.encode()), (seats, batch.encode(players=seats))):
+        assert set(np.unique(dense)) <= {0.0, 1.0}
+        indices, offsets = batch.encode_sparse(players=players)
+        # each game's ones, ascending and each once: embedding sums equal the dense product
+        rows, cols = np.nonzero(dense)
+        np.testing.assert_array_equal(indices, cols)
+        np.testing.assert_array_equal(offsets, np.searchsorted(rows, np.arange(40)))
+
+
+def test_encode_sparse_with_the_own_hand_lists_the_ones_of_the_value_features():
+    from lbs_pz.search.value import value_features
+
+    batch = HanabiBatch(HanabiConfig(), 60, seeds=4)
+    BOT.rollout(batch, 200)                   # to the end: some hands have shrunk
+    batch = HanabiBatch.from_states([batch.get_state(i) for i in range(60)]
+                                    + [HanabiBatch(HanabiConfig(), 1, seeds=9).get_state(0)])
+    assert (batch.hands() < 0).any()          # empty slots are listed as nothing
+    dense = value_features(batch)
+    indices, offsets = batch.encode_sparse(own_hand=True)
+    rows, cols = np.nonzero(dense)
+    np.testing.assert_array_equal(indices, cols)
+    np.testing.assert_array_equal(offsets, np.searchsorted(rows, np.arange(len(batch))))
+    assert np.array_equal(batch.encode_sparse(own_hand=False)[0], batch.encode_sparse()[0])
 
 
 # --- rule bots over a batch ----------------------------------------------------------------

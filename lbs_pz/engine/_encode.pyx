@@ -13,6 +13,7 @@ Sections, in order (sizes for 2 players, 5 colors, 5 ranks, 5 cards = 658 floats
                        color/rank; absent in the "minimal" observation type
 """
 
+from libc.stdint cimport int64_t
 from libc.string cimport memset
 
 from lbs_pz.engine._core cimport (
@@ -22,43 +23,66 @@ from lbs_pz.engine._core cimport (
 
 cdef void encode_canonical(const GameConfig* cfg, const GameState* s, int observer,
                            float* out) noexcept nogil:
+    """The encoding as floats: out (encoding_size,) is overwritten."""
+    memset(out, 0, cfg.encoding_size * sizeof(float))
+    _encode(cfg, s, observer, out, NULL)
+
+
+cdef int encode_canonical_ones(const GameConfig* cfg, const GameState* s, int observer,
+                               int64_t* positions) noexcept nogil:
+    """The positions of the encoding's ones, ascending, into positions (room for
+    encoding_size); returns how many."""
+    return _encode(cfg, s, observer, NULL, positions)
+
+
+cdef inline int _one(float* out, int64_t* positions, int n, int at) noexcept nogil:
+    """Set feature `at`: a 1.0 in out, or the next entry of positions (one of them NULL).
+    Every section is written in ascending order, each feature once."""
+    if positions != NULL:
+        positions[n] = at
+        return n + 1
+    out[at] = 1.0
+    return n
+
+
+cdef int _encode(const GameConfig* cfg, const GameState* s, int observer,
+                 float* out, int64_t* positions) noexcept nogil:
     cdef int P = cfg.players, C = cfg.colors, R = cfg.ranks, hs = cfg.hand_size
     cdef int bits = cfg.card_types
     cdef int off, rel, p, i, c, r, card, kind, target, m, k
-    cdef int offset = 0
+    cdef int offset = 0, n = 0
     cdef const MoveRecord* last
-    memset(out, 0, cfg.encoding_size * sizeof(float))
 
     # Hands of the other players.
     for rel in range(1, P):
         p = (observer + rel) % P
         for i in range(s.hand_len[p]):
-            out[offset + i * bits + s.hand[p][i]] = 1.0
+            n = _one(out, positions, n, offset + i * bits + s.hand[p][i])
         offset += hs * bits
     for rel in range(P):
         if s.hand_len[(observer + rel) % P] < hs:
-            out[offset + rel] = 1.0
+            n = _one(out, positions, n, offset + rel)
     offset += P
 
     # Board.
     for i in range(deck_remaining(cfg, s)):
-        out[offset + i] = 1.0
+        n = _one(out, positions, n, offset + i)
     offset += cfg.deck_size - P * hs
     for c in range(C):
         if s.fireworks[c] > 0:
-            out[offset + s.fireworks[c] - 1] = 1.0
+            n = _one(out, positions, n, offset + s.fireworks[c] - 1)
         offset += R
     for i in range(s.info_tokens):
-        out[offset + i] = 1.0
+        n = _one(out, positions, n, offset + i)
     offset += cfg.max_info
     for i in range(s.life_tokens):
-        out[offset + i] = 1.0
+        n = _one(out, positions, n, offset + i)
     offset += cfg.max_life
 
     # Discards.
     for card in range(bits):
         for i in range(s.discard_count[card]):
-            out[offset + i] = 1.0
+            n = _one(out, positions, n, offset + i)
         offset += cfg.card_count[card]
 
     # Last action: HLE's observer sees moves back to its own last one, so the last
@@ -75,9 +99,9 @@ cdef void encode_canonical(const GameConfig* cfg, const GameState* s, int observ
             kind = 2
         else:
             kind = 3
-        out[offset + rel] = 1.0
+        n = _one(out, positions, n, offset + rel)
         offset += P
-        out[offset + kind] = 1.0
+        n = _one(out, positions, n, offset + kind)
         offset += 4
         if kind >= 2:
             m -= 2 * hs
@@ -86,36 +110,36 @@ cdef void encode_canonical(const GameConfig* cfg, const GameState* s, int observ
             else:
                 m -= (P - 1) * C
                 target = 1 + m // R
-            out[offset + (rel + target) % P] = 1.0
+            n = _one(out, positions, n, offset + (rel + target) % P)
         offset += P
         if kind == 2:
-            out[offset + m % C] = 1.0
+            n = _one(out, positions, n, offset + m % C)
         offset += C
         if kind == 3:
-            out[offset + m % R] = 1.0
+            n = _one(out, positions, n, offset + m % R)
         offset += R
         if kind >= 2:
             for i in range(hs):
                 if (last.reveal >> i) & 1:
-                    out[offset + i] = 1.0
+                    n = _one(out, positions, n, offset + i)
         offset += hs
         if kind <= 1:
-            out[offset + (last.move if kind == 1 else last.move - hs)] = 1.0
+            n = _one(out, positions, n, offset + (last.move if kind == 1 else last.move - hs))
         offset += hs
         if kind <= 1:
-            out[offset + last.card] = 1.0
+            n = _one(out, positions, n, offset + last.card)
         offset += bits
         if kind == 0:
             if last.scored:
-                out[offset] = 1.0
+                n = _one(out, positions, n, offset)
             if last.info_token:
-                out[offset + 1] = 1.0
+                n = _one(out, positions, n, offset + 1)
         offset += 2
     else:
         offset += 2 * P + 4 + C + R + 2 * hs + bits + 2
 
     if cfg.obs_type == OBS_MINIMAL:
-        return
+        return n
 
     # Common card knowledge of every hand, the observer's first.
     for rel in range(P):
@@ -125,12 +149,13 @@ cdef void encode_canonical(const GameConfig* cfg, const GameState* s, int observ
                 if (s.color_plausible[p][i] >> c) & 1:
                     for r in range(R):
                         if (s.rank_plausible[p][i] >> r) & 1:
-                            out[offset + c * R + r] = 1.0
+                            n = _one(out, positions, n, offset + c * R + r)
             offset += bits
             if s.color_hinted[p][i] >= 0:
-                out[offset + s.color_hinted[p][i]] = 1.0
+                n = _one(out, positions, n, offset + s.color_hinted[p][i])
             offset += C
             if s.rank_hinted[p][i] >= 0:
-                out[offset + s.rank_hinted[p][i]] = 1.0
+                n = _one(out, positions, n, offset + s.rank_hinted[p][i])
             offset += R
         offset += (hs - s.hand_len[p]) * (bits + C + R)
+    return n

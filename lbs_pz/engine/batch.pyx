@@ -18,7 +18,7 @@ from lbs_pz.engine._core cimport (
     ERR_NOT_PLAUSIBLE, ERR_OK, ERR_TERMINAL, GameState, apply_move, config_init, legal_mask,
     play_random_to_end, rng_next, set_hand, state_reset, state_score, state_terminal,
 )
-from lbs_pz.engine._encode cimport encode_canonical
+from lbs_pz.engine._encode cimport encode_canonical, encode_canonical_ones
 from lbs_pz.engine.state cimport HanabiState
 from lbs_pz.engine.config import HanabiConfig
 from lbs_pz.engine.moves import move_name
@@ -394,54 +394,59 @@ cdef class HanabiBatch:
             self._busy -= 1
         return arr
 
-    def encode_sparse(self, players=None):
+    def encode_sparse(self, players=None, bint own_hand=False):
         """The canonical encodings of `encode` as the positions of their ones (they are
         binary), for first layers that sum embedding rows instead of multiplying a
         mostly-zero matrix (`torch.nn.functional.embedding_bag(indices, W, offsets)`).
 
         players: int (N,) seats in [0, players), default each game's current player.
+        own_hand: also list that seat's own cards, one-hot by slot after the encoding:
+            position encoding_size + slot * card_types + card (the features of
+            `lbs_pz.search.value.value_features`, which a seat's network must never be
+            given for the real game; search gives it sampled worlds).
         Returns (indices, offsets), both int64: indices (nnz,) the feature positions of
         game 0's ones, then game 1's, ...; offsets (N,) where each game's run starts."""
         if self.games == NULL:
             raise _not_initialised()
         cdef int E = self._proto.cfg.encoding_size, i, j, P = self._proto.cfg.players
+        cdef int H = self._proto.cfg.hand_size if own_hand else 0
+        cdef int T = self._proto.cfg.card_types, p
         cdef int[::1] who
         cdef bint given = players is not None
         if given:
             who = _seat_vector(players, self.num_games, P)
         cdef cnp.ndarray[int64_t, ndim=1] offsets = np.empty(self.num_games, dtype=np.int64)
         cdef int64_t* off = <int64_t*>cnp.PyArray_DATA(offsets)
-        cdef float* scratch = <float*>malloc(E * sizeof(float))
-        cdef int64_t cap = <int64_t>self.num_games * 256 + E, nnz = 0
+        cdef int64_t cap = <int64_t>self.num_games * 256 + E + H, nnz = 0
         cdef int64_t* idx = <int64_t*>malloc(cap * sizeof(int64_t))
         cdef int64_t* grown
-        cdef bint failed = scratch == NULL or idx == NULL
+        cdef bint failed = idx == NULL
         if not failed:
             try:
                 self._enter_read()
             except BaseException:
-                free(scratch)
                 free(idx)
                 raise
             try:
                 with nogil:
                     for i in range(self.num_games):
-                        encode_canonical(&self._proto.cfg, &self.games[i],
-                                         who[i] if given else self.games[i].cur_player, scratch)
-                        if nnz + E > cap:
-                            cap = 2 * cap + E
+                        if nnz + E + H > cap:       # room for every feature of a game
+                            cap = 2 * cap + E + H
                             grown = <int64_t*>realloc(idx, cap * sizeof(int64_t))
                             if grown == NULL:
                                 failed = True
                                 break
                             idx = grown
                         off[i] = nnz
-                        for j in range(E):          # branch-free: the ones are unpredictable
-                            idx[nnz] = j
-                            nnz += scratch[j] != 0
+                        p = who[i] if given else self.games[i].cur_player
+                        nnz += encode_canonical_ones(&self._proto.cfg, &self.games[i], p,
+                                                     idx + nnz)
+                        if own_hand:
+                            for j in range(self.games[i].hand_len[p]):
+                                idx[nnz] = E + j * T + self.games[i].hand[p][j]
+                                nnz += 1
             finally:
                 self._busy -= 1
-        free(scratch)
         if failed:
             free(idx)
             raise MemoryError("cannot allocate the sparse encodings")

@@ -133,8 +133,9 @@ class CentralValue(TrainedForBlueprint):
 def sparse_first_layer(net, batch):
     """The first Linear layer of `net` (an nn.Sequential starting with a Linear over
     `value_features`) applied to the batch's features without building them: float32
-    torch tensor (N, hidden), the sum of the weight columns of the features that are one,
-    plus the bias. None if `net` is not of that shape."""
+    torch tensor (N, hidden), the sum of the weight columns of the features that are one
+    (`HanabiBatch.encode_sparse(own_hand=True)` lists them), plus the bias. None if `net`
+    is not of that shape."""
     torch = require_torch("sparse_first_layer")
     nn, F = torch.nn, torch.nn.functional
     config = batch.config
@@ -146,18 +147,11 @@ def sparse_first_layer(net, batch):
     key = (weight.data_ptr(), weight._version)
     cached = getattr(net, "_lbs_sparse_weights", None)
     if cached is None or cached[0] != key:
-        rows = weight.detach().t().contiguous()                   # (E + H*T, hidden)
-        hand_rows = torch.cat([rows[E:], rows.new_zeros(1, rows.shape[1])])
-        cached = (key, rows[:E].contiguous(), hand_rows)
+        cached = (key, weight.detach().t().contiguous())          # (E + H*T, hidden)
         net._lbs_sparse_weights = cached
-    _, enc_rows, hand_rows = cached
-    indices, offsets = batch.encode_sparse()
-    hands = batch.hands().astype(np.int64)                        # (N, H), -1: empty
-    slots = np.arange(H, dtype=np.int64) * T
-    hand_idx = np.where(hands >= 0, slots + hands, H * T)        # H*T: the zero row
-    out = F.embedding_bag(torch.from_numpy(indices), enc_rows, torch.from_numpy(offsets),
+    indices, offsets = batch.encode_sparse(own_hand=True)
+    out = F.embedding_bag(torch.from_numpy(indices), cached[1], torch.from_numpy(offsets),
                           mode="sum")
-    out += F.embedding_bag(torch.from_numpy(hand_idx), hand_rows, mode="sum")
     if net[0].bias is not None:
         out += net[0].bias
     return out
