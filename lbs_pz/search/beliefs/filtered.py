@@ -20,7 +20,7 @@ possible hands, so it works for 7-card hands where the exact belief cannot.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import numpy as np
 
@@ -93,18 +93,24 @@ class FilteredBelief(Belief):
             drew = len(after.card_knowledge(me)) == len(before.card_knowledge(me))
             self._events.append(("own", rec["move"] % hs, rec["card"], int(drew)))
 
-    def consistent_with_partners(self, hands: np.ndarray, skip_unexplained: bool = False,
-                                 unexplained: Optional[Set[int]] = None) -> np.ndarray:
+    def consistent_with_partners(self, hands: np.ndarray,
+                                 skip_unexplained: bool = False) -> np.ndarray:
         """bool (m,): hands (m, hand_len) of the seat now under which the blueprint
         repeats every past partner move. Walks the history backwards, undoing the seat's
         plays and discards to recover each hand as it was at each partner decision.
 
         skip_unexplained: ignore a partner move that none of the hands still kept
             explains (a partner that was not playing the blueprint, e.g. another
-            searching seat), as ExactBelief does; meant for large samples.
-        unexplained: a set of partner decisions (indices into the history): with
-            skip_unexplained, the moves ignored are added to it; without, the moves in it
-            are ignored. A sample's later, smaller rounds are judged by its first."""
+            searching seat), as ExactBelief does; meant for large samples."""
+        return self._filter(hands, None if skip_unexplained else frozenset())[0]
+
+    def _filter(self, hands: np.ndarray,
+                ignore: Optional[FrozenSet[int]]) -> Tuple[np.ndarray, FrozenSet[int]]:
+        """(keep, ignored): `consistent_with_partners` for hands (m, hand_len).
+        ignore: the partner decisions (indices into the history) that carry no evidence,
+        every other one judged strictly; None: those that no hand still kept explains,
+        found as the walk goes. ignored: the decisions ignored. A sample's first round
+        finds them; its later, smaller rounds ignore exactly those."""
         past = np.ascontiguousarray(hands, dtype=np.int8).reshape(len(hands), -1)
         if len(past) > 1 and past.shape[1]:
             # Sampled hands repeat (a belief concentrates its mass): filter each distinct
@@ -113,9 +119,10 @@ class FilteredBelief(Belief):
                                            ** np.arange(past.shape[1], dtype=np.int64))
             _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
             if len(first) < len(past):
-                return self.consistent_with_partners(past[first], skip_unexplained,
-                                                     unexplained)[inverse]
+                keep, ignored = self._filter(past[first], ignore)
+                return keep[inverse], ignored
         keep = np.ones(len(past), dtype=bool)
+        ignored = set() if ignore is None else set(ignore)
         for index in range(len(self._events) - 1, -1, -1):
             event = self._events[index]
             if not keep.any():
@@ -126,17 +133,17 @@ class FilteredBelief(Belief):
                 past = np.ascontiguousarray(np.concatenate(
                     [kept[:, :slot], np.full((len(past), 1), card, np.int8), kept[:, slot:]],
                     axis=1))
-            elif unexplained is None or skip_unexplained or index not in unexplained:
+            elif index not in ignored:
                 _, before, move, _ = event
                 rows = np.flatnonzero(keep)
                 agree = self._agree(index, before, move, np.ascontiguousarray(past[rows]))
                 # A move no remaining hand explains was not the blueprint's (a searching
                 # partner deviated): it carries no evidence, as in ExactBelief.
-                if agree.any() or not skip_unexplained:
+                if agree.any() or ignore is not None:
                     keep[rows] = agree
-                elif unexplained is not None:
-                    unexplained.add(index)
-        return keep
+                else:
+                    ignored.add(index)
+        return keep, frozenset(ignored)
 
     def _agree(self, index: int, before: HanabiState, move: int,
                hands: np.ndarray) -> np.ndarray:
@@ -167,15 +174,15 @@ class FilteredBelief(Belief):
     def sample(self, n: int, rng) -> np.ndarray:
         rng = as_rng(rng)
         kept, survivors, proposed = [], 0, 0
-        unexplained: Set[int] = set()     # partner moves no hand of the first round makes
+        # the first round that returns hands finds the unexplained partner moves (None)
+        ignore: Optional[FrozenSet[int]] = None
         while survivors < n and proposed < n * self.max_oversample:
-            first = not kept            # the first round that returned hands
             hands = self.base.sample(self._round_size(n, survivors, proposed), rng)
             proposed += max(self.base.last_proposed, len(hands), 1)
             if len(hands):
-                hands = hands[self.consistent_with_partners(hands, first, unexplained)]
-                kept.append(hands)
-                survivors += len(hands)
+                keep, ignore = self._filter(hands, ignore)
+                kept.append(hands[keep])
+                survivors += int(keep.sum())
         hands = np.concatenate(kept) if kept else np.zeros((0, self.hand_len), np.int64)
         self.last_proposed, self.last_legal = proposed, len(hands)
         return hands[:n]
