@@ -21,32 +21,49 @@ from lbs_pz.engine._core cimport (
 )
 
 
+ctypedef fused Sink:
+    float       # the encoding as floats
+    int64_t     # the positions of its ones
+
+
 cdef void encode_canonical(const GameConfig* cfg, const GameState* s, int observer,
                            float* out) noexcept nogil:
     """The encoding as floats: out (encoding_size,) is overwritten."""
     memset(out, 0, cfg.encoding_size * sizeof(float))
-    _encode(cfg, s, observer, out, NULL)
+    _encode(cfg, s, observer, out)
 
 
 cdef int encode_canonical_ones(const GameConfig* cfg, const GameState* s, int observer,
                                int64_t* positions) noexcept nogil:
     """The positions of the encoding's ones, ascending, into positions (room for
     encoding_size); returns how many."""
-    return _encode(cfg, s, observer, NULL, positions)
+    return _encode(cfg, s, observer, positions)
 
 
-cdef inline int _one(float* out, int64_t* positions, int n, int at) noexcept nogil:
-    """Set feature `at`: a 1.0 in out, or the next entry of positions (one of them NULL).
-    Every section is written in ascending order, each feature once."""
-    if positions != NULL:
-        positions[n] = at
+cdef inline int _one(Sink* out, int n, int at) noexcept nogil:
+    """Set feature `at`: a 1.0 in the floats, or the next of the positions (one code
+    path per Sink, chosen at compile time). Every section is written in ascending order,
+    each feature once."""
+    if Sink is float:
+        out[at] = 1.0
+        return n
+    else:
+        out[n] = at
         return n + 1
-    out[at] = 1.0
-    return n
 
 
-cdef int _encode(const GameConfig* cfg, const GameState* s, int observer,
-                 float* out, int64_t* positions) noexcept nogil:
+cdef inline int _bit(Sink* out, int n, int at, int bit) noexcept nogil:
+    """Feature `at` is the lowest bit of `bit`: `_one` without a branch."""
+    if Sink is float:
+        out[at] = bit & 1
+        return n
+    else:
+        out[n] = at
+        return n + (bit & 1)
+
+
+cdef inline int _encode(const GameConfig* cfg, const GameState* s, int observer,
+                 Sink* out) noexcept nogil:
     cdef int P = cfg.players, C = cfg.colors, R = cfg.ranks, hs = cfg.hand_size
     cdef int bits = cfg.card_types
     cdef int off, rel, p, i, c, r, card, kind, target, m, k
@@ -57,32 +74,32 @@ cdef int _encode(const GameConfig* cfg, const GameState* s, int observer,
     for rel in range(1, P):
         p = (observer + rel) % P
         for i in range(s.hand_len[p]):
-            n = _one(out, positions, n, offset + i * bits + s.hand[p][i])
+            n = _one(out, n, offset + i * bits + s.hand[p][i])
         offset += hs * bits
     for rel in range(P):
         if s.hand_len[(observer + rel) % P] < hs:
-            n = _one(out, positions, n, offset + rel)
+            n = _one(out, n, offset + rel)
     offset += P
 
     # Board.
     for i in range(deck_remaining(cfg, s)):
-        n = _one(out, positions, n, offset + i)
+        n = _one(out, n, offset + i)
     offset += cfg.deck_size - P * hs
     for c in range(C):
         if s.fireworks[c] > 0:
-            n = _one(out, positions, n, offset + s.fireworks[c] - 1)
+            n = _one(out, n, offset + s.fireworks[c] - 1)
         offset += R
     for i in range(s.info_tokens):
-        n = _one(out, positions, n, offset + i)
+        n = _one(out, n, offset + i)
     offset += cfg.max_info
     for i in range(s.life_tokens):
-        n = _one(out, positions, n, offset + i)
+        n = _one(out, n, offset + i)
     offset += cfg.max_life
 
     # Discards.
     for card in range(bits):
         for i in range(s.discard_count[card]):
-            n = _one(out, positions, n, offset + i)
+            n = _one(out, n, offset + i)
         offset += cfg.card_count[card]
 
     # Last action: HLE's observer sees moves back to its own last one, so the last
@@ -99,9 +116,9 @@ cdef int _encode(const GameConfig* cfg, const GameState* s, int observer,
             kind = 2
         else:
             kind = 3
-        n = _one(out, positions, n, offset + rel)
+        n = _one(out, n, offset + rel)
         offset += P
-        n = _one(out, positions, n, offset + kind)
+        n = _one(out, n, offset + kind)
         offset += 4
         if kind >= 2:
             m -= 2 * hs
@@ -110,30 +127,30 @@ cdef int _encode(const GameConfig* cfg, const GameState* s, int observer,
             else:
                 m -= (P - 1) * C
                 target = 1 + m // R
-            n = _one(out, positions, n, offset + (rel + target) % P)
+            n = _one(out, n, offset + (rel + target) % P)
         offset += P
         if kind == 2:
-            n = _one(out, positions, n, offset + m % C)
+            n = _one(out, n, offset + m % C)
         offset += C
         if kind == 3:
-            n = _one(out, positions, n, offset + m % R)
+            n = _one(out, n, offset + m % R)
         offset += R
         if kind >= 2:
             for i in range(hs):
                 if (last.reveal >> i) & 1:
-                    n = _one(out, positions, n, offset + i)
+                    n = _one(out, n, offset + i)
         offset += hs
         if kind <= 1:
-            n = _one(out, positions, n, offset + (last.move if kind == 1 else last.move - hs))
+            n = _one(out, n, offset + (last.move if kind == 1 else last.move - hs))
         offset += hs
         if kind <= 1:
-            n = _one(out, positions, n, offset + last.card)
+            n = _one(out, n, offset + last.card)
         offset += bits
         if kind == 0:
             if last.scored:
-                n = _one(out, positions, n, offset)
+                n = _one(out, n, offset)
             if last.info_token:
-                n = _one(out, positions, n, offset + 1)
+                n = _one(out, n, offset + 1)
         offset += 2
     else:
         offset += 2 * P + 4 + C + R + 2 * hs + bits + 2
@@ -147,15 +164,14 @@ cdef int _encode(const GameConfig* cfg, const GameState* s, int observer,
         for i in range(s.hand_len[p]):
             for c in range(C):
                 if (s.color_plausible[p][i] >> c) & 1:
-                    for r in range(R):
-                        if (s.rank_plausible[p][i] >> r) & 1:
-                            n = _one(out, positions, n, offset + c * R + r)
+                    for r in range(R):      # branch-free: the rank bits are unpredictable
+                        n = _bit(out, n, offset + c * R + r, s.rank_plausible[p][i] >> r)
             offset += bits
             if s.color_hinted[p][i] >= 0:
-                n = _one(out, positions, n, offset + s.color_hinted[p][i])
+                n = _one(out, n, offset + s.color_hinted[p][i])
             offset += C
             if s.rank_hinted[p][i] >= 0:
-                n = _one(out, positions, n, offset + s.rank_hinted[p][i])
+                n = _one(out, n, offset + s.rank_hinted[p][i])
             offset += R
         offset += (hs - s.hand_len[p]) * (bits + C + R)
     return n
