@@ -512,6 +512,7 @@ def test_other_entry_points_check_their_inputs():
     attempt("step-uint64", lambda: b.step(big))
     attempt("encode-players-uint64", lambda: b.encode(players=big))
     attempt("encode_sparse-players-7", lambda: b.encode_sparse(players=[7, 0, 0]))
+    attempt("encode_sparse-own_hand-str", lambda: b.encode_sparse(own_hand="no"))
     attempt("take-uint64", lambda: b.take(big))
     attempt("set_hands-card-127", lambda: b.set_hands(0, np.full((3, 5), 127)))
     attempt("set_hands-9-cards", lambda: b.set_hands(0, np.zeros((3, 9), int)))
@@ -531,4 +532,5 @@ def test_other_entry_points_check_their_inputs():
     exc = {k: v for k, v in got.items()}
     assert exc.pop("take-uint64") == "IndexError"
     assert exc.pop("hands-seat-2") == "ValueError"
+    assert exc.pop("encode_sparse-own_hand-str") == "TypeError"
     assert len(exc) == 18 and set(exc.values()) == {"ValueError"}, exc

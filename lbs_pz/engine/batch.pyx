@@ -394,22 +394,25 @@ cdef class HanabiBatch:
             self._busy -= 1
         return arr
 
-    def encode_sparse(self, players=None, bint own_hand=False):
+    def encode_sparse(self, players=None, own_hand=False):
         """The canonical encodings of `encode` as the positions of their ones (they are
         binary), for first layers that sum embedding rows instead of multiplying a
         mostly-zero matrix (`torch.nn.functional.embedding_bag(indices, W, offsets)`).
 
         players: int (N,) seats in [0, players), default each game's current player.
-        own_hand: also list that seat's own cards, one-hot by slot after the encoding:
-            position encoding_size + slot * card_types + card (the features of
-            `lbs_pz.search.value.value_features`, which a seat's network must never be
-            given for the real game; search gives it sampled worlds).
+        own_hand: bool; also list that seat's own cards, one-hot by slot after the
+            encoding: position encoding_size + slot * card_types + card. These are the
+            features of `lbs_pz.search.value.value_features`, which search reads on
+            sampled worlds only: a seat's own cards are hidden from it in the real game.
         Returns (indices, offsets), both int64: indices (nnz,) the feature positions of
         game 0's ones, then game 1's, ...; offsets (N,) where each game's run starts."""
         if self.games == NULL:
             raise _not_initialised()
+        if not isinstance(own_hand, (bool, np.bool_)):
+            raise TypeError(f"own_hand must be a bool, got {own_hand!r}")
+        cdef bint with_hand = own_hand
         cdef int E = self._proto.cfg.encoding_size, i, j, P = self._proto.cfg.players
-        cdef int H = self._proto.cfg.hand_size if own_hand else 0
+        cdef int H = self._proto.cfg.hand_size if with_hand else 0
         cdef int T = self._proto.cfg.card_types, p
         cdef int[::1] who
         cdef bint given = players is not None
@@ -441,7 +444,7 @@ cdef class HanabiBatch:
                         p = who[i] if given else self.games[i].cur_player
                         nnz += encode_canonical_ones(&self._proto.cfg, &self.games[i], p,
                                                      idx + nnz)
-                        if own_hand:
+                        if with_hand:
                             for j in range(self.games[i].hand_len[p]):
                                 idx[nnz] = E + j * T + self.games[i].hand[p][j]
                                 nnz += 1
