@@ -7,6 +7,7 @@ import pytest
 from lbs_pz.agents import RuleBot
 from lbs_pz.agents.rule_bots import _bots as bots
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.search.value import value_features
 
 BOT = RuleBot("strong")
 
@@ -189,20 +190,22 @@ def test_encode_sparse_lists_the_ones_of_encode(config):
         np.testing.assert_array_equal(offsets, np.searchsorted(rows, np.arange(40)))
 
 
-def test_encode_sparse_with_the_own_hand_lists_the_ones_of_the_value_features():
-    from lbs_pz.search.value import value_features
-
+def test_the_own_hand_follows_the_encoding_dense_and_sparse():
     batch = HanabiBatch(HanabiConfig(), 60, seeds=4)
     BOT.rollout(batch, 200)                   # to the end: some hands have shrunk
-    batch = HanabiBatch.from_states([batch.get_state(i) for i in range(60)]
-                                    + [HanabiBatch(HanabiConfig(), 1, seeds=9).get_state(0)])
+    states = [batch.get_state(i) for i in range(60)] + [HanabiState(HanabiConfig(), seed=9)]
+    batch = HanabiBatch.from_states(states)
     assert (batch.hands() < 0).any()          # empty slots are listed as nothing
-    dense = value_features(batch)
+    dense = batch.encode(own_hand=True)
+    np.testing.assert_array_equal(dense, _reference_features(states))
     indices, offsets = batch.encode_sparse(own_hand=True)
     rows, cols = np.nonzero(dense)
     np.testing.assert_array_equal(indices, cols)
     np.testing.assert_array_equal(offsets, np.searchsorted(rows, np.arange(len(batch))))
     assert np.array_equal(batch.encode_sparse(own_hand=False)[0], batch.encode_sparse()[0])
+    seats = np.arange(len(batch)) % 2         # another seat's view, its own cards included
+    np.testing.assert_array_equal(batch.encode(players=seats, own_hand=True)[:, :658],
+                                  batch.encode(players=seats))
 
 
 # --- rule bots over a batch ----------------------------------------------------------------
@@ -275,8 +278,6 @@ def _reference_features(states):
 
 
 def test_value_features_of_a_batch_match_the_per_state_definition():
-    from lbs_pz.search.value import value_features
-
     states = [_position(m, seed=s) for m, s in [(0, 1), (30, 2), (55, 3)]]
     ended = (_position(10_000, seed=s) for s in range(4, 100))   # a shrunk hand to move
     states.append(next(st for st in ended if len(st.hand(st.current_player)) < 5))

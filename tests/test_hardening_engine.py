@@ -513,6 +513,9 @@ def test_other_entry_points_check_their_inputs():
     attempt("encode-players-uint64", lambda: b.encode(players=big))
     attempt("encode_sparse-players-7", lambda: b.encode_sparse(players=[7, 0, 0]))
     attempt("encode_sparse-own_hand-str", lambda: b.encode_sparse(own_hand="no"))
+    attempt("encode-own_hand-str", lambda: b.encode(own_hand="no"))
+    attempt("encode-own_hand-out-658", lambda: b.encode(np.zeros((3, 658), np.float32),
+                                                        own_hand=True))
     attempt("take-uint64", lambda: b.take(big))
     attempt("set_hands-card-127", lambda: b.set_hands(0, np.full((3, 5), 127)))
     attempt("set_hands-9-cards", lambda: b.set_hands(0, np.zeros((3, 9), int)))
@@ -533,4 +536,5 @@ def test_other_entry_points_check_their_inputs():
     assert exc.pop("take-uint64") == "IndexError"
     assert exc.pop("hands-seat-2") == "ValueError"
     assert exc.pop("encode_sparse-own_hand-str") == "TypeError"
-    assert len(exc) == 18 and set(exc.values()) == {"ValueError"}, exc
+    assert exc.pop("encode-own_hand-str") == "TypeError"
+    assert len(exc) == 19 and set(exc.values()) == {"ValueError"}, exc

@@ -11,6 +11,8 @@ Sections, in order (sizes for 2 players, 5 colors, 5 ranks, 5 cards = 658 floats
                        cards touched, slot, card played/discarded, scored, token gained
   card knowledge (350) per hand slot of every player: plausible cards and hinted
                        color/rank; absent in the "minimal" observation type
+and, on request (own_hand), the observer's own cards one-hot by slot after them: the
+features of `lbs_pz.search.value.value_features`.
 """
 
 from libc.stdint cimport int64_t
@@ -27,39 +29,53 @@ ctypedef fused Sink:
 
 
 cdef void encode_canonical(const GameConfig* cfg, const GameState* s, int observer,
-                           float* out) noexcept nogil:
-    """The encoding as floats: out (encoding_size,) is overwritten."""
-    memset(out, 0, cfg.encoding_size * sizeof(float))
+                           bint own_hand, float* out) noexcept nogil:
+    """The encoding as floats: out (encoding_size,) is overwritten; with own_hand, out
+    (encoding_size + hand_size * card_types,) also gets the observer's own cards."""
+    memset(out, 0, (cfg.encoding_size + (cfg.hand_size * cfg.card_types if own_hand else 0))
+           * sizeof(float))
     _encode(cfg, s, observer, out)
+    if own_hand:
+        _own_hand(cfg, s, observer, out, 0)
 
 
 cdef int encode_canonical_ones(const GameConfig* cfg, const GameState* s, int observer,
-                               int64_t* positions) noexcept nogil:
-    """The positions of the encoding's ones, ascending, into positions (room for
-    encoding_size); returns how many."""
-    return _encode(cfg, s, observer, positions)
-
-
-cdef inline int _one(Sink* out, int n, int at) noexcept nogil:
-    """Set feature `at`: a 1.0 in the floats, or the next of the positions (one code
-    path per Sink, chosen at compile time). Every section is written in ascending order,
-    each feature once."""
-    if Sink is float:
-        out[at] = 1.0
-        return n
-    else:
-        out[n] = at
-        return n + 1
+                               bint own_hand, int64_t* positions) noexcept nogil:
+    """The positions of the encoding's ones (and, with own_hand, of the observer's own
+    cards), ascending, into positions (room for encoding_size + hand_size); returns how
+    many."""
+    cdef int n = _encode(cfg, s, observer, positions)
+    if own_hand:
+        n = _own_hand(cfg, s, observer, positions, n)
+    return n
 
 
 cdef inline int _bit(Sink* out, int n, int at, int bit) noexcept nogil:
-    """Feature `at` is the lowest bit of `bit`: `_one` without a branch."""
+    """Feature `at` is the lowest bit of `bit`: a float in the floats, or the next of the
+    positions when it is one (one code path per Sink, chosen at compile time; no branch
+    on `bit`). Every section is written in ascending order, each feature once."""
     if Sink is float:
         out[at] = bit & 1
         return n
     else:
         out[n] = at
         return n + (bit & 1)
+
+
+cdef inline int _one(Sink* out, int n, int at) noexcept nogil:
+    """Set feature `at`."""
+    return _bit(out, n, at, 1)
+
+
+cdef inline int _own_hand(const GameConfig* cfg, const GameState* s, int seat, Sink* out,
+                          int n) noexcept nogil:
+    """After the encoding, `seat`'s own cards one-hot by slot: feature encoding_size +
+    slot * card_types + card (an empty slot is all zeros). Only search's sampled worlds
+    are encoded this way: a seat's own cards are hidden from it in the real game."""
+    cdef int j
+    for j in range(s.hand_len[seat]):
+        n = _one(out, n, cfg.encoding_size + j * cfg.card_types + s.hand[seat][j])
+    return n
 
 
 cdef inline int _encode(const GameConfig* cfg, const GameState* s, int observer,

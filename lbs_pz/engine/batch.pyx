@@ -97,6 +97,13 @@ def check_out(out, shape, dtype, name="out"):
 cdef int _OUT_FLAGS = cnp.NPY_ARRAY_C_CONTIGUOUS | cnp.NPY_ARRAY_ALIGNED | cnp.NPY_ARRAY_WRITEABLE
 
 
+cdef bint _flag(object value, str name) except -1:
+    """A bool argument, refused as a TypeError when it is anything else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return value
+
+
 cdef cnp.ndarray _out(object out, Py_ssize_t d0, Py_ssize_t d1, int typenum, str name):
     """`check_out` for the methods: shape (d0,) if d1 < 0 else (d0, d1), dtype `typenum`.
     The common cases (None, or an array that passes) are decided in C; anything else goes
@@ -365,14 +372,21 @@ cdef class HanabiBatch:
             self._busy -= 1
         return arr
 
-    def encode(self, out=None, players=None):
+    def encode(self, out=None, players=None, own_hand=False):
         """(N, encoding_size) float32: HLE's canonical observation of game i seen by
         players[i] (int (N,), seats in [0, players); default: each game's current
-        player)."""
+        player). own_hand: bool; also that seat's own cards one-hot by slot after the
+        encoding, (N, encoding_size + hand_size * card_types): feature encoding_size +
+        slot * card_types + card (the features of `lbs_pz.search.value.value_features`,
+        which search reads on sampled worlds only: a seat's own cards are hidden from it
+        in the real game)."""
         if self.games == NULL:
             raise _not_initialised()
+        cdef bint with_hand = _flag(own_hand, "own_hand")
         cdef int E = self._proto.cfg.encoding_size, i, P = self._proto.cfg.players
-        cdef cnp.ndarray arr = _out(out, self.num_games, E, cnp.NPY_FLOAT32, "out")
+        cdef int F = E + (self._proto.cfg.hand_size * self._proto.cfg.card_types
+                          if with_hand else 0)
+        cdef cnp.ndarray arr = _out(out, self.num_games, F, cnp.NPY_FLOAT32, "out")
         cdef float* base = <float*>cnp.PyArray_DATA(arr)
         cdef int[::1] who
         cdef bint given = players is not None
@@ -384,12 +398,13 @@ cdef class HanabiBatch:
                 with nogil:
                     for i in range(self.num_games):
                         encode_canonical(&self._proto.cfg, &self.games[i], who[i],
-                                         base + <long>i * E)
+                                         with_hand, base + <long>i * F)
             else:
                 with nogil:
                     for i in range(self.num_games):
                         encode_canonical(&self._proto.cfg, &self.games[i],
-                                         self.games[i].cur_player, base + <long>i * E)
+                                         self.games[i].cur_player, with_hand,
+                                         base + <long>i * F)
         finally:
             self._busy -= 1
         return arr
@@ -400,20 +415,14 @@ cdef class HanabiBatch:
         mostly-zero matrix (`torch.nn.functional.embedding_bag(indices, W, offsets)`).
 
         players: int (N,) seats in [0, players), default each game's current player.
-        own_hand: bool; also list that seat's own cards, one-hot by slot after the
-            encoding: position encoding_size + slot * card_types + card. These are the
-            features of `lbs_pz.search.value.value_features`, which search reads on
-            sampled worlds only: a seat's own cards are hidden from it in the real game.
+        own_hand: bool; also list that seat's own cards, as in `encode(own_hand=True)`.
         Returns (indices, offsets), both int64: indices (nnz,) the feature positions of
         game 0's ones, then game 1's, ...; offsets (N,) where each game's run starts."""
         if self.games == NULL:
             raise _not_initialised()
-        if not isinstance(own_hand, (bool, np.bool_)):
-            raise TypeError(f"own_hand must be a bool, got {own_hand!r}")
-        cdef bint with_hand = own_hand
-        cdef int E = self._proto.cfg.encoding_size, i, j, P = self._proto.cfg.players
-        cdef int H = self._proto.cfg.hand_size if with_hand else 0
-        cdef int T = self._proto.cfg.card_types, p
+        cdef bint with_hand = _flag(own_hand, "own_hand")
+        cdef int E = self._proto.cfg.encoding_size, i, P = self._proto.cfg.players
+        cdef int H = self._proto.cfg.hand_size if with_hand else 0, p
         cdef int[::1] who
         cdef bint given = players is not None
         if given:
@@ -443,11 +452,7 @@ cdef class HanabiBatch:
                         off[i] = nnz
                         p = who[i] if given else self.games[i].cur_player
                         nnz += encode_canonical_ones(&self._proto.cfg, &self.games[i], p,
-                                                     idx + nnz)
-                        if with_hand:
-                            for j in range(self.games[i].hand_len[p]):
-                                idx[nnz] = E + j * T + self.games[i].hand[p][j]
-                                nnz += 1
+                                                     with_hand, idx + nnz)
             finally:
                 self._busy -= 1
         if failed:

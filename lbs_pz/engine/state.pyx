@@ -445,7 +445,7 @@ cdef class HanabiState:
         cdef int p = self.s.cur_player if player is None else self._check_player(player)
         cdef cnp.npy_intp dim = self.cfg.encoding_size
         cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, &dim, cnp.NPY_FLOAT32, 0)
-        encode_canonical(&self.cfg, &self.s, p, <float*>cnp.PyArray_DATA(out))
+        encode_canonical(&self.cfg, &self.s, p, False, <float*>cnp.PyArray_DATA(out))
         return out
 
     cdef int _check_player(self, player) except -1:

@@ -41,28 +41,12 @@ def default_value_checkpoint() -> str:
 def value_features(states, out: Optional[np.ndarray] = None) -> np.ndarray:
     """float32 (N, encoding_size + hand_size * card_types): each game's canonical
     observation of its player to move, then that player's hand one-hot by slot (an empty
-    slot is all zeros).
+    slot is all zeros): `HanabiBatch.encode(own_hand=True)`.
 
     states: a HanabiBatch of N games (a sequence of HanabiStates is copied into one).
-    out: optional writeable C-contiguous float32 array of that shape, overwritten.
-    One batched encode and numpy indexing: no Python loop per game."""
+    out: optional writeable C-contiguous float32 array of that shape, overwritten."""
     batch = states if isinstance(states, HanabiBatch) else HanabiBatch.from_states(states)
-    config = batch.config
-    N, E, H, T = len(batch), config.encoding_size, config.hand_size, config.num_card_types
-    shape = (N, E + H * T)
-    if out is None:
-        feats = np.zeros(shape, np.float32)
-    else:
-        if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float32 \
-                or not out.flags.c_contiguous or not out.flags.writeable:
-            raise ValueError(f"out must be a writeable C-contiguous float32 array of shape {shape}")
-        feats = out
-        feats[:, E:] = 0.0
-    feats[:, :E] = batch.encode()
-    hands = batch.hands()                                 # int8 (N, H), -1: empty slot
-    rows, slots = np.nonzero(hands >= 0)
-    feats[rows, E + slots * T + hands[rows, slots]] = 1.0
-    return feats
+    return batch.encode(out=out, own_hand=True)
 
 
 @dataclasses.dataclass
