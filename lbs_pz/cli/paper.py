@@ -9,7 +9,7 @@ split between depth and worlds; the highest score: the search chosen for it on d
 figure uses, on every seat), and the beliefs' cross-entropy over the course of the strong
 bot's games (exact, grounded, learned). See `lbs_pz.eval.paper`.
 
-    lbs-pz paper --quick                    # ~16 minutes on 2 cores: a few deals per cell
+    lbs-pz paper --quick                    # ~15 minutes on 2 cores: a few deals per cell
     lbs-pz paper --full --workers 2         # many hours; what RESULTS.md quotes
     lbs-pz paper --full --report-only       # the tables of the games played so far
     lbs-pz paper --tiny                     # seconds: a 3-colour game, the same code paths

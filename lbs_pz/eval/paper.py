@@ -103,7 +103,7 @@ SIZES = {
                  strengths=("weak", "strong"), main=3, lbs=2, sparta=2, variant=2,
                  worlds=8, budget=4, belief_games=1, best=2, retrain_games=4,
                  retrain_steps=2),
-    "quick": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=20, lbs=10, sparta=5,
+    "quick": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=20, lbs=4, sparta=4,
                   variant=2, worlds=64, budget=16, belief_games=3, best=2,
                   retrain_games=20, retrain_steps=20),
     "full": Size(base=(), hands=(5, 6, 7), strengths=STRENGTHS, main=500, lbs=300,
