@@ -98,7 +98,7 @@ def run(args) -> int:
     def on_cell(i, n, cell, deals):
         if not args.no_progress:
             print(f"[{i + 1}/{n}] {cell.table}: {cell.spec.label()} on {cell.spec.blueprint}, "
-                  f"{cell.variant}, {deals} of {cell.deals} deals "
+                  f"{cell.variant}, playing to {deals} of {cell.deals} deals "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)
 
     def on_pass(k, n, results):
