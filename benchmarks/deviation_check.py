@@ -96,9 +96,9 @@ def deviations(blueprint_spec: str, belief: str, depth: int, rollouts: int, game
             rng = np.random.default_rng([seed, g, state.num_moves_played])
             decks = rng.integers(0, 2**63, size=check_worlds)
             hands = agent.belief.sample(check_worlds, rng)
-            sampled = move_returns(state, 0, pair, hands, decks[:len(hands)], bp, -1, None)
+            sampled = move_returns(state, 0, pair, hands, decks[:len(hands)], bp, -1, None)[0]
             true = np.repeat(np.asarray(state.hand(0))[None], check_worlds, axis=0)
-            real = move_returns(state, 0, pair, true, decks, bp, -1, None)
+            real = move_returns(state, 0, pair, true, decks, bp, -1, None)[0]
             i = list(result.moves).index(result.move)
             rows.append((move_kind(state, result.move) + move_kind(state, result.blueprint_move),
                          float(result.gains[i]), float((sampled[0] - sampled[1]).mean()),

@@ -39,8 +39,8 @@ def true_gain(state: HanabiState, seat: int, move: int, blueprint_move: int, blu
     hand, over `rollouts` re-deals of the undrawn deck (common to both moves)."""
     hands = np.array([state.hand(seat)] * rollouts)
     seeds = np.random.default_rng(seed).integers(0, 2**62, rollouts)
-    returns = move_returns(state, seat, [move, blueprint_move], hands, seeds, blueprint,
-                            -1, None)
+    returns, _ = move_returns(state, seat, [move, blueprint_move], hands, seeds, blueprint,
+                               -1, None)
     return float((returns[0] - returns[1]).mean())
 
 

@@ -51,8 +51,8 @@ def decisions(blueprint_spec: str, belief: str, depth: int, worlds: int, games: 
         if not len(hands) or len(legal) < 2:
             continue
         decks = rng.integers(0, 2**63, size=len(hands))
-        claimed = move_returns(state, 0, legal, hands, decks, bp, agent.depth, agent.value)
-        true = move_returns(state, 0, legal, hands, decks, bp, -1, None)
+        claimed = move_returns(state, 0, legal, hands, decks, bp, agent.depth, agent.value)[0]
+        true = move_returns(state, 0, legal, hands, decks, bp, -1, None)[0]
         b = int(np.flatnonzero(legal == move)[0])
         others = np.flatnonzero(legal != move)
         gain, real = claimed[others] - claimed[b], true[others] - true[b]

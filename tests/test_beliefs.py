@@ -585,9 +585,9 @@ class _CountingGrounded(GroundedBelief):
         super()._reset(start)
         self.asked = []
 
-    def sample(self, n, rng):
+    def sample_weighted(self, n, rng):
         self.asked.append(n)
-        return super().sample(n, rng)
+        return super().sample_weighted(n, rng)
 
 
 def test_filtered_belief_sizes_its_rounds_by_the_surviving_fraction():
@@ -624,3 +624,77 @@ def test_filtered_belief_sizes_its_rounds_by_the_surviving_fraction():
     fresh = FilteredBelief(_CountingGrounded(), bot).reset(state, seat=0)
     assert np.array_equal(after_samples[1], fresh.card_probabilities())
     assert np.array_equal(after_samples[0], fresh.sample(n, np.random.default_rng(7)))
+
+# --- importance weights toward the exact posterior ---------------------------------------
+
+def _marginals(hands, weights, card_types):
+    return np.stack([np.bincount(hands[:, i], weights=weights, minlength=card_types)
+                     [:card_types] / weights.sum() for i in range(hands.shape[1])])
+
+
+@pytest.mark.parametrize("filtered", [False, True])
+def test_weighted_learned_samples_converge_to_the_exact_belief(filtered):
+    """An untrained network is a badly biased proposal: its plain sample marginals stay
+    far from the exact belief's however many hands are drawn, while the importance-
+    weighted ones converge to them (with counterfactual filtering: to the filtered exact
+    belief)."""
+    pytest.importorskip("torch")
+    from lbs_pz.agents import RuleBot
+    from lbs_pz.search.beliefs import FilteredBelief, importance_weights
+
+    for state in _play(SMALL, 2):
+        if state.num_moves_played == 16:
+            break
+    seat, T = state.current_player, SMALL.num_card_types
+    exact = ExactBelief("strong" if filtered else None).reset(state, seat).card_probabilities()
+    belief = _tiny_learned(SMALL, seed=0)
+    if filtered:
+        belief = FilteredBelief(belief, RuleBot("strong"))
+    belief.reset(state, seat)
+    plain, weighted = [], []
+    for n in (500, 32000):
+        hands, log_w = belief.sample_weighted(n, np.random.default_rng(1))
+        assert len(hands) == len(log_w) and np.isfinite(log_w).all()
+        np.testing.assert_array_equal(hands, belief.sample(n, np.random.default_rng(1)))
+        plain.append(np.abs(_marginals(hands, np.ones(len(hands)), T) - exact).sum(1).max() / 2)
+        weighted.append(np.abs(_marginals(hands, importance_weights(log_w), T)
+                               - exact).sum(1).max() / 2)
+    assert plain[1] > 0.1                     # the proposal's bias does not average away
+    assert weighted[1] < 0.03 and weighted[1] < weighted[0] / 3
+
+
+def test_grounded_weights_correct_its_sequential_draw():
+    """Drawing slot by slot from what each slot allows is exact when the slots' allowed
+    sets are nested or disjoint; for overlapping ones the weights correct it. Slot 0
+    allows {0, 1}, slot 1 {1, 2}, one copy each: the exact belief is uniform over
+    (0, 1), (0, 2), (1, 2), the draw gives (1, 2) half the time, the weights undo that."""
+    from lbs_pz.search.beliefs import importance_weights
+
+    info = SeatInfo(unseen=np.array([1, 1, 1], np.int32),
+                    plaus=np.array([[1, 1, 0], [0, 1, 1]], bool),
+                    bits=np.array([0b011, 0b110], np.uint32))
+
+    class Crafted(GroundedBelief):
+        def seat_info(self):
+            return info
+
+    hands, log_w = Crafted().sample_weighted(30000, np.random.default_rng(0))
+    keys = hands[:, 0] * 3 + hands[:, 1]
+    plain = np.bincount(keys, minlength=9)[[1, 2, 5]] / len(keys)
+    w = importance_weights(log_w)
+    weighted = np.bincount(keys, weights=w, minlength=9)[[1, 2, 5]] / w.sum()
+    np.testing.assert_allclose(plain, [0.25, 0.25, 0.5], atol=0.015)
+    np.testing.assert_allclose(weighted, [1 / 3] * 3, atol=0.015)
+
+
+def test_importance_weights_are_normalised_truncated_and_checked():
+    from lbs_pz.search.beliefs import importance_weights
+
+    raw = np.array([1.0, 1.0, 1.0, 1000.0])
+    w = importance_weights(np.log(raw))      # capped at sqrt(4) times the raw mean
+    expect = np.minimum(raw, 2 * raw.mean())
+    np.testing.assert_allclose(w, expect / expect.mean())
+    np.testing.assert_allclose(importance_weights(np.log([2.0, 4.0])), [2 / 3, 4 / 3])
+    assert importance_weights(np.zeros(0)).shape == (0,)
+    with pytest.raises(ValueError, match="non-finite"):
+        importance_weights(np.array([0.0, -np.inf]))

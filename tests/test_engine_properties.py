@@ -338,3 +338,33 @@ def test_set_hand_can_reach_every_unseen_card():
             assert visible[card] == config.card_count(card)
             with pytest.raises(ValueError):
                 state.set_hand(0, hand)
+
+
+# --- the score's ceiling ------------------------------------------------------------
+
+@pytest.mark.parametrize("config", [HanabiConfig(), HanabiConfig(players=3),
+                                    HanabiConfig(colors=3, ranks=3, hand_size=3)])
+def test_max_score_bounds_every_final_score_and_never_rises(config):
+    """`max_score` is a ceiling of the final score from every position of a game (strong
+    bot and random play, which loses cards and lives), never rises as the game goes, is
+    the score once the game is over, and `HanabiBatch.max_scores` agrees with it."""
+    from lbs_pz.agents.rule_bots import _bots as bots
+
+    below = 0
+    for seed in range(24):
+        state = HanabiState(config, seed=seed)
+        rng = random.Random(seed)
+        ceilings, positions = [], []
+        while not state.is_terminal:
+            ceilings.append(state.max_score)
+            positions.append(state.clone())
+            move = bots.act("strong", state) if seed % 2 else rng.choice(state.legal_moves())
+            state.apply(move)
+        assert state.max_score == state.score
+        assert all(c >= state.score for c in ceilings)
+        assert all(a >= b for a, b in zip(ceilings, ceilings[1:]))
+        assert ceilings[0] == config.colors * config.ranks
+        below += ceilings[-1] < config.colors * config.ranks
+        batch = HanabiBatch.from_states(positions)
+        np.testing.assert_array_equal(batch.max_scores(), ceilings)
+    assert below > 0          # the ceiling does come down in some games

@@ -120,6 +120,8 @@ def test_fallback_to_the_blueprint_when_too_few_hands_are_legal():
 # seconds per update, too slow for the default test run.
 @pytest.mark.parametrize("make_agent, config", [
     (lambda: LBSAgent(BOT, GroundedBelief(), rollouts=32, depth=8, seed=11), HanabiConfig()),
+    (lambda: LBSAgent(BOT, "grounded+cf", rollouts=32, depth=-1, seed=11, importance=True),
+     HanabiConfig()),
     (lambda: SpartaAgent(BOT, rollouts=32, seed=11), HanabiConfig(colors=3, hand_size=3)),
 ])
 def test_search_never_peeks_at_the_seats_own_cards(make_agent, config):
@@ -178,7 +180,8 @@ def test_sparta_improves_on_the_blueprint_in_a_few_games():
 def _reference_move_returns(state, seat, moves, hands, world_seeds, blueprint, depth, value):
     """The per-world definition `move_returns` implements with one HanabiBatch: every
     world a HanabiState (clone, set_hand with its seed, apply), rolled out by the bot
-    world by world from a full replay of its history, the value on the open worlds."""
+    world by world from a full replay of its history, the value on the open worlds,
+    each return bounded by its world's `max_score`."""
     from lbs_pz.agents.rule_bots import _bots
 
     worlds = []
@@ -196,7 +199,9 @@ def _reference_move_returns(state, seat, moves, hands, world_seeds, blueprint, d
 
         for i in open_games:      # one world at a time: the batched call must agree
             returns[i] = value(HanabiBatch.from_states([worlds[i]]))[0]
-    return returns.reshape(len(moves), len(hands))
+    ceilings = np.array([w.max_score for w in worlds], dtype=np.float64)
+    clipped = int((returns > ceilings).sum())
+    return np.clip(returns, 0, ceilings).reshape(len(moves), len(hands)), clipped
 
 
 @pytest.mark.parametrize("depth, with_value", [(-1, False), (6, False), (16, True)])
@@ -244,9 +249,13 @@ def test_world_returns_check_what_a_value_returns():
         move_returns(state, seat, state.legal_moves()[:2], hands, np.arange(3), BOT, 2,
                      lambda batch: np.zeros(1))
     seen = []
-    returns = move_returns(state, seat, state.legal_moves()[:2], hands, np.arange(3), BOT, 2,
-                           lambda batch: seen.append(len(batch)) or np.full(len(batch), 7.5))
-    assert returns.shape == (2, 3) and seen == [6] and np.all(returns == 7.5)
+    returns, clipped = move_returns(state, seat, state.legal_moves()[:2], hands, np.arange(3),
+                                    BOT, 2, lambda b: seen.append(len(b)) or np.full(len(b), 7.5))
+    assert returns.shape == (2, 3) and seen == [6] and np.all(returns == 7.5) and clipped == 0
+    # an estimate above what a world can still score is clipped to its ceiling, and counted
+    returns, clipped = move_returns(state, seat, state.legal_moves()[:2], hands, np.arange(3),
+                                    BOT, 2, lambda b: np.full(len(b), 99.0))
+    assert clipped == 6 and np.all(returns <= 25) and np.all(returns > 0)
 
 
 def _searches_by_rule(rules, count, hands_seed, search_seed):
@@ -399,3 +408,40 @@ def test_deviation_check_can_follow_the_search_s_own_games():
     assert rows and all(np.isfinite(r[1:]).all() for r in rows)
     with pytest.raises(ValueError, match="follow"):
         deviation_check.deviations("strong", "grounded", 1, 16, 1, 8, follow="partner", **quiet)
+
+
+def test_importance_weights_reweight_every_estimate():
+    """Equal weights give the plain estimates; weight 0 on the second half of the worlds
+    gives the estimates of the first half alone (its worlds are the same: a world's deck
+    seed depends on its index only); the effective worlds say so."""
+    state = _positions(1, seed=4, every=9)[0]
+    seat = state.current_player
+    hands = GroundedBelief().reset(state, seat).sample(64, np.random.default_rng(2))
+    kwargs = dict(depth=-1, pruning="off", batch_size=16, seed=7)
+    plain = search_move(state, seat, BOT, hands, **kwargs)
+    equal = search_move(state, seat, BOT, hands, weights=np.full(64, 3.0), **kwargs)
+    np.testing.assert_allclose(equal.means, plain.means, atol=1e-12)
+    np.testing.assert_allclose(equal.gain_sems, plain.gain_sems, atol=1e-12)
+    assert equal.move == plain.move and equal.ess == pytest.approx(plain.ess) == 64
+    half = search_move(state, seat, BOT, hands[:32], **kwargs)
+    masked = search_move(state, seat, BOT, hands, weights=np.repeat([1.0, 0.0], 32), **kwargs)
+    np.testing.assert_allclose(masked.means, half.means, atol=1e-12)
+    np.testing.assert_allclose(masked.gain_sems, half.gain_sems, atol=1e-12)
+    assert masked.ess == pytest.approx(32)
+    with pytest.raises(ValueError, match="one weight per sampled hand"):
+        search_move(state, seat, BOT, hands, weights=np.ones(3), **kwargs)
+    with pytest.raises(ValueError, match="finite"):
+        search_move(state, seat, BOT, hands, weights=np.full(64, np.nan), **kwargs)
+
+
+def test_a_search_never_reports_an_estimate_above_the_ceiling():
+    """A value that claims more than a world can still score is clipped to its ceiling
+    and counted: no candidate's mean exceeds the position's `max_score`."""
+    from lbs_pz.search.agents import LBSAgent
+
+    agent = LBSAgent(BOT, GroundedBelief(), rollouts=32, depth=2,
+                     value=lambda worlds: np.full(len(worlds), 30.0))
+    for state in _positions(3, seed=8, every=13):
+        result = agent.search(state)
+        assert result.value_clipped > 0
+        assert np.all(result.means <= state.max_score + 1e-9)

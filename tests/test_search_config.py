@@ -17,7 +17,8 @@ from lbs_pz.cli import build_parser
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.agents import LBSAgent, SpartaAgent
 from lbs_pz.search.beliefs import GroundedBelief
-from lbs_pz.search.config import DEFAULTS, SearchConfig, applied_speed_defaults, resolve
+from lbs_pz.search.config import (DEFAULTS, MAX_WORLDS, MIN_BUDGET_WORLDS, SearchConfig,
+                                  applied_speed_defaults, resolve, worlds_for_budget)
 from lbs_pz.search.methods import MethodSpec, build_agent
 from lbs_pz.web.games import GameStore
 
@@ -231,3 +232,36 @@ def test_threshold_pruning_drops_the_moves_the_capped_margin_rules_out():
         state.apply(bot.act(state))
     assert same == total and sum(r.rollouts for r in pruned.history) < \
         sum(r.rollouts for r in plain.history)
+
+
+def test_a_budget_buys_worlds_by_the_cost_of_a_rollout():
+    """`budget` (simulated blueprint moves per decision) replaces `rollouts`: a deeper
+    rollout costs more, so it buys fewer worlds; the worlds stay within [16, 10,000], come
+    from public facts only (the same for a re-dealt own hand) and are what the search
+    samples; a bad budget is a clear error."""
+
+    bot = RuleBot("strong")
+    state = HanabiState(HanabiConfig(), seed=4)
+    for _ in range(12):
+        state.apply(bot.act(state))
+    k = len(state.legal_moves())
+    assert worlds_for_budget(k * 17 * 500, state, 16) == 500
+    assert worlds_for_budget(k * 5 * 500, state, 4) == 500
+    assert worlds_for_budget(10**6, state, -1) < worlds_for_budget(10**6, state, 16)
+    assert worlds_for_budget(1, state, 16) == MIN_BUDGET_WORLDS
+    assert worlds_for_budget(10**12, state, 16) == MAX_WORLDS
+    other = state.clone()
+    seat = state.current_player
+    other.set_hand(seat, GroundedBelief().reset(state, seat).sample(1, np.random.default_rng(1))[0])
+    assert worlds_for_budget(10**6, other, -1) == worlds_for_budget(10**6, state, -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent = LBSAgent(bot, GroundedBelief(), depth=4, budget=k * 5 * 40, pruning="off")
+    result = agent.search(state)
+    assert agent.worlds_for(state) == 40 and result.worlds == 40
+    assert result.rollouts == k * 40
+    for bad in (0, -5):
+        with pytest.raises(ValueError, match="budget"):
+            SearchConfig(budget=bad)
+    with pytest.raises(TypeError, match="budget"):
+        SearchConfig(budget=2.5)

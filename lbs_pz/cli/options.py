@@ -323,7 +323,7 @@ def add_trainer_command(subparsers, name: str, description: str, config_cls, run
 
 # How each SearchConfig field becomes an option: its flag (default --field-name) and type.
 _SEARCH_FLAGS = {"precision": "--search-precision"}
-_SEARCH_TYPES = {"rollouts": int_at_least(1), "batch_size": int_at_least(1),
+_SEARCH_TYPES = {"rollouts": int_at_least(1), "budget": int_at_least(1), "batch_size": int_at_least(1),
                  "verify": int_at_least(0), "margin_worlds": int_at_least(0), "delta": finite_float_at_least(0),
                  "confidence": finite_float_at_least(0),
                  "min_legal_fraction": finite_float_at_least(0),
@@ -357,7 +357,7 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
         kwargs = {"dest": field.name, "default": field.default, "help": about}
         if field.name == "allow_mismatch":
             group.add_argument(flag, action="store_true", **kwargs)
-        elif field.name == "refill":
+        elif field.name in ("refill", "importance"):
             group.add_argument(flag, action=argparse.BooleanOptionalAction, **kwargs)
         elif field.name in _SEARCH_CHOICES:
             group.add_argument(flag, choices=_SEARCH_CHOICES[field.name], **kwargs)

@@ -123,6 +123,27 @@ cdef inline int state_score(const GameConfig* cfg, const GameState* s) noexcept 
         total += s.fireworks[c]
     return total
 
+cdef inline int state_max_score(const GameConfig* cfg, const GameState* s) noexcept nogil:
+    """The most this game can still score: each firework grows only while some copy of
+    its next rank is not discarded, and by at most one card per move left (a move per
+    card still in the deck, then `turns_to_play`). 0 once the last life is lost."""
+    if s.life_tokens <= 0:
+        return 0
+    cdef int c, h, t, score = 0, reach = 0
+    for c in range(cfg.colors):
+        score += s.fireworks[c]
+        h = s.fireworks[c]
+        while h < cfg.ranks:
+            t = c * cfg.ranks + h
+            if s.discard_count[t] >= cfg.card_count[t]:
+                break
+            h += 1
+        reach += h
+    cdef int moves_left = cfg.deck_size - s.deck_pos + s.turns_to_play
+    if s.turns_to_play <= 0 or reach <= score:
+        return score
+    return reach if reach < score + moves_left else score + moves_left
+
 cdef inline bint state_terminal(const GameConfig* cfg, const GameState* s) noexcept nogil:
     if s.life_tokens < 1 or s.turns_to_play <= 0:
         return True

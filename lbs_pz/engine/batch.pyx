@@ -16,7 +16,7 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow
 
 from lbs_pz.engine._core cimport (
     ERR_NOT_PLAUSIBLE, ERR_OK, ERR_TERMINAL, GameState, apply_move, config_init, legal_mask,
-    play_random_to_end, rng_next, set_hand, state_reset, state_score, state_terminal,
+    play_random_to_end, rng_next, set_hand, state_max_score, state_reset, state_score, state_terminal,
 )
 from lbs_pz.engine._encode cimport encode_canonical, encode_canonical_ones
 from lbs_pz.engine.state cimport HanabiState
@@ -478,6 +478,20 @@ cdef class HanabiBatch:
         self._enter_read()
         for i in range(self.num_games):
             o[i] = state_score(&self._proto.cfg, &self.games[i])
+        self._busy -= 1
+        return out
+
+    def max_scores(self, out=None):
+        """(N,) int32: the most each game can still score (`HanabiState.max_score`): an
+        upper bound for any estimate of its final score."""
+        if self.games == NULL:
+            raise _not_initialised()
+        out = _out(out, self.num_games, -1, cnp.NPY_INT32, "out")
+        cdef int[::1] o = out
+        cdef int i
+        self._enter_read()
+        for i in range(self.num_games):
+            o[i] = state_max_score(&self._proto.cfg, &self.games[i])
         self._busy -= 1
         return out
 

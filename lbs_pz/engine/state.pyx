@@ -13,7 +13,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from lbs_pz.engine._core cimport (
     ERR_BAD_CARD, ERR_NOT_AVAILABLE, ERR_NOT_PLAUSIBLE, ERR_OK, ERR_TERMINAL, MAX_CARD_TYPES,
     MAX_HISTORY, MAX_MOVES, GameConfig, config_init, deck_remaining, legal_mask, legal_moves, move_is_legal,
-    apply_move, set_hand, state_deal, state_reset, state_score, state_shuffle_deck,
+    apply_move, set_hand, state_deal, state_max_score, state_reset, state_score, state_shuffle_deck,
     state_terminal, rng_below,
 )
 from lbs_pz.engine._encode cimport encode_canonical
@@ -261,6 +261,15 @@ cdef class HanabiState:
         """Sum of the fireworks, or 0 once the last life token is lost (HLE's rule)."""
         _ready(self)
         return state_score(&self.cfg, &self.s)
+
+    @property
+    def max_score(self):
+        """The most this game can still score, from public facts alone: each firework
+        grows only while some copy of its next rank is undiscarded, by at most one card
+        per move left (one per card in the deck, then `turns_to_play`); 0 once the last
+        life is lost. No estimate of the final score should exceed it."""
+        _ready(self)
+        return state_max_score(&self.cfg, &self.s)
 
     @property
     def is_terminal(self):

@@ -47,7 +47,7 @@ from lbs_pz.files import (check_input_path, check_output_path, open_locked, open
                                output_errors, read_lines)
 from lbs_pz.host import MACHINE_CHARS, machine
 from lbs_pz.optional import ray_session, sigint_ignored
-from lbs_pz.search.config import recommended_for
+from lbs_pz.search.config import SearchConfig, recommended_for
 from lbs_pz.search.methods import MethodSpec, build_agent, made_with
 
 _AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
@@ -239,12 +239,15 @@ def _jsonl_key(spec: MethodSpec, config_kwargs: dict, seed: int,
 
 def _canonical_key(key: str, cache: Dict[str, str], folder: Optional[str] = None) -> str:
     """`key` of a log line as `_jsonl_key` writes it now: a line whose variant names only
-    some fields (written before keys named every field) gets them all, and a checkpoint
+    some fields (written before keys named every field) gets them all, a spec written
+    before a search setting existed gets that setting's default (unset), and a checkpoint
     named by its path inside the log's folder is named relative to it. Cached in `cache`
     (a log holds few keys); a key that is not a (spec, variant, seed) triple is kept."""
     if key not in cache:
         try:
             spec, game, seed = json.loads(key)
+            if isinstance(spec, dict) and "method" in spec:
+                spec = {**SearchConfig().to_dict(), **spec}
             cache[key] = _key(spec, game, seed, folder)
         except (ValueError, TypeError, RecursionError):
             cache[key] = key

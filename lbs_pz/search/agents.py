@@ -30,7 +30,8 @@ import numpy as np
 
 from lbs_pz.agents import as_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
-from lbs_pz.search.config import RESOLVED, SearchConfig, method_of, resolve
+from lbs_pz.search.beliefs import importance_weights
+from lbs_pz.search.config import RESOLVED, SearchConfig, method_of, resolve, worlds_for_budget
 from lbs_pz.search.rollout_search import NON_FINITE, SearchResult, ValueFn, search_move
 
 
@@ -211,11 +212,16 @@ class SearchAgent:
         # One seed per (agent seed, position): reproducible, independent across moves.
         key = [self.seed, seat, state.num_moves_played] + state.move_history
         rng = np.random.default_rng(np.random.SeedSequence(key))
-        hands = self.belief.sample(self.rollouts + self.verify, rng)
+        n = self.worlds_for(state)
+        hands, log_w = self.belief.sample_weighted(n + self.verify, rng)
         # A belief may return fewer (consistent) hands than asked: search gets the first
-        # `rollouts`, verification the rest.
-        search_hands, verify_hands = hands[:self.rollouts], hands[self.rollouts:]
-        min_worlds = max(1, int(np.ceil(self.min_legal_fraction * self.rollouts)))
+        # n, verification the rest.
+        search_hands, verify_hands = hands[:n], hands[n:]
+        weights = verify_weights = None
+        if self.config.importance and len(hands) and np.ptp(log_w) > 0:
+            # (equal weights, e.g. the exact belief's: the plain estimates, unchanged)
+            weights, verify_weights = importance_weights(log_w[:n]), importance_weights(log_w[n:])
+        min_worlds = max(1, int(np.ceil(self.min_legal_fraction * n)))
         result = search_move(
             state, seat, self.blueprint, search_hands, depth=self.depth, value=self.value,
             delta=self.delta, confidence=self.confidence, pruning=self.pruning,
@@ -224,7 +230,8 @@ class SearchAgent:
             rollout_blueprint=self.rollout_blueprint,
             min_worlds=min_worlds, time_budget=self.time_budget,
             margin_worlds=self.config.margin_worlds,
-            seed=int(rng.integers(2**62)))
+            seed=int(rng.integers(2**62)), weights=weights,
+            verify_weights=verify_weights if self.verify else None)
         self.history.append(result)
         if result.fallback_reason == NON_FINITE:
             warnings.warn(f"{type(self).__name__}: the value or the rollouts returned a "
@@ -233,6 +240,13 @@ class SearchAgent:
                           f"fallback: `fallbacks`, `fallback_reasons`)", RuntimeWarning,
                           stacklevel=2)
         return result
+
+    def worlds_for(self, state: HanabiState) -> int:
+        """Worlds the decision at `state` samples: `rollouts`, or what `budget` affords
+        there (`lbs_pz.search.config.worlds_for_budget`; public facts only)."""
+        if self.config.budget is None:
+            return self.rollouts
+        return worlds_for_budget(self.config.budget, state, self.depth)
 
     def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
         return self.search(state, seat).move

@@ -43,16 +43,18 @@ NO_TORCH = ("torch is not installed; learned beliefs and values need the [torch]
             + install_hint("torch"))
 PRECISIONS = ("float32", "bfloat16")
 PAPER_DELTA = 0.05          # the paper's deviation threshold
+MAX_WORLDS = 10_000         # worlds a budget may buy per decision (the paper's 10,000 rollouts)
+MIN_BUDGET_WORLDS = 16      # and the fewest it gives a decision
 
 # The general default of each knob that `resolve` chooses (a None in SearchConfig).
 # margin_worlds 32: the deviation test never loosens past 32 worlds' standard error, so more
 # worlds cannot let a deviation through on the belief's or the value's bias
 # (docs/experiments/margin_worlds.md, chosen on run seed 1's deals).
 DEFAULTS = {"delta": PAPER_DELTA, "confidence": 2.0, "verify": 0, "margin_worlds": 32,
-            "pruning": "means", "precision": "float32"}
+            "pruning": "means", "precision": "float32", "importance": False}
 RESOLVED = tuple(DEFAULTS)
 # Knobs for speed and the deviation rule: `--help` lists them under their own heading.
-ADVANCED = ("delta", "confidence", "verify", "margin_worlds", "pruning", "precision",
+ADVANCED = ("delta", "confidence", "verify", "margin_worlds", "importance", "pruning", "precision",
             "min_legal_fraction", "time_budget", "batch_size", "refill")
 
 
@@ -76,6 +78,7 @@ class SearchConfig:
     None: chosen by `resolve` for the blueprint (module docstring)."""
 
     rollouts: int = 256                      # sampled worlds per decision (each rolled out once per candidate move)
+    budget: Optional[int] = None             # instead of rollouts: blueprint moves the search may simulate per decision (legal moves x worlds x moves per rollout); each decision takes the worlds that fit, 16 to 10,000
     belief: Optional[str] = None             # exact | grounded | learned | grounded+cf | learned+cf (default: learned+cf when a belief is trained for the blueprint, else grounded+cf)
     belief_checkpoint: Optional[str] = None  # a learned belief trained for this blueprint (lbs-pz train-belief); implies learned+cf
     value_checkpoint: Optional[str] = None   # a value trained for this blueprint (lbs-pz train-value), bootstrapping lbs-K rollouts
@@ -85,6 +88,7 @@ class SearchConfig:
     confidence: Optional[float] = None       # standard errors of the paired gain a deviation must also exceed (0: the paper's rule)
     verify: Optional[int] = None             # extra worlds on which a proposed deviation is re-measured against the blueprint's move (0: off)
     margin_worlds: Optional[int] = None      # the confidence test uses the standard error of at most this many worlds, so more worlds never loosen the margin against the belief's and the value's bias (0: off)
+    importance: Optional[bool] = None        # weight each sampled world toward the exact posterior (self-normalised importance sampling): a learned or grounded belief's estimates then converge to the exact belief's as worlds grow, and world counts become effective sample sizes
     pruning: Optional[str] = None            # when a clearly worse move stops being rolled out: means | paired | threshold | off
     precision: Optional[str] = None          # a neural blueprint's rollouts inside the search: float32 | bfloat16 (its own moves stay float32; bfloat16 pays only on CPUs with fast bf16 products, e.g. AMX)
     min_legal_fraction: float = 0.1          # play the blueprint's move when fewer sampled hands than this fraction of rollouts are consistent
@@ -98,6 +102,10 @@ class SearchConfig:
             put(name, _int(name, getattr(self, name)))
         if self.rollouts < 1:
             raise ValueError(f"rollouts must be >= 1, got {self.rollouts}")
+        if self.budget is not None:
+            put("budget", _int("budget", self.budget))
+            if self.budget < 1:
+                raise ValueError(f"budget must be >= 1 blueprint moves, got {self.budget}")
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be >= 1 worlds, got {self.batch_size}")
         if self.belief is not None and self.belief not in BELIEF_KINDS:
@@ -139,8 +147,9 @@ class SearchConfig:
                              f"blueprint's move), got {self.min_legal_fraction}")
         if self.time_budget is not None and not _real("time_budget", self.time_budget) > 0:
             raise ValueError(f"time_budget must be None or > 0 seconds, got {self.time_budget}")
-        if self.refill is not None:
-            put("refill", bool(self.refill))
+        for name in ("refill", "importance"):
+            if getattr(self, name) is not None:
+                put(name, bool(getattr(self, name)))
 
     def replace(self, **changes) -> "SearchConfig":
         """A copy with `changes` (field names; TypeError for an unknown one), validated."""
@@ -189,6 +198,22 @@ def parse_method(method: str) -> str:
 def method_depth(method: str) -> int:
     """Rollout depth of a search method (-1: to the end; SPARTA rolls out to the end)."""
     return -1 if method in ("lbs-inf", "sparta") else int(method[4:])
+
+
+def worlds_for_budget(budget: int, state, depth: int) -> int:
+    """Worlds one decision at `state` samples under a `budget` of simulated blueprint
+    moves: budget / (legal moves x moves per rollout), within [MIN_BUDGET_WORLDS,
+    MAX_WORLDS]. A rollout of `depth` moves costs depth + 1 moves (the candidate's
+    included); one to the end (depth -1) costs at most the moves the game has left,
+    estimated from public facts as two per card still in the deck plus the last round.
+    Pruning stops weak moves early, so a search spends at most its budget."""
+    moves = len(state.legal_moves())
+    if depth > 0:
+        steps = depth + 1
+    else:
+        steps = 1 + min(2 * state.deck_size + state.turns_to_play,
+                        state.config.max_game_length - state.num_moves_played)
+    return int(min(max(budget // max(moves * steps, 1), MIN_BUDGET_WORLDS), MAX_WORLDS))
 
 
 def method_of(depth: int) -> str:

@@ -99,9 +99,11 @@ class MethodSpec:
                 details.append(f"value {s.value_checkpoint}")
         if self.search_seats != (0,):
             details.append(f"seats {','.join(str(p) for p in self.search_seats)}")
-        for name, text in (("pruning", "pruning {}"), ("precision", "{}"),
+        for name, text in (("budget", "budget {:,} moves"), ("pruning", "pruning {}"),
+                           ("precision", "{}"),
                            ("delta", "delta {:g}"), ("confidence", "confidence {:g}"),
-                           ("verify", "verify {}"), ("margin_worlds", "margin {} worlds")):
+                           ("verify", "verify {}"), ("margin_worlds", "margin {} worlds"),
+                           ("importance", "importance {}")):
             value = getattr(s, name)
             if value is not None:
                 details.append(text.format(value))

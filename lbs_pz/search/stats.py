@@ -34,3 +34,43 @@ def mean_sem(values) -> Tuple[float, float]:
         raise ValueError("mean_sem of an empty sample")
     mean, sem = mean_sem_from_sums(x.sum(), np.square(x).sum(), x.size)
     return float(mean), float(sem)
+
+
+def weighted_mean_sem_from_sums(wx, w2x, w2x2, w1, w2) -> Tuple[np.ndarray, np.ndarray]:
+    """Self-normalised importance-sampling means and standard errors from running sums,
+    element-wise: wx = sum w x, w2x = sum w^2 x, w2x2 = sum w^2 x^2, w1 = sum w,
+    w2 = sum w^2. The mean is wx / w1; its variance is sum w^2 (x - mean)^2 / w1^2, times
+    ess / (ess - 1) (ess = w1^2 / w2, the effective sample size), which for equal weights
+    is exactly `mean_sem_from_sums`'s sample variance. Both are 0 where w1 = 0; the s.e.
+    is 0 where ess <= 1."""
+    w1 = np.asarray(w1, dtype=np.float64)
+    w2 = np.asarray(w2, dtype=np.float64)
+    safe = np.where(w1 > 0, w1, 1.0)
+    means = np.where(w1 > 0, np.asarray(wx, dtype=np.float64) / safe, 0.0)
+    spread = np.maximum(np.asarray(w2x2, dtype=np.float64) - 2 * means * w2x
+                        + means ** 2 * w2, 0.0)
+    ess = effective_sample_size(w1, w2)
+    factor = np.where(ess > 1, ess / np.maximum(ess - 1, 1e-12), 0.0)
+    return means, np.sqrt(spread / safe ** 2 * factor)
+
+
+def effective_sample_size(w1, w2):
+    """Kish's effective sample size (sum w)^2 / sum w^2 from the two sums, element-wise
+    (0 where sum w^2 = 0): the number of equally weighted samples that estimate a mean as
+    precisely as these weighted ones."""
+    w1 = np.asarray(w1, dtype=np.float64)
+    w2 = np.asarray(w2, dtype=np.float64)
+    return np.where(w2 > 0, w1 ** 2 / np.where(w2 > 0, w2, 1.0), 0.0)
+
+
+def weighted_mean_sem(values, weights) -> Tuple[float, float]:
+    """(mean, s.e.) of a 1-D sample under non-negative importance weights
+    (`weighted_mean_sem_from_sums`). ValueError for an empty sample or a shape mismatch."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    w = np.asarray(weights, dtype=np.float64).ravel()
+    if x.size == 0 or w.shape != x.shape:
+        raise ValueError(f"weighted_mean_sem needs as many weights as values (>= 1), got "
+                         f"{w.size} and {x.size}")
+    mean, sem = weighted_mean_sem_from_sums((w * x).sum(), (w * w * x).sum(),
+                                            (w * w * x * x).sum(), w.sum(), (w * w).sum())
+    return float(mean), float(sem)

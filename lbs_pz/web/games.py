@@ -71,7 +71,7 @@ MAX_BODY_BYTES = 4 * 2**20  # a request body; longer: 413 before it is read whol
 MAX_TEXT = 1000             # characters of a spec, a player name, a method name
 # The search settings a request (a seat, a compare --jsonl key) may ask for, at most.
 SEARCH_CAPS = {"rollouts": 10_000, "verify": 2_000, "batch_size": 512,
-               "margin_worlds": 10_000}
+               "margin_worlds": 10_000, "budget": 10_000_000}
 MOVE_SECONDS = 10.0         # a search move's time budget; a request starts no move after it
 REQUEST_SECONDS = 30.0      # a request still working after this answers 503
 WORKERS = 8                 # requests doing work (moves, loading a net) at a time

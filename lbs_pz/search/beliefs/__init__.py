@@ -18,7 +18,7 @@
 See `lbs_pz.search.beliefs.base` for what a belief may read.
 """
 
-from lbs_pz.search.beliefs.base import Belief, SeatInfo
+from lbs_pz.search.beliefs.base import Belief, SeatInfo, importance_weights
 from lbs_pz.search.beliefs.exact import BeliefMemoryError, ExactBelief
 from lbs_pz.search.beliefs.filtered import FilteredBelief
 from lbs_pz.search.beliefs.grounded import GroundedBelief
@@ -57,5 +57,5 @@ def make_belief(kind: str, blueprint=None, checkpoint=None, **kwargs) -> Belief:
     raise ValueError(f"unknown belief {kind!r}; choose one of {', '.join(BELIEF_KINDS)}")
 
 
-__all__ = ["Belief", "SeatInfo", "ExactBelief", "FilteredBelief", "GroundedBelief", "LearnedBelief", "BELIEF_KINDS",
+__all__ = ["Belief", "SeatInfo", "importance_weights", "ExactBelief", "FilteredBelief", "GroundedBelief", "LearnedBelief", "BELIEF_KINDS",
            "BeliefMemoryError", "default_checkpoint", "make_belief"]

@@ -33,7 +33,7 @@ from typing import Optional
 import numpy as np
 
 from lbs_pz.engine import HanabiState
-from lbs_pz.search.beliefs._exact import feasible_mask
+from lbs_pz.search.beliefs._exact import feasible_mask, hand_weights
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +76,15 @@ class SeatInfo:
                     plaus[i, c * R + r] = True
         bits = (plaus.astype(np.uint64) << np.arange(T, dtype=np.uint64)).sum(axis=1)
         return cls(unseen=unseen, plaus=plaus, bits=bits.astype(np.uint32))
+
+    def log_multiplicity(self, hands: np.ndarray) -> np.ndarray:
+        """float64 (m,): log of the number of ways to pick each hand's physical cards
+        among the unseen ones, prod_i (unseen[h_i] - #{j < i: h_j = h_i}): the exact
+        posterior of a consistent hand, before counterfactual filtering, up to a constant
+        (-inf for a hand the counts rule out)."""
+        hands = np.ascontiguousarray(hands, dtype=np.int8).reshape(-1, self.hand_len)
+        with np.errstate(divide="ignore"):
+            return np.log(hand_weights(hands, self.unseen))
 
     def consistent(self, hands: np.ndarray) -> np.ndarray:
         """bool (m,): hands (m, n) allowed by the card knowledge and the unseen counts."""
@@ -170,6 +179,19 @@ class Belief:
         knowledge and the unseen card counts. Exact and grounded beliefs return m == n."""
         raise NotImplementedError
 
+    def sample_weighted(self, n: int, rng: np.random.Generator):
+        """(hands, log_weights): up to n hands as `sample` draws them, and per hand the
+        log of its importance weight toward the exact posterior, float64 (m,), up to a
+        constant: log(exact probability) - log(probability this belief proposed it).
+        Self-normalised (`importance_weights`), the weights make averages over the
+        samples converge to averages under the exact posterior (hint- and
+        count-consistent hands in proportion to their multiplicity; with
+        counterfactual filtering, also consistent with the partners' moves) however far
+        the proposal is from it. This default is for beliefs that draw from the exact
+        posterior: all weights 0."""
+        hands = self.sample(n, rng)
+        return hands, np.zeros(len(hands))
+
     def card_probabilities(self) -> np.ndarray:
         """float64 (hand_len, num_card_types): P(slot i holds card type t)."""
         raise NotImplementedError
@@ -198,6 +220,24 @@ class Belief:
         """-log_prob(hand) / hand_len: the per-card cross-entropy of a (true) hand."""
         n = max(self.hand_len, 1)
         return -self.log_prob(hand) / n
+
+
+def importance_weights(log_weights) -> np.ndarray:
+    """float64 (m,): self-normalisable weights from `sample_weighted`'s log weights,
+    scaled to mean 1 and truncated at sqrt(m) times the mean (Ionides' truncated
+    importance sampling): no single world outweighs sqrt(m) average ones, and the
+    truncation's bias vanishes as m grows. Empty in, empty out."""
+    log_w = np.asarray(log_weights, dtype=np.float64).reshape(-1)
+    if log_w.size == 0:
+        return log_w
+    if not np.isfinite(log_w).all():
+        raise ValueError("importance_weights: a sampled hand has a non-finite log weight "
+                         "(a hand the exact posterior rules out)")
+    w = np.exp(log_w - log_w.max())
+    w /= w.mean()
+    cap = np.sqrt(len(w))
+    w = np.minimum(w, cap)
+    return w / w.mean()
 
 
 def as_rng(rng) -> np.random.Generator:

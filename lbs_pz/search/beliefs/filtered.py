@@ -172,20 +172,29 @@ class FilteredBelief(Belief):
         return max(1, min(need, n * self.max_oversample - proposed))
 
     def sample(self, n: int, rng) -> np.ndarray:
+        return self.sample_weighted(n, rng)[0]
+
+    def sample_weighted(self, n: int, rng):
+        """The base's weighted samples that survive the filter, with their log weights:
+        filtering multiplies the exact posterior by the indicator it applies, so a kept
+        hand's weight toward the filtered exact posterior is the base's weight."""
         rng = as_rng(rng)
-        kept, survivors, proposed = [], 0, 0
+        kept, weights, survivors, proposed = [], [], 0, 0
         # the first round that returns hands finds the unexplained partner moves (None)
         ignore: Optional[FrozenSet[int]] = None
         while survivors < n and proposed < n * self.max_oversample:
-            hands = self.base.sample(self._round_size(n, survivors, proposed), rng)
+            hands, log_w = self.base.sample_weighted(self._round_size(n, survivors, proposed),
+                                                     rng)
             proposed += max(self.base.last_proposed, len(hands), 1)
             if len(hands):
                 keep, ignore = self._filter(hands, ignore)
                 kept.append(hands[keep])
+                weights.append(log_w[keep])
                 survivors += int(keep.sum())
         hands = np.concatenate(kept) if kept else np.zeros((0, self.hand_len), np.int64)
+        log_w = np.concatenate(weights) if weights else np.zeros(0)
         self.last_proposed, self.last_legal = proposed, len(hands)
-        return hands[:n]
+        return hands[:n], log_w[:n]
 
     def card_probabilities(self, samples: int = 2000) -> np.ndarray:
         hands = self.sample(samples, np.random.default_rng(12345))

@@ -10,7 +10,11 @@ of the belief-quality study measures). `sample` draws card by card *without repl
 (each card drawn from its slot's allowed types, in proportion to the copies still
 unseen after the cards already drawn for earlier slots), so every sampled hand is jointly
 consistent with the counts; a draw that reaches a slot with no copy left is rejected and
-redrawn.
+redrawn. That sequential draw is not the exact posterior over whole hands (each slot is
+normalised over what its own prefix left), so `sample_weighted` returns the importance
+weight that corrects it: the exact posterior is proportional to the product of the
+copies left at each draw, the draw's probability is that product over the product of
+the per-slot totals, so the log weight is the sum of the log per-slot totals.
 """
 
 from __future__ import annotations
@@ -36,10 +40,14 @@ class GroundedBelief(Belief):
             return float(np.log(probs[np.arange(len(hand)), hand]).sum())
 
     def sample(self, n: int, rng, max_rounds: int = 50) -> np.ndarray:
+        return self.sample_weighted(n, rng, max_rounds)[0]
+
+    def sample_weighted(self, n: int, rng, max_rounds: int = 50):
         rng = as_rng(rng)
         info = self.seat_info()
         H, T = info.plaus.shape
         out = np.empty((n, H), dtype=np.int64)
+        log_w = np.zeros(n)
         todo = np.arange(n)
         proposed = 0
         for _ in range(max_rounds):
@@ -50,11 +58,13 @@ class GroundedBelief(Belief):
             left = np.tile(info.unseen.astype(np.float64), (m, 1))
             ok = np.ones(m, dtype=bool)
             cards = np.zeros((m, H), dtype=np.int64)
+            log_totals = np.zeros(m)
             for i in range(H):
                 w = left * info.plaus[i]
                 cw = np.cumsum(w, axis=1)
                 tot = cw[:, -1]
                 ok &= tot > 0
+                log_totals += np.log(np.maximum(tot, 1.0))
                 u = rng.random(m) * tot
                 c = (cw <= u[:, None]).sum(axis=1)
                 c = np.minimum(c, T - 1)
@@ -62,9 +72,10 @@ class GroundedBelief(Belief):
                 left[np.arange(m), c] -= 1
                 left = np.maximum(left, 0)
             out[todo[ok]] = cards[ok]
+            log_w[todo[ok]] = log_totals[ok]
             todo = todo[~ok]
         if len(todo):
             raise RuntimeError("grounded belief: no hand is consistent with the seat's "
                                "knowledge and the unseen counts")
         self.last_proposed, self.last_legal = proposed, n
-        return out
+        return out, log_w

@@ -10,6 +10,10 @@ that then need more copies of a type than remain unseen are rejected. `sample` r
 the legal hands only (m <= n rows) and records `last_proposed` / `last_legal`;
 `too_few_legal(min_fraction)` tells a search to fall back to its blueprint.
 
+`sample_weighted` also returns each hand's importance weight toward the exact posterior
+(its multiplicity under the unseen counts over the decoder's probability of drawing it),
+so a search can correct whatever the network gets wrong as its sample grows.
+
 `log_prob` is the decoder's log-probability of the hand under the same (masked,
 renormalised) distribution; `card_probabilities` are per-slot marginals estimated from
 `marginal_samples` samples with a fixed seed.
@@ -139,6 +143,7 @@ class LearnedBelief(TrainedForBlueprint, Belief):
                 torch.as_tensor(self._allowed(info)))
 
     def _draw(self, n, rng, info):
+        """(cards int64 (n, hand_len), log-probability of drawing each, float64 (n,))."""
         torch = self._torch
         n_slots = info.hand_len
         cards = torch.zeros((n, n_slots), dtype=torch.long)
@@ -146,6 +151,7 @@ class LearnedBelief(TrainedForBlueprint, Belief):
         u = torch.as_tensor(rng.random((n_slots, n)), dtype=torch.float32)
         K = self.config.num_card_types
         keys = torch.zeros(n, dtype=torch.long)
+        log_q = torch.zeros(n, dtype=torch.float64)
         with torch.no_grad():
             for i in range(n_slots):
                 # Samples sharing a prefix c_<i share slot i's distribution: decode each
@@ -154,22 +160,28 @@ class LearnedBelief(TrainedForBlueprint, Belief):
                 first = torch.zeros(len(uniq), dtype=torch.long).scatter_(
                     0, inverse, torch.arange(n))
                 logits = self._logits(i, cards[first], info_t)
-                cw = torch.cumsum(torch.softmax(logits, dim=-1), dim=-1)[inverse]
+                probs = torch.softmax(logits, dim=-1)
+                cw = torch.cumsum(probs, dim=-1)[inverse]
                 c = torch.searchsorted(cw, (u[i] * cw[:, -1]).unsqueeze(-1), right=True)
                 cards[:, i] = c.squeeze(-1).clamp(max=K - 1)
+                log_q += torch.log(probs[inverse, cards[:, i]].double())
                 keys = keys * K + cards[:, i]
-        return cards.numpy()
+        return cards.numpy(), log_q.numpy()
 
     def sample(self, n: int, rng) -> np.ndarray:
+        return self.sample_weighted(n, rng)[0]
+
+    def sample_weighted(self, n: int, rng):
         rng = as_rng(rng)
         info = self.seat_info()
         if info.hand_len == 0:
-            return np.zeros((n, 0), dtype=np.int64)
+            return np.zeros((n, 0), dtype=np.int64), np.zeros(n)
         with self._threads():
-            cards = self._draw(n, rng, info)
+            cards, log_q = self._draw(n, rng, info)
         legal = info.consistent(cards)
         self.last_proposed, self.last_legal = n, int(legal.sum())
-        return cards[legal].astype(np.int64)
+        cards = cards[legal].astype(np.int64)
+        return cards, info.log_multiplicity(cards) - log_q[legal]
 
     def log_prob(self, hand) -> float:
         torch = self._torch
@@ -192,7 +204,7 @@ class LearnedBelief(TrainedForBlueprint, Belief):
         T = self.config.num_card_types
         rng = np.random.default_rng(12345)
         with self._threads():
-            cards = self._draw(self.marginal_samples, rng, info)
+            cards = self._draw(self.marginal_samples, rng, info)[0]
         out = np.zeros((info.hand_len, T))
         for i in range(info.hand_len):
             out[i] = np.bincount(cards[:, i], minlength=T)[:T] / len(cards)

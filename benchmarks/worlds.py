@@ -1,0 +1,167 @@
+#!/usr/bin/env python
+"""Does more compute buy more points? LBS's gain and cost against the number of worlds.
+
+    python benchmarks/worlds.py curve results/worlds_strong.jsonl
+    python benchmarks/worlds.py cost --worlds 256 1024 4096 10000
+
+`curve LOG`: from a `lbs-pz compare --jsonl` log holding one blueprint's games at several
+world counts (same run seed, same deals), one row per (method, seats searching, world
+count): deals, mean score, gain over the blueprint (paired), the step from the previous
+world count of the same search (paired on their shared deals; the curve never falls when
+every step is >= -1 s.e.), seconds per game, deviation rate, and, where SPARTA played the
+same world count, the search's gain as a percentage of SPARTA's on their shared deals.
+Last, the largest world count minus the smallest, paired, per search.
+
+`cost`: seconds per decision, microseconds per sampled world and the process's peak
+memory, for LBS-16 with no flags on the strong bot (seat 0's decisions over the first 30
+moves of `--games` evaluation deals), each world count in a fresh process on one core:
+a flat cost per world and flat memory is what lets the search take 10,000 worlds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from lbs_pz.eval.backends import read_log
+from lbs_pz.search.methods import MethodSpec
+
+
+def _mean_sem(x, sign: str = "") -> str:
+    x = np.asarray(x, dtype=float)
+    if len(x) < 2:
+        return f"{x.mean():{sign}.3f}" if len(x) else "-"
+    return f"{x.mean():{sign}.3f} +- {x.std(ddof=1) / np.sqrt(len(x)):.3f}"
+
+
+def _paired(a: dict, b: dict):
+    shared = sorted(set(a) & set(b))
+    return np.array([a[g]["score"] - b[g]["score"] for g in shared], dtype=float)
+
+
+def curve(log: str) -> int:
+    blueprint, runs = {}, {}      # runs: (search label, seats) -> {worlds: {game: result}}
+    for entry in read_log(log):
+        spec, _, _ = json.loads(entry["key"])
+        if spec["method"] == "blueprint":
+            blueprint[entry["game"]] = entry["result"]
+            continue
+        method = MethodSpec.from_dict(spec)
+        seats = "all" if len(method.search_seats) > 1 else "one"
+        label = method.label()
+        runs.setdefault((label, seats), {}).setdefault(method.rollouts, {})[entry["game"]] = \
+            entry["result"]
+    if not runs:
+        print(f"{log}: no search games logged")
+        return 1
+    sparta = {w: games for (label, seats), by in runs.items() if label.startswith("sparta")
+              and seats == "one" for w, games in by.items()}
+    print("| search | seats | worlds | deals | score | vs blueprint | step from fewer worlds "
+          "| % of SPARTA's gain | s/game | deviations |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for (label, seats), by in runs.items():
+        previous = None
+        for worlds in sorted(by):
+            games = by[worlds]
+            scores = [r["score"] for r in games.values()]
+            gain = _paired(games, blueprint)
+            step = _mean_sem(_paired(games, by[previous]), "+") if previous else ""
+            share = ""
+            if worlds in sparta and not label.startswith("sparta"):
+                shared = sorted(set(games) & set(sparta[worlds]) & set(blueprint))
+                ours = np.mean([games[g]["score"] - blueprint[g]["score"] for g in shared])
+                theirs = np.mean([sparta[worlds][g]["score"] - blueprint[g]["score"]
+                                  for g in shared])
+                share = f"{100 * ours / theirs:.0f}% ({len(shared)} deals)" if theirs > 0 else ""
+            decisions = sum(r["decisions"] for r in games.values())
+            print(f"| {label} | {seats} | {worlds:,} | {len(scores)} | {_mean_sem(scores)} | "
+                  f"{_mean_sem(gain, '+')} | {step} | {share} | "
+                  f"{np.mean([r['seconds'] for r in games.values()]):.2f} | "
+                  f"{sum(r['deviations'] for r in games.values()) / max(decisions, 1):.1%} |")
+            previous = worlds
+    print()
+    for (label, seats), by in runs.items():
+        if len(by) > 1:
+            lo, hi = min(by), max(by)
+            d = _paired(by[hi], by[lo])
+            print(f"{label}, {seats} seat(s) searching: {hi:,} worlds minus {lo:,}, paired over "
+                  f"{len(d)} deals: {_mean_sem(d, '+')}")
+    return 0
+
+
+def _cost_one(worlds: int, games: int) -> dict:
+    """Run in a fresh process: LBS-16's decisions at `worlds` worlds (see the module doc)."""
+    import warnings
+
+    from lbs_pz.agents import load_blueprint
+    from lbs_pz.engine import HanabiConfig, HanabiState
+    from lbs_pz.engine.seeds import EVAL, deal_seeds
+    from lbs_pz.search.agents import LBSAgent
+
+    blueprint = load_blueprint("strong")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent = LBSAgent(blueprint, rollouts=worlds)
+    seconds, sampled, rollouts, decisions = 0.0, 0, 0, 0
+    for game in range(games):
+        state = HanabiState(HanabiConfig(), seed=int(deal_seeds(EVAL, 0, game, 1)[0]))
+        while not state.is_terminal and state.num_moves_played < 30:
+            if state.current_player == 0:
+                start = time.perf_counter()
+                result = agent.search(state)
+                seconds += time.perf_counter() - start
+                sampled, rollouts, decisions = (sampled + result.worlds,
+                                                rollouts + result.rollouts, decisions + 1)
+                state.apply(result.move)
+            else:
+                state.apply(blueprint.act(state))
+    return {"worlds": worlds, "decisions": decisions, "s_per_decision": seconds / decisions,
+            "us_per_world": 1e6 * seconds / max(sampled, 1),
+            "rollouts_per_decision": rollouts / decisions,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def cost(worlds, games: int) -> int:
+    print("| worlds | decisions | s/decision | us per world | rollouts per decision | "
+          "peak memory (MB) |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    for w in worlds:
+        out = subprocess.run([sys.executable, __file__, "_cost_one", str(w), str(games)],
+                             env=env, capture_output=True, text=True, check=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"| {w:,} | {r['decisions']} | {r['s_per_decision']:.3f} | "
+              f"{r['us_per_world']:.0f} | {r['rollouts_per_decision']:,.0f} | "
+              f"{r['peak_mb']:.0f} |")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("curve", help="the gain against worlds, from a compare --jsonl log")
+    c.add_argument("log")
+    k = sub.add_parser("cost", help="seconds and memory against worlds, one core")
+    k.add_argument("--worlds", type=int, nargs="+", default=[256, 1024, 4096, 10000])
+    k.add_argument("--games", type=int, default=2)
+    one = sub.add_parser("_cost_one")
+    one.add_argument("worlds", type=int)
+    one.add_argument("games", type=int)
+    args = parser.parse_args(argv)
+    if args.command == "curve":
+        return curve(args.log)
+    if args.command == "cost":
+        return cost(args.worlds, args.games)
+    print(json.dumps(_cost_one(args.worlds, args.games)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
