@@ -193,9 +193,10 @@ def test_a_variant_change_resolves_again_and_keeps_the_history():
 
 def test_a_margin_of_fewer_worlds_never_deviates_where_the_full_margin_would_not():
     """margin_worlds only widens the confidence test: on the same worlds, every deviation
-    it allows is one the uncapped rule makes too, with the same move."""
+    it allows is one the uncapped rule makes too, with the same move (pruning by means,
+    which does not depend on the margin, so both roll out the same worlds)."""
     bot = RuleBot("medium")
-    kwargs = dict(depth=-1, rollouts=96, seed=5, delta=0.0)
+    kwargs = dict(depth=-1, rollouts=96, seed=5, delta=0.0, pruning="means")
     capped = LBSAgent(bot, GroundedBelief(), margin_worlds=16, **kwargs)
     full = LBSAgent(bot, GroundedBelief(), margin_worlds=0, **kwargs)
     rng = np.random.default_rng(0)
@@ -265,3 +266,19 @@ def test_a_budget_buys_worlds_by_the_cost_of_a_rollout():
             SearchConfig(budget=bad)
     with pytest.raises(TypeError, match="budget"):
         SearchConfig(budget=2.5)
+
+
+def test_an_importance_weighted_search_resolves_its_own_margin():
+    """By the rule of docs/experiments/importance_weights.md: from 1,024 worlds up a
+    weighted LBS-k caps the margin at 128 worlds and a weighted search to the end not at
+    all; below 1,024 worlds, unweighted, or with the margin set, nothing changes."""
+    bot = RuleBot("strong")
+    margin = lambda method, **knobs: resolve(   # noqa: E731
+        bot, None, SearchConfig(**knobs), method).config.margin_worlds
+    assert margin("lbs-16", importance=True, rollouts=1024) == 128
+    assert margin("lbs-inf", importance=True, rollouts=4096) == 0
+    assert margin("lbs-16", importance=True, rollouts=256) == DEFAULTS["margin_worlds"]
+    assert margin("lbs-16", rollouts=1024) == DEFAULTS["margin_worlds"]
+    assert margin("lbs-inf", importance=True, rollouts=1024, margin_worlds=7) == 7
+    notes = resolve(bot, None, SearchConfig(importance=True, rollouts=1024), "lbs-16").notes
+    assert any(n.startswith("margin_worlds: 128") for n in notes)
