@@ -93,7 +93,10 @@ def compute_runs(deals: int, few: int) -> str:
             f"{net} --methods lbs-16 --rollouts 1024 --games {few}",
             f"{strong} --methods lbs-16 --rollouts 4096 --games {deals}",
             f"{strong} --methods lbs-16 --search-seats all --rollouts 4096 --games {few}",
-            f"{strong} --methods lbs-16 --rollouts 10000 --games {few}"]
+            f"{strong} --methods lbs-16 --rollouts 10000 --games {few}",
+            # the search with neither bias, whose margin follows the noise
+            f"{strong} --methods lbs-inf --importance --rollouts 1024 --games {few}",
+            f"{strong} --methods lbs-inf --importance --rollouts 4096 --games {few}"]
     return " && ".join([f"{run} > /dev/null" for run in runs] + [
         f"{PY} benchmarks/worlds.py curve results/compute_strong{quick}.jsonl",
         f"{PY} benchmarks/worlds.py curve results/compute_net{quick}.jsonl",
@@ -476,7 +479,9 @@ SECTIONS = {
         "and 10,000 sampled worlds per decision, paired on run seed 0's evaluation deals: "
         "the strong bot with seat 0 searching (300 deals), SPARTA at 256 and 1,024 worlds on "
         "the same deals, every seat searching, and the best neural blueprint at 32, 256 and "
-        "1,024 worlds (and 10,000 worlds on one seat: the first 200 deals). Each step is paired "
+        "1,024 worlds (and 10,000 worlds on one seat: the first 200 deals); last, LBS-inf with "
+        "importance-weighted worlds (no value, the belief's bias weighted away, so no cap on "
+        "the margin) at 1,024 and 4,096 worlds (200). Each step is paired "
         "with the world count before it. Then seconds per decision, microseconds per world "
         "and peak memory against worlds on one core (benchmarks/worlds.py cost). Two "
         "worker processes: s/game is per worker, one core each.",
