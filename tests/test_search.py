@@ -445,3 +445,4 @@ def test_a_search_never_reports_an_estimate_above_the_ceiling():
         result = agent.search(state)
         assert result.value_clipped > 0
         assert np.all(result.means <= state.max_score + 1e-9)
+    assert agent.value_clipped == sum(r.value_clipped for r in agent.history) > 0

@@ -159,6 +159,13 @@ class SearchAgent:
     def deviations(self) -> int:
         return sum(r.deviated for r in self.history)
 
+    @property
+    def value_clipped(self) -> int:
+        """Bootstrap estimates so far that claimed more than their world could still score
+        (clipped to its `max_score`): how often the value overshoots, by decision in
+        `history[i].value_clipped`."""
+        return sum(r.value_clipped for r in self.history)
+
     @staticmethod
     def _view_of(state: HanabiState, seat: int) -> tuple:
         """What `seat` has seen of its game: (config, start player, the other seats' first
