@@ -77,26 +77,26 @@ def multiplayer_section(players: int) -> tuple:
 
 def compute_runs(deals: int, few: int) -> str:
     """LBS-16 with no flags at more and more worlds per decision, logged to one file per
-    blueprint and paired on the same deals (`deals` per point, `few` at 10,000 worlds and
-    on every seat), then benchmarks/worlds.py's curves and its cost per world. Cheapest
-    first: a run stopped part way has the cheap points of every curve."""
+    blueprint and paired on the same deals (`deals` per point, `few` at 10,000 worlds, on
+    every seat and on the neural blueprint), then benchmarks/worlds.py's curves and its
+    cost per world. The strong bot's one-seat curve first: a run stopped part way has
+    its points."""
     quick = "_quick" if deals < 10 else ""
     strong = f"{COMPARE_2} --blueprint strong --jsonl results/compute_strong{quick}.jsonl"
     net = (f"{COMPARE_2} --blueprint lstm:conventions_expert_value_2p "
            f"--jsonl results/compute_net{quick}.jsonl")
     runs = [f"{strong} --methods blueprint,lbs-16,sparta --rollouts 256 --games {deals}",
-            f"{strong} --methods lbs-16 --search-seats all --rollouts 256 --games {few}",
-            f"{net} --methods blueprint,lbs-16 --rollouts 32 --games {few}",
-            f"{net} --methods lbs-16 --rollouts 256 --games {few}",
-            f"{strong} --methods lbs-16,sparta --rollouts 1024 --games {deals}",
-            f"{strong} --methods lbs-16 --search-seats all --rollouts 1024 --games {few}",
-            f"{net} --methods lbs-16 --rollouts 1024 --games {few}",
+            f"{strong} --methods lbs-16 --rollouts 1024 --games {deals}",
             f"{strong} --methods lbs-16 --rollouts 4096 --games {deals}",
-            f"{strong} --methods lbs-16 --search-seats all --rollouts 4096 --games {few}",
+            f"{strong} --methods sparta --rollouts 1024 --games {deals}",
             f"{strong} --methods lbs-16 --rollouts 10000 --games {few}",
+            *(f"{strong} --methods lbs-16 --search-seats all --rollouts {w} --games {few}"
+              for w in (256, 1024, 4096)),
+            f"{net} --methods blueprint,lbs-16 --rollouts 32 --games {few}",
+            *(f"{net} --methods lbs-16 --rollouts {w} --games {few}" for w in (256, 1024)),
             # the search with neither bias, whose margin follows the noise
-            f"{strong} --methods lbs-inf --importance --rollouts 1024 --games {few}",
-            f"{strong} --methods lbs-inf --importance --rollouts 4096 --games {few}"]
+            *(f"{strong} --methods lbs-inf --importance --rollouts {w} --games {few}"
+              for w in (1024, 4096))]
     return " && ".join([f"{run} > /dev/null" for run in runs] + [
         f"{PY} benchmarks/worlds.py curve results/compute_strong{quick}.jsonl",
         f"{PY} benchmarks/worlds.py curve results/compute_net{quick}.jsonl",
