@@ -143,29 +143,44 @@ class LearnedBelief(TrainedForBlueprint, Belief):
                 torch.as_tensor(self._allowed(info)))
 
     def _draw(self, n, rng, info):
-        """(cards int64 (n, hand_len), log-probability of drawing each, float64 (n,))."""
+        """(cards int64 (n, hand_len), log-probability of drawing each, float64 (n,)),
+        decoded DRAW_CHUNK hands at a time so that memory stays flat for any n (a
+        search's filter may propose hundreds of thousands); the random numbers are drawn
+        once, so the hands do not depend on the chunking."""
         torch = self._torch
-        n_slots = info.hand_len
-        cards = torch.zeros((n, n_slots), dtype=torch.long)
         info_t = self._info_tensors(info)
-        u = torch.as_tensor(rng.random((n_slots, n)), dtype=torch.float32)
+        u = torch.as_tensor(rng.random((info.hand_len, n)), dtype=torch.float32)
+        cards = np.zeros((n, info.hand_len), dtype=np.int64)
+        log_q = np.zeros(n)
+        with torch.no_grad():
+            for lo in range(0, n, self.DRAW_CHUNK):
+                hi = min(lo + self.DRAW_CHUNK, n)
+                cards[lo:hi], log_q[lo:hi] = self._decode(u[:, lo:hi], info_t)
+        return cards, log_q
+
+    DRAW_CHUNK = 8192
+
+    def _decode(self, u, info_t):
+        """The hands drawn by uniforms u (hand_len, m): (cards, log-probabilities)."""
+        torch = self._torch
+        n_slots, n = u.shape
+        cards = torch.zeros((n, n_slots), dtype=torch.long)
         K = self.config.num_card_types
         keys = torch.zeros(n, dtype=torch.long)
         log_q = torch.zeros(n, dtype=torch.float64)
-        with torch.no_grad():
-            for i in range(n_slots):
-                # Samples sharing a prefix c_<i share slot i's distribution: decode each
-                # distinct prefix once (few early on, never more than n).
-                uniq, inverse = torch.unique(keys, return_inverse=True)
-                first = torch.zeros(len(uniq), dtype=torch.long).scatter_(
-                    0, inverse, torch.arange(n))
-                logits = self._logits(i, cards[first], info_t)
-                probs = torch.softmax(logits, dim=-1)
-                cw = torch.cumsum(probs, dim=-1)[inverse]
-                c = torch.searchsorted(cw, (u[i] * cw[:, -1]).unsqueeze(-1), right=True)
-                cards[:, i] = c.squeeze(-1).clamp(max=K - 1)
-                log_q += torch.log(probs[inverse, cards[:, i]].double())
-                keys = keys * K + cards[:, i]
+        for i in range(n_slots):
+            # Samples sharing a prefix c_<i share slot i's distribution: decode each
+            # distinct prefix once (few early on, never more than n).
+            uniq, inverse = torch.unique(keys, return_inverse=True)
+            first = torch.zeros(len(uniq), dtype=torch.long).scatter_(
+                0, inverse, torch.arange(n))
+            logits = self._logits(i, cards[first], info_t)
+            probs = torch.softmax(logits, dim=-1)
+            cw = torch.cumsum(probs, dim=-1)[inverse]
+            c = torch.searchsorted(cw, (u[i] * cw[:, -1]).unsqueeze(-1), right=True)
+            cards[:, i] = c.squeeze(-1).clamp(max=K - 1)
+            log_q += torch.log(probs[inverse, cards[:, i]].double())
+            keys = keys * K + cards[:, i]
         return cards.numpy(), log_q.numpy()
 
     def sample(self, n: int, rng) -> np.ndarray:
