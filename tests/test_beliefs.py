@@ -698,3 +698,19 @@ def test_importance_weights_are_normalised_truncated_and_checked():
     assert importance_weights(np.zeros(0)).shape == (0,)
     with pytest.raises(ValueError, match="non-finite"):
         importance_weights(np.array([0.0, -np.inf]))
+
+
+def test_learned_draws_do_not_depend_on_the_decoding_chunk():
+    """The proposals are decoded DRAW_CHUNK hands at a time (flat memory for any sample
+    size) from uniforms drawn once: any chunk size gives the same hands and weights."""
+    pytest.importorskip("torch")
+    for state in _play(SMALL, 1):
+        if state.num_moves_played == 10:
+            break
+    out = []
+    for chunk in (7, 100000):
+        belief = _tiny_learned(SMALL, seed=2).reset(state, state.current_player)
+        belief.DRAW_CHUNK = chunk
+        out.append(belief.sample_weighted(300, np.random.default_rng(4)))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-12)
