@@ -75,35 +75,6 @@ def multiplayer_section(players: int) -> tuple:
         multiplayer_runs(players, 2, 1), multiplayer_runs(players, 300, 100))
 
 
-def compute_runs(deals: int, few: int) -> str:
-    """LBS-16 with no flags at more and more worlds per decision, logged to one file per
-    blueprint and paired on the same deals (`deals` per point, `few` at 10,000 worlds, on
-    every seat and on the neural blueprint), then benchmarks/worlds.py's curves and its
-    cost per world. The strong bot's one-seat curve first: a run stopped part way has
-    its points."""
-    quick = "_quick" if deals < 10 else ""
-    strong = f"{COMPARE_2} --blueprint strong --jsonl results/compute_strong{quick}.jsonl"
-    net = (f"{COMPARE_2} --blueprint lstm:conventions_expert_value_2p "
-           f"--jsonl results/compute_net{quick}.jsonl")
-    runs = [f"{strong} --methods blueprint,lbs-16,sparta --rollouts 256 --games {deals}",
-            f"{strong} --methods lbs-16 --rollouts 1024 --games {deals}",
-            f"{strong} --methods lbs-16 --rollouts 4096 --games {deals}",
-            f"{strong} --methods sparta --rollouts 1024 --games {deals}",
-            f"{strong} --methods lbs-16 --rollouts 10000 --games {few}",
-            *(f"{strong} --methods lbs-16 --search-seats all --rollouts {w} --games {few}"
-              for w in (256, 1024, 4096)),
-            f"{net} --methods blueprint,lbs-16 --rollouts 32 --games {few}",
-            *(f"{net} --methods lbs-16 --rollouts {w} --games {few}" for w in (256, 1024)),
-            # the search with neither bias, whose margin follows the noise
-            *(f"{strong} --methods lbs-inf --importance --rollouts {w} --games {few}"
-              for w in (1024, 4096))]
-    return " && ".join([f"{run} > /dev/null" for run in runs] + [
-        f"{PY} benchmarks/worlds.py curve results/compute_strong{quick}.jsonl",
-        f"{PY} benchmarks/worlds.py curve results/compute_net{quick}.jsonl",
-        f"{PY} benchmarks/worlds.py cost --games {1 if quick else 3} "
-        f"--worlds 256 1024 4096 {1024 if quick else 10000}"])
-
-
 def speed_section(net: str, adjective: str) -> tuple:
     """LBS-16 at 256 worlds per decision on a shipped neural blueprint: seconds per game
     with pruning by means and float32 rollouts, then with threshold pruning and bfloat16
@@ -473,19 +444,25 @@ SECTIONS = {
         f"--jsonl results/margin_strong.jsonl && "
         f"{PY} benchmarks/paired_log.py results/margin_strong.jsonl"),
     "compute": (
-        "Search that turns compute into points: LBS-16's gain against worlds per decision",
-        "LBS-16 with no flags (the shipped learned belief and value; importance-weighted "
-        "worlds from 1,024 up, docs/experiments/importance_weights.md) at 256, 1,024, 4,096 "
-        "and 10,000 sampled worlds per decision, paired on run seed 0's evaluation deals: "
-        "the strong bot with seat 0 searching (300 deals), SPARTA at 256 and 1,024 worlds on "
-        "the same deals, every seat searching, and the best neural blueprint at 32, 256 and "
-        "1,024 worlds (and 10,000 worlds on one seat: the first 200 deals); last, LBS-inf with "
-        "importance-weighted worlds (no value, the belief's bias weighted away, so no cap on "
-        "the margin) at 1,024 and 4,096 worlds (200). Each step is paired "
-        "with the world count before it. Then seconds per decision, microseconds per world "
-        "and peak memory against worlds on one core (benchmarks/worlds.py cost). Two "
-        "worker processes: s/game is per worker, one core each.",
-        compute_runs(2, 2), compute_runs(300, 200)),
+        "Search that turns compute into points: LBS-16's gain against worlds per decision, "
+        "as far as its logs have run",
+        "LBS-16 with no flags (the shipped learned belief and value, threshold pruning) at "
+        "256, 1,024, 4,096 and 10,000 sampled worlds per decision, paired on run seed 0's "
+        "evaluation deals: the strong bot with seat 0 searching (300 deals; 10,000 worlds: "
+        "200), SPARTA at 256 and 1,024 worlds on the same deals, every seat searching (200), "
+        "the best neural blueprint at 32, 256 and 1,024 worlds (200), and LBS-inf with "
+        "importance-weighted worlds at 1,024 and 4,096 (200), from the games the logs hold "
+        "(results/compute_strong.jsonl and compute_net.jsonl, in the repository): `python "
+        "benchmarks/worlds.py play` plays them on 2 worker processes (hours; it continues "
+        "where it stopped), s/game is per worker. Each step is paired with the world count "
+        "before it. Then seconds per decision, microseconds per world used and peak memory "
+        "against worlds, one core, a quiet machine (benchmarks/worlds.py cost).",
+        f"{PY} benchmarks/worlds.py play --quick && "
+        f"{PY} benchmarks/worlds.py curve results/compute_strong_quick.jsonl && "
+        f"{PY} benchmarks/worlds.py cost --games 1 --worlds 256 1024",
+        f"{PY} benchmarks/worlds.py curve results/compute_strong.jsonl && "
+        f"{PY} benchmarks/worlds.py curve results/compute_net.jsonl && "
+        f"{PY} benchmarks/worlds.py cost --games 3"),
     "lbs-worlds-net": (
         "More worlds, no worse: the paper's LBS at 32 and 256 worlds on the best neural blueprint",
         "LBS-16 with the learned belief alone (the paper's LBS: no counterfactual filter) "

@@ -1,8 +1,21 @@
 #!/usr/bin/env python
 """Does more compute buy more points? LBS's gain and cost against the number of worlds.
 
-    python benchmarks/worlds.py curve results/worlds_strong.jsonl
+    python benchmarks/worlds.py play                 # hours on 2 cores; resumable
+    python benchmarks/worlds.py curve results/compute_strong.jsonl
     python benchmarks/worlds.py cost --worlds 256 1024 4096 10000
+
+`play [--quick]`: LBS-16 with no flags at more and more worlds per decision, every
+`lbs-pz compare` run logged to results/compute_strong.jsonl (the strong bot) or
+results/compute_net.jsonl (the best neural blueprint), two worker processes, run seed 0's
+evaluation deals: the strong bot with seat 0 searching at 256, 1,024, 4,096 (300 deals)
+and 10,000 worlds (200), SPARTA at 256 and 1,024 worlds (300), every seat searching at
+256, 1,024 and 4,096 (200), the neural blueprint at 32, 256 and 1,024 (200), and last
+LBS-inf with importance-weighted worlds at 1,024 and 4,096 (200): the search with neither
+the value's bias nor the belief's, whose margin follows the noise. The strong bot's
+one-seat curve comes first, so a run stopped part way has its points; a stopped run
+continues where it stopped (the logs are in the repository). `--quick`: 2 deals each, to
+logs ending in _quick.
 
 `curve LOG`: from a `lbs-pz compare --jsonl` log holding one blueprint's games at several
 world counts (same run seed, same deals), one row per (method, seats searching, world
@@ -47,7 +60,10 @@ def _paired(a: dict, b: dict):
 
 
 def curve(log: str) -> int:
-    blueprint, runs = {}, {}      # runs: (search label, seats) -> {worlds: {game: result}}
+    if not os.path.exists(log):
+        print(f"{log}: no games yet (`python benchmarks/worlds.py play` plays them)")
+        return 0
+    blueprint, searches = {}, {}  # searches: (search label, seats) -> {worlds: {game: result}}
     for entry in read_log(log):
         spec, _, _ = json.loads(entry["key"])
         if spec["method"] == "blueprint":
@@ -56,17 +72,17 @@ def curve(log: str) -> int:
         method = MethodSpec.from_dict(spec)
         seats = "all" if len(method.search_seats) > 1 else "one"
         label = method.label()
-        runs.setdefault((label, seats), {}).setdefault(method.rollouts, {})[entry["game"]] = \
+        searches.setdefault((label, seats), {}).setdefault(method.rollouts, {})[entry["game"]] = \
             entry["result"]
-    if not runs:
-        print(f"{log}: no search games logged")
-        return 1
-    sparta = {w: games for (label, seats), by in runs.items() if label.startswith("sparta")
+    if not searches:
+        print(f"{log}: no search games yet (`python benchmarks/worlds.py play` plays them)")
+        return 0
+    sparta = {w: games for (label, seats), by in searches.items() if label.startswith("sparta")
               and seats == "one" for w, games in by.items()}
     print("| search | seats | worlds | deals | score | vs blueprint | step from fewer worlds "
           "| % of SPARTA's gain | s/game | deviations |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for (label, seats), by in runs.items():
+    for (label, seats), by in searches.items():
         previous = None
         for worlds in sorted(by):
             games = by[worlds]
@@ -87,7 +103,7 @@ def curve(log: str) -> int:
                   f"{sum(r['deviations'] for r in games.values()) / max(decisions, 1):.1%} |")
             previous = worlds
     print()
-    for (label, seats), by in runs.items():
+    for (label, seats), by in searches.items():
         if len(by) > 1:
             lo, hi = min(by), max(by)
             d = _paired(by[hi], by[lo])
@@ -143,9 +159,39 @@ def cost(worlds, games: int) -> int:
     return 0
 
 
+def runs(quick: bool) -> list:
+    """The compare runs of `play`, as argument lists."""
+    deals, few, tail = (2, 2, "_quick") if quick else (300, 200, "")
+    compare = ["lbs-pz", "compare", "--backend", "process", "--workers", "2", "--no-progress"]
+    strong = compare + ["--blueprint", "strong", "--jsonl", f"results/compute_strong{tail}.jsonl"]
+    net = compare + ["--blueprint", "lstm:conventions_expert_value_2p",
+                     "--jsonl", f"results/compute_net{tail}.jsonl"]
+    play = lambda base, methods, worlds, games, *more: base + [   # noqa: E731
+        "--methods", methods, "--rollouts", str(worlds), "--games", str(games), *more]
+    return [play(strong, "blueprint,lbs-16,sparta", 256, deals),
+            play(strong, "lbs-16", 1024, deals),
+            play(strong, "lbs-16", 4096, deals),
+            play(strong, "sparta", 1024, deals),
+            play(strong, "lbs-16", 10000, few),
+            *(play(strong, "lbs-16", w, few, "--search-seats", "all") for w in (256, 1024, 4096)),
+            play(net, "blueprint,lbs-16", 32, few),
+            *(play(net, "lbs-16", w, few) for w in (256, 1024)),
+            *(play(strong, "lbs-inf", w, few, "--importance") for w in (1024, 4096))]
+
+
+def play(quick: bool) -> int:
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    for args in runs(quick):
+        print(" ".join(args), flush=True)
+        subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("play", help="play every point of the curves (resumable)")
+    p.add_argument("--quick", action="store_true", help="2 deals per point")
     c = sub.add_parser("curve", help="the gain against worlds, from a compare --jsonl log")
     c.add_argument("log")
     k = sub.add_parser("cost", help="seconds and memory against worlds, one core")
@@ -155,6 +201,8 @@ def main(argv=None) -> int:
     one.add_argument("worlds", type=int)
     one.add_argument("games", type=int)
     args = parser.parse_args(argv)
+    if args.command == "play":
+        return play(args.quick)
     if args.command == "curve":
         return curve(args.log)
     if args.command == "cost":
