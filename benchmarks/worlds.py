@@ -18,14 +18,15 @@ continues where it stopped (the logs are in the repository). `--quick`: 2 deals 
 logs ending in _quick.
 
 `curve LOG`: from a `lbs-pz compare --jsonl` log holding one blueprint's games at several
-world counts (same run seed, same deals), one row per (method, seats searching, world
-count): deals, mean score, gain over the blueprint (paired), the step from the previous
-world count of the same search (paired on their shared deals; the curve never falls when
-every step is >= -1 s.e.), seconds per game, deviation rate, and, where SPARTA played the
-same world count, the search's gain as a percentage of SPARTA's on their shared deals.
-Last, the largest world count minus the smallest, paired, per search.
+world counts (same run seed, same deals), one row per search (its label names the seats
+when more than seat 0 search) and world count: deals, mean score, gain over the blueprint
+(paired), the step from the previous world count of the same search (paired on their
+shared deals; the curve never falls when every step is >= -1 s.e.), seconds per game,
+deviation rate, and, where SPARTA played the same world count, a one-seat search's gain as
+a percentage of SPARTA's on their shared deals. Last, each world count minus the
+smallest, paired, per search.
 
-`cost`: seconds per decision, microseconds per sampled world and the process's peak
+`cost`: seconds per decision, microseconds per world used and the process's peak
 memory, for LBS-16 with no flags on the strong bot (seat 0's decisions over the first 30
 moves of `--games` evaluation deals), each world count in a fresh process on one core:
 a flat cost per world and flat memory is what lets the search take 10,000 worlds.
@@ -63,26 +64,24 @@ def curve(log: str) -> int:
     if not os.path.exists(log):
         print(f"{log}: no games yet (`python benchmarks/worlds.py play` plays them)")
         return 0
-    blueprint, searches = {}, {}  # searches: (search label, seats) -> {worlds: {game: result}}
+    blueprint, searches = {}, {}  # searches: search label -> {worlds: {game: result}}
     for entry in read_log(log):
         spec, _, _ = json.loads(entry["key"])
         if spec["method"] == "blueprint":
             blueprint[entry["game"]] = entry["result"]
             continue
         method = MethodSpec.from_dict(spec)
-        seats = "all" if len(method.search_seats) > 1 else "one"
-        label = method.label()
-        searches.setdefault((label, seats), {}).setdefault(method.rollouts, {})[entry["game"]] = \
+        searches.setdefault(method.label(), {}).setdefault(method.rollouts, {})[entry["game"]] = \
             entry["result"]
     if not searches:
         print(f"{log}: no search games yet (`python benchmarks/worlds.py play` plays them)")
         return 0
-    sparta = {w: games for (label, seats), by in searches.items() if label.startswith("sparta")
-              and seats == "one" for w, games in by.items()}
-    print("| search | seats | worlds | deals | score | vs blueprint | step from fewer worlds "
+    sparta = {w: games for label, by in searches.items() if label == "sparta"
+              for w, games in by.items()}
+    print("| search | worlds | deals | score | vs blueprint | step from fewer worlds "
           "| % of SPARTA's gain | s/game | deviations |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for (label, seats), by in searches.items():
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, by in searches.items():
         previous = None
         for worlds in sorted(by):
             games = by[worlds]
@@ -90,25 +89,25 @@ def curve(log: str) -> int:
             gain = _paired(games, blueprint)
             step = _mean_sem(_paired(games, by[previous]), "+") if previous else ""
             share = ""
-            if worlds in sparta and not label.startswith("sparta"):
+            if worlds in sparta and label != "sparta" and "seats" not in label:   # like for like
                 shared = sorted(set(games) & set(sparta[worlds]) & set(blueprint))
                 ours = np.mean([games[g]["score"] - blueprint[g]["score"] for g in shared])
                 theirs = np.mean([sparta[worlds][g]["score"] - blueprint[g]["score"]
                                   for g in shared])
                 share = f"{100 * ours / theirs:.0f}% ({len(shared)} deals)" if theirs > 0 else ""
             decisions = sum(r["decisions"] for r in games.values())
-            print(f"| {label} | {seats} | {worlds:,} | {len(scores)} | {_mean_sem(scores)} | "
+            print(f"| {label} | {worlds:,} | {len(scores)} | {_mean_sem(scores)} | "
                   f"{_mean_sem(gain, '+')} | {step} | {share} | "
                   f"{np.mean([r['seconds'] for r in games.values()]):.2f} | "
                   f"{sum(r['deviations'] for r in games.values()) / max(decisions, 1):.1%} |")
             previous = worlds
     print()
-    for (label, seats), by in searches.items():
-        if len(by) > 1:
-            lo, hi = min(by), max(by)
+    for label, by in searches.items():
+        lo = min(by)
+        for hi in sorted(by)[1:]:
             d = _paired(by[hi], by[lo])
-            print(f"{label}, {seats} seat(s) searching: {hi:,} worlds minus {lo:,}, paired over "
-                  f"{len(d)} deals: {_mean_sem(d, '+')}")
+            print(f"{label}: {hi:,} worlds minus {lo:,}, paired over {len(d)} deals: "
+                  f"{_mean_sem(d, '+')}")
     return 0
 
 
