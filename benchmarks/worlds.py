@@ -144,7 +144,7 @@ def _cost_one(worlds: int, games: int) -> dict:
 
 
 def cost(worlds, games: int) -> int:
-    print("| worlds | decisions | s/decision | us per world | rollouts per decision | "
+    print("| worlds | decisions | s/decision | us per world used | rollouts per decision | "
           "peak memory (MB) |")
     print("|---:|---:|---:|---:|---:|---:|")
     env = dict(os.environ, OMP_NUM_THREADS="1")
