@@ -541,3 +541,51 @@ def test_games_logged_without_their_machine_are_timed_again_when_asked(tmp_path)
     again = collect([spec], small, games=3, seed=0, backend="inline",
                     show_progress=False, jsonl=str(log), play=False, timed=True)
     assert again[spec.label()] == timed
+
+
+def test_a_log_written_before_a_search_setting_existed_keeps_its_games(tmp_path):
+    """A spec in a log line that lacks a SearchConfig field added since (its default then
+    was unset) names the same games as today's keys: resuming replays nothing."""
+    log = str(tmp_path / "games.jsonl")
+    first = collect(SPECS, CONFIG, games=2, seed=0, backend="inline", show_progress=False,
+                    jsonl=log)
+    old = str(tmp_path / "old.jsonl")
+    with open(old, "w") as f:
+        for line in open(log):
+            entry = json.loads(line)
+            spec, game, seed = json.loads(entry["key"])
+            for later in ("budget", "importance"):
+                spec.pop(later)
+            entry["key"] = json.dumps([spec, game, seed], sort_keys=True)
+            f.write(json.dumps(entry) + "\n")
+    again = collect(SPECS, CONFIG, games=2, seed=0, backend="inline", show_progress=False,
+                    jsonl=old)
+    assert _scores(again) == _scores(first)
+    assert len(open(old).read().splitlines()) == 2 * len(SPECS)      # nothing replayed
+
+
+def test_the_worlds_report_pairs_each_world_count_with_the_one_before(tmp_path, capsys):
+    """benchmarks/worlds.py curve reads a compare log holding one search at two world
+    counts (and SPARTA at the first) and prints one row per count, the step between them
+    paired on the same deals, and SPARTA's share of the gain."""
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "worlds.py")
+    spec = importlib.util.spec_from_file_location("worlds_report", path)
+    worlds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(worlds)
+    log = str(tmp_path / "games.jsonl")
+    game = {"colors": 3, "hand_size": 3, **CONFIG}
+    few, many = (MethodSpec("lbs-inf", belief="grounded+cf", rollouts=w, seed=1)
+                 for w in (8, 32))
+    runs = [[MethodSpec("blueprint"), MethodSpec("sparta", rollouts=8, seed=1), few], [many]]
+    scores = [collect(specs, game, games=3, seed=1, backend="inline", show_progress=False,
+                      jsonl=log)[specs[-1].label()] for specs in runs]   # one compare run each
+    assert worlds.curve(log) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| lbs-inf")]
+    assert len(rows) == 2 and "| 8 | 3 |" in rows[0] and "| 32 | 3 |" in rows[1]
+    step = np.mean([b["score"] - a["score"] for a, b in zip(*scores)])
+    assert f"{step:+.3f}" in rows[1] and "% (3 deals)" in rows[0]
+    assert "32 worlds minus 8, paired over 3 deals" in out
