@@ -446,3 +446,19 @@ def test_a_search_never_reports_an_estimate_above_the_ceiling():
         assert result.value_clipped > 0
         assert np.all(result.means <= state.max_score + 1e-9)
     assert agent.value_clipped == sum(r.value_clipped for r in agent.history) > 0
+
+
+def test_a_weighted_sample_too_concentrated_falls_back():
+    """With weights, the world count that must reach `min_worlds` is the effective sample
+    size: one world carrying all the weight is a fallback, as one world would be."""
+    from lbs_pz.search.rollout_search import FEW_WORLDS
+
+    state = _positions(1, seed=4, every=9)[0]
+    seat = state.current_player
+    hands = GroundedBelief().reset(state, seat).sample(64, np.random.default_rng(2))
+    weights = np.full(64, 1e-9)
+    weights[0] = 1.0
+    result = search_move(state, seat, BOT, hands, weights=weights, min_worlds=8, depth=-1)
+    assert result.fallback and result.fallback_reason == FEW_WORLDS and result.rollouts == 0
+    even = search_move(state, seat, BOT, hands, weights=np.ones(64), min_worlds=8, depth=-1)
+    assert not even.fallback

@@ -65,7 +65,7 @@ class SearchResult:
 
 PRUNING_RULES = ("means", "paired", "threshold", "off")
 # Why a search fell back to the blueprint's move (`SearchResult.fallback_reason`).
-FEW_WORLDS = "too few sampled hands"
+FEW_WORLDS = "too few sampled hands (or, weighted, too small an effective sample)"
 NON_FINITE = "a non-finite return (NaN or inf) from the value or the rollouts"
 
 
@@ -243,8 +243,8 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         rollout blueprint's `wide_batches` (a neural blueprint's batched forward is several
         times cheaper per world at 512 worlds than at 64; a rule bot's rollouts cost the
         same per world, and later pruning only adds rollouts).
-    min_worlds: fewer sampled hands than this -> fall back to the blueprint's move
-        (`fallback_reason` FEW_WORLDS).
+    min_worlds: fewer sampled hands than this (with `weights`: a smaller effective sample
+        size) -> fall back to the blueprint's move (`fallback_reason` FEW_WORLDS).
     time_budget: seconds; the search stops after the batch that exceeds it.
     rollout_blueprint: plays the rollouts (default: `blueprint`), e.g. the blueprint in a
         faster precision (`PublicLSTMBlueprint.with_precision`); `blueprint` still gives
