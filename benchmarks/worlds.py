@@ -5,12 +5,12 @@
     python benchmarks/worlds.py curve results/compute_strong.jsonl
     python benchmarks/worlds.py cost --worlds 256 1024 4096 10000
 
-`play [--quick]`: LBS-16 with no flags at more and more worlds per decision, every
+`play [--quick]`: LBS with no flags at more and more worlds per decision, every
 `lbs-pz compare` run logged to results/compute_strong.jsonl (the strong bot) or
 results/compute_net.jsonl (the best neural blueprint), two worker processes, run seed 0's
 evaluation deals: the strong bot with seat 0 searching at 256, 1,024, 4,096 (300 deals)
-and 10,000 worlds (200), SPARTA at 256 and 1,024 worlds (300), LBS-inf with
-importance-weighted worlds at 1,024 and 4,096 (200: the search with neither the value's
+and 10,000 worlds (200), SPARTA at 256 and 1,024 worlds (300), LBS-inf at 1,024 and
+4,096 (200: importance-weighted, its default there, the search with neither the value's
 bias nor the belief's, whose margin follows the noise), every seat searching at 256, 1,024
 and 4,096 (200), the neural blueprint at 32, 256 and 1,024 (200). The strong bot's
 one-seat curves come first, so a run stopped part way has their points; a stopped run
@@ -171,9 +171,9 @@ def runs(quick: bool) -> list:
             play(strong, "lbs-16", 1024, deals),
             play(strong, "lbs-16", 4096, deals),
             play(strong, "lbs-inf", 1024, few, "--importance"),
+            play(strong, "lbs-inf", 4096, few, "--importance"),
             play(strong, "sparta", 1024, deals),
             play(strong, "lbs-16", 10000, few),
-            play(strong, "lbs-inf", 4096, few, "--importance"),
             *(play(strong, "lbs-16", w, few, "--search-seats", "all") for w in (256, 1024, 4096)),
             play(net, "blueprint,lbs-16", 32, few),
             *(play(net, "lbs-16", w, few) for w in (256, 1024))]

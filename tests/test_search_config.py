@@ -282,3 +282,18 @@ def test_an_importance_weighted_search_resolves_its_own_margin():
     assert margin("lbs-inf", importance=True, rollouts=1024, margin_worlds=7) == 7
     notes = resolve(bot, None, SearchConfig(importance=True, rollouts=1024), "lbs-16").notes
     assert any(n.startswith("margin_worlds: 128") for n in notes)
+
+
+def test_lbs_inf_weights_its_worlds_from_1024_worlds_up():
+    """With `importance` unset, LBS-inf weights its worlds (and drops the margin cap) from
+    1,024 worlds per decision up; below, other depths and SPARTA do not; set, it is kept."""
+    bot = RuleBot("strong")
+    chosen = lambda method, **knobs: resolve(   # noqa: E731
+        bot, None, SearchConfig(**knobs), method).config
+    weighted = chosen("lbs-inf", rollouts=1024)
+    assert weighted.importance is True and weighted.margin_worlds == 0
+    assert chosen("lbs-inf", rollouts=512).importance is False
+    assert chosen("lbs-16", rollouts=4096).importance is False
+    assert chosen("sparta", rollouts=4096).importance is False
+    assert chosen("lbs-inf", rollouts=4096, importance=False).importance is False
+    assert chosen("lbs-inf", rollouts=4096, importance=False).margin_worlds == 32
