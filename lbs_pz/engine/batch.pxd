@@ -1,5 +1,8 @@
-from lbs_pz.engine._core cimport GameState
+from lbs_pz.engine._core cimport GameConfig, GameState
 from lbs_pz.engine.state cimport HanabiState
+
+# A per-game integer query (state_score, state_max_score), for `HanabiBatch._per_game`.
+ctypedef int (*GameQuery)(const GameConfig*, const GameState*) noexcept nogil
 
 cdef class HanabiBatch:
     cdef GameState* games      # num_games contiguous game structs; NULL until __init__ succeeds
@@ -17,3 +20,4 @@ cdef class HanabiBatch:
     cdef int _enter_read(self) except -1
     cdef int _enter_write(self) except -1
     cdef int _allocate(self, object config, HanabiState proto, Py_ssize_t n) except -1
+    cdef object _per_game(self, object out, GameQuery query)

@@ -470,20 +470,15 @@ cdef class HanabiBatch:
 
     def scores(self, out=None):
         """(N,) int32: each game's score (0 once its last life token is lost)."""
-        if self.games == NULL:
-            raise _not_initialised()
-        out = _out(out, self.num_games, -1, cnp.NPY_INT32, "out")
-        cdef int[::1] o = out
-        cdef int i
-        self._enter_read()
-        for i in range(self.num_games):
-            o[i] = state_score(&self._proto.cfg, &self.games[i])
-        self._busy -= 1
-        return out
+        return self._per_game(out, state_score)
 
     def max_scores(self, out=None):
         """(N,) int32: the most each game can still score (`HanabiState.max_score`): an
         upper bound for any estimate of its final score."""
+        return self._per_game(out, state_max_score)
+
+    cdef object _per_game(self, object out, GameQuery query):
+        """(N,) int32 `out` (checked, or new) holding query(game) for every game."""
         if self.games == NULL:
             raise _not_initialised()
         out = _out(out, self.num_games, -1, cnp.NPY_INT32, "out")
@@ -491,7 +486,7 @@ cdef class HanabiBatch:
         cdef int i
         self._enter_read()
         for i in range(self.num_games):
-            o[i] = state_max_score(&self._proto.cfg, &self.games[i])
+            o[i] = query(&self._proto.cfg, &self.games[i])
         self._busy -= 1
         return out
 
