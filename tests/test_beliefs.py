@@ -9,8 +9,9 @@ import pytest
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.agents.rule_bots import _bots as bots
-from lbs_pz.search.beliefs import (BeliefMemoryError, ExactBelief, GroundedBelief, SeatInfo,
-                                   make_belief)
+from lbs_pz.agents import RuleBot
+from lbs_pz.search.beliefs import (BeliefMemoryError, ExactBelief, FilteredBelief,
+                                   GroundedBelief, SeatInfo, importance_weights, make_belief)
 
 SMALL = HanabiConfig(players=2, colors=3, ranks=5, hand_size=4)
 TINY = HanabiConfig(players=2, colors=3, ranks=3, hand_size=3)
@@ -639,9 +640,6 @@ def test_weighted_learned_samples_converge_to_the_exact_belief(filtered):
     weighted ones converge to them (with counterfactual filtering: to the filtered exact
     belief)."""
     pytest.importorskip("torch")
-    from lbs_pz.agents import RuleBot
-    from lbs_pz.search.beliefs import FilteredBelief, importance_weights
-
     for state in _play(SMALL, 2):
         if state.num_moves_played == 16:
             break
@@ -668,8 +666,6 @@ def test_grounded_weights_correct_its_sequential_draw():
     sets are nested or disjoint; for overlapping ones the weights correct it. Slot 0
     allows {0, 1}, slot 1 {1, 2}, one copy each: the exact belief is uniform over
     (0, 1), (0, 2), (1, 2), the draw gives (1, 2) half the time, the weights undo that."""
-    from lbs_pz.search.beliefs import importance_weights
-
     info = SeatInfo(unseen=np.array([1, 1, 1], np.int32),
                     plaus=np.array([[1, 1, 0], [0, 1, 1]], bool),
                     bits=np.array([0b011, 0b110], np.uint32))
@@ -688,8 +684,6 @@ def test_grounded_weights_correct_its_sequential_draw():
 
 
 def test_importance_weights_are_normalised_truncated_and_checked():
-    from lbs_pz.search.beliefs import importance_weights
-
     raw = np.array([1.0, 1.0, 1.0, 1000.0])
     w = importance_weights(np.log(raw))      # capped at sqrt(4) times the raw mean
     expect = np.minimum(raw, 2 * raw.mean())

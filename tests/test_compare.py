@@ -2,7 +2,9 @@
 checkpoints are checked against the blueprint, and LBS's defaults never lose."""
 
 import dataclasses
+import importlib.util
 import json
+import os
 import warnings
 
 import numpy as np
@@ -568,9 +570,6 @@ def test_the_worlds_report_pairs_each_world_count_with_the_one_before(tmp_path, 
     """benchmarks/worlds.py curve reads a compare log holding one search at two world
     counts (and SPARTA at the first) and prints one row per count, the step between them
     paired on the same deals, and SPARTA's share of the gain."""
-    import importlib.util
-    import os
-
     path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "worlds.py")
     spec = importlib.util.spec_from_file_location("worlds_report", path)
     worlds = importlib.util.module_from_spec(spec)

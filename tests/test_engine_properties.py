@@ -18,6 +18,7 @@ from engine_helpers import (
     COMMON_CONFIGS, assert_cards_conserved, assert_draws_match_deck, configs, full_deck,
     play_random, seeds, snapshot, states, undrawn,
 )
+from lbs_pz.agents.rule_bots import _bots as bots
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 PROPERTY = settings(
@@ -348,8 +349,6 @@ def test_max_score_bounds_every_final_score_and_never_rises(config):
     """`max_score` is a ceiling of the final score from every position of a game (strong
     bot and random play, which loses cards and lives), never rises as the game goes, is
     the score once the game is over, and `HanabiBatch.max_scores` agrees with it."""
-    from lbs_pz.agents.rule_bots import _bots as bots
-
     below = 0
     for seed in range(24):
         state = HanabiState(config, seed=seed)

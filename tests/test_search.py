@@ -7,7 +7,7 @@ from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.agents import LBSAgent, SpartaAgent
 from lbs_pz.search.beliefs import GroundedBelief
-from lbs_pz.search.rollout_search import search_move
+from lbs_pz.search.rollout_search import FEW_WORLDS, search_move
 
 BOT = RuleBot("strong")
 
@@ -437,8 +437,6 @@ def test_importance_weights_reweight_every_estimate():
 def test_a_search_never_reports_an_estimate_above_the_ceiling():
     """A value that claims more than a world can still score is clipped to its ceiling
     and counted: no candidate's mean exceeds the position's `max_score`."""
-    from lbs_pz.search.agents import LBSAgent
-
     agent = LBSAgent(BOT, GroundedBelief(), rollouts=32, depth=2,
                      value=lambda worlds: np.full(len(worlds), 30.0))
     for state in _positions(3, seed=8, every=13):
@@ -451,8 +449,6 @@ def test_a_search_never_reports_an_estimate_above_the_ceiling():
 def test_a_weighted_sample_too_concentrated_falls_back():
     """With weights, the world count that must reach `min_worlds` is the effective sample
     size: one world carrying all the weight is a fallback, as one world would be."""
-    from lbs_pz.search.rollout_search import FEW_WORLDS
-
     state = _positions(1, seed=4, every=9)[0]
     seat = state.current_player
     hands = GroundedBelief().reset(state, seat).sample(64, np.random.default_rng(2))

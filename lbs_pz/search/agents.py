@@ -227,7 +227,8 @@ class SearchAgent:
         weights = verify_weights = None
         if self.config.importance and len(hands) and np.ptp(log_w) > 0:
             # (equal weights, e.g. the exact belief's: the plain estimates, unchanged)
-            weights, verify_weights = importance_weights(log_w[:n]), importance_weights(log_w[n:])
+            weights = importance_weights(log_w[:n])
+            verify_weights = importance_weights(log_w[n:]) if self.verify else None
         min_worlds = max(1, int(np.ceil(self.min_legal_fraction * n)))
         result = search_move(
             state, seat, self.blueprint, search_hands, depth=self.depth, value=self.value,
@@ -237,8 +238,7 @@ class SearchAgent:
             rollout_blueprint=self.rollout_blueprint,
             min_worlds=min_worlds, time_budget=self.time_budget,
             margin_worlds=self.config.margin_worlds,
-            seed=int(rng.integers(2**62)), weights=weights,
-            verify_weights=verify_weights if self.verify else None)
+            seed=int(rng.integers(2**62)), weights=weights, verify_weights=verify_weights)
         self.history.append(result)
         if result.fallback_reason == NON_FINITE:
             warnings.warn(f"{type(self).__name__}: the value or the rollouts returned a "

@@ -25,7 +25,8 @@ import numpy as np
 
 from lbs_pz.engine import HanabiBatch, HanabiState
 from lbs_pz.search.stats import (effective_sample_size, mean_sem, weighted_mean_sem,
-                                 weighted_mean_sem_from_sums)
+                                 weighted_mean_sem_from_sums, weighted_rows_mean_sem,
+                                 weights_ess)
 from lbs_pz.search.stats import mean_sem_from_sums as _mean_sem
 
 # value(worlds) -> expected final score of each world of a HanabiBatch, float array (N,),
@@ -187,8 +188,7 @@ def _rows_mean_sem(x: np.ndarray, w: Optional[np.ndarray]) -> Tuple[np.ndarray, 
     """Mean and s.e. of each row of x (r, n), under weights w (n,) or unweighted."""
     if w is None:
         return _mean_sem(x.sum(axis=1), (x ** 2).sum(axis=1), x.shape[1])
-    ww = w * w
-    return weighted_mean_sem_from_sums(x @ w, x @ ww, (x * x) @ ww, w.sum(), ww.sum())
+    return weighted_rows_mean_sem(x, w)
 
 
 def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
@@ -294,8 +294,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
             fallback_reason=reason if fallback else "", ess=float(ess),
             value_clipped=clipped[0])
 
-    usable = len(hands) if weights is None else effective_sample_size(
-        weights.sum(), (weights ** 2).sum())
+    usable = len(hands) if weights is None else weights_ess(weights)
     if usable < max(min_worlds, 1) or k == 1:
         return result(blueprint_move, fallback=k > 1, worlds_used=0, reason=FEW_WORLDS)
 
@@ -371,7 +370,7 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
             n = float(len(diff))
         else:
             gain, gain_sem = weighted_mean_sem(diff, verify_weights)
-            n = float(effective_sample_size(verify_weights.sum(), (verify_weights ** 2).sum()))
+            n = weights_ess(verify_weights)
         verified[:] = [gain, gain_sem, pair.size]
     if margin_worlds > 0 and n > margin_worlds:
         gain_sem = gain_sem * np.sqrt(n / margin_worlds)

@@ -63,14 +63,28 @@ def effective_sample_size(w1, w2):
     return np.where(w2 > 0, w1 ** 2 / np.where(w2 > 0, w2, 1.0), 0.0)
 
 
+def weighted_rows_mean_sem(x, w) -> Tuple[np.ndarray, np.ndarray]:
+    """Self-normalised importance-weighted mean and s.e. along the last axis of x (..., n)
+    under non-negative weights w (n,) (`weighted_mean_sem_from_sums`)."""
+    x = np.asarray(x, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    ww = w * w
+    return weighted_mean_sem_from_sums(x @ w, x @ ww, (x * x) @ ww, w.sum(), ww.sum())
+
+
 def weighted_mean_sem(values, weights) -> Tuple[float, float]:
     """(mean, s.e.) of a 1-D sample under non-negative importance weights
-    (`weighted_mean_sem_from_sums`). ValueError for an empty sample or a shape mismatch."""
+    (`weighted_rows_mean_sem`). ValueError for an empty sample or a shape mismatch."""
     x = np.asarray(values, dtype=np.float64).ravel()
     w = np.asarray(weights, dtype=np.float64).ravel()
     if x.size == 0 or w.shape != x.shape:
         raise ValueError(f"weighted_mean_sem needs as many weights as values (>= 1), got "
                          f"{w.size} and {x.size}")
-    mean, sem = weighted_mean_sem_from_sums((w * x).sum(), (w * w * x).sum(),
-                                            (w * w * x * x).sum(), w.sum(), (w * w).sum())
+    mean, sem = weighted_rows_mean_sem(x, w)
     return float(mean), float(sem)
+
+
+def weights_ess(w) -> float:
+    """Kish's effective sample size of a weight vector (`effective_sample_size`)."""
+    w = np.asarray(w, dtype=np.float64)
+    return float(effective_sample_size(w.sum(), (w * w).sum()))
