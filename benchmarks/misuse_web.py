@@ -24,6 +24,34 @@ with open(SLOW, 'w') as f:
             '    def act(self, state, seat=None):\\n        time.sleep(3600)\\n')
 """
 
+# A real uvicorn in a thread, with the page's connection limits: SERVE(max_connections=..,
+# read_seconds=..) starts it and gives (host, port).
+SERVER = """
+import socket, threading, httpx, uvicorn
+from lbs_pz.web.app import server_options
+def serve(**limits):
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(search='none'), host='127.0.0.1',
+                                           port=port, log_level='critical',
+                                           **server_options(**limits)))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    return '127.0.0.1', port
+def closed(sock):
+    sock.settimeout(30)
+    try:
+        while sock.recv(4096):
+            pass
+    except socket.timeout:
+        return False
+    except OSError:         # reset
+        pass
+    return True
+"""
+
 CASES = [
     # --- caps on a compare --jsonl key (the page's replay form) -------------------------------
     ("web-jsonl-million-rollouts", "raises", "ApiError",
@@ -96,4 +124,43 @@ CASES = [
      "assert time.monotonic() - start < 5 and c.get('/api/options').status_code == 200"),
     ("web-create-app-nan-move-seconds", "raises", "ValueError",
      WEB + "create_app(search='none', move_seconds=float('nan'))"),
+    # --- connections ------------------------------------------------------------------------
+    ("web-idle-sockets-capped", "ok", None,
+     WEB + SERVER + "host, port = serve(max_connections=4, read_seconds=600)\n"
+     "idle = [socket.create_connection((host, port), timeout=10) for _ in range(12)]\n"
+     "assert httpx.get(f'http://{host}:{port}/api/options', timeout=30).status_code == 200\n"
+     "assert all(closed(sock) for sock in idle[:8])      # the longest idle, by the cap"),
+    ("web-slowloris-head-closed", "ok", None,
+     WEB + SERVER + "host, port = serve(read_seconds=0.5)\n"
+     "sock = socket.create_connection((host, port), timeout=10)\n"
+     "sock.sendall(b'GET /api/options HTTP/1.1\\r\\nX-Slow: ')\n"
+     "for _ in range(200):                                  # a byte a tenth of a second\n"
+     "    try:\n"
+     "        sock.send(b'a')\n"
+     "    except OSError:\n"
+     "        break\n"
+     "    time.sleep(0.1)\n"
+     "else:\n"
+     "    raise AssertionError('a trickling request head kept its connection for 20 s')"),
+    ("web-create-app-zero-play-cap", "raises", "ValueError",
+     WEB + "create_app(search='none', play_cap=0)"),
+    ("web-server-options-zero-connections", "raises", "ValueError",
+     WEB + SERVER + "server_options(max_connections=0)"),
+    # --- games: budgets and deals -----------------------------------------------------------
+    ("web-watch-flood-keeps-play-game", "ok", None,
+     WEB + "app, c = client(cap=2)\n"
+     "play = c.post('/api/games', json={'mode': 'play', 'seats': [{'human': True}, STRONG]})\n"
+     "gid = play.json()['id']\n"
+     "for _ in range(64):\n"
+     "    assert c.post('/api/games', json={'seats': [STRONG, STRONG]}).status_code == 201\n"
+     "move = play.json()['state']['legal_moves'][0]['id']\n"
+     "r = c.post(f'/api/games/{gid}/move', json={'move': move, 'turn': 0})\n"
+     "assert r.status_code == 200, r.text"),
+    ("web-play-seed-128-bits", "ok", None,
+     WEB + "app, c = client()\n"
+     "body = {'mode': 'play', 'seats': [{'human': True}, STRONG]}\n"
+     "snaps = [c.post('/api/games', json=body).json() for _ in range(8)]\n"
+     "assert all(s['state']['seed'] is None for s in snaps)\n"
+     "seeds = [app.state.games.games[s['id']].seed for s in snaps]\n"
+     "assert max(seeds).bit_length() > 64 and max(seeds) < 2**128, seeds"),
 ]

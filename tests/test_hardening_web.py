@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -38,7 +39,7 @@ from lbs_pz.engine.records import to_hanablive  # noqa: E402
 from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402
 from lbs_pz.search.methods import MethodSpec  # noqa: E402
 from lbs_pz.web import games  # noqa: E402
-from lbs_pz.web.app import create_app  # noqa: E402
+from lbs_pz.web.app import connection_cap, create_app, server_options  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STRONG = {"blueprint": "strong"}
@@ -55,6 +56,12 @@ class Raising:
     name = "raising"
     def act(self, state, seat=None):
         raise RuntimeError("secret detail from /etc/shadow")
+
+class Sleepy:
+    name = "sleepy"
+    def act(self, state, seat=None):
+        time.sleep(2.5)
+        return state.legal_moves()[0]
 """
 
 
@@ -113,11 +120,12 @@ def _play_out(client, gid, snap, rng):
     return responses
 
 
-def test_a_play_game_gets_a_random_deal_whose_number_is_secret_until_the_end(app, client):
+def test_a_play_game_gets_a_private_deal_whose_seed_is_secret_until_the_end(app, client):
     body = {"mode": "play", "seats": [{"human": True}, STRONG]}
     first = client.post("/api/games", json=body).json()
     second = client.post("/api/games", json=body).json()
-    decks = [app.state.games.get(g["id"]).states[0].deck for g in (first, second)]
+    stored = [app.state.games.get(g["id"]) for g in (first, second)]
+    decks = [game.states[0].deck for game in stored]
     assert decks[0] != decks[1], "playing again with the defaults dealt the same cards"
     gid, snap = first["id"], first["state"]
     assert snap["deal"] == "random" and snap["seed"] is None
@@ -125,10 +133,37 @@ def test_a_play_game_gets_a_random_deal_whose_number_is_secret_until_the_end(app
     responses = _play_out(client, gid, snap, np.random.default_rng(1))
     secret = [r for r in responses if not r["over"]]
     assert secret and all(r["seed"] is None and r["deal"] == "random" for r in secret)
-    # Over: the number is shown, and it is that deal of the evaluation stream.
+    seed = stored[0].seed
+    for text in (str(seed), f"{seed:x}", f"{seed:X}"):      # in no form, anywhere
+        assert not any(text in json.dumps(r) for r in secret), text
+    # Over: the seed is shown (as text: a JSON number would lose digits), and it deals the
+    # same cards again.
     final = client.get(f"/api/games/{gid}").json()
-    assert final["over"] and isinstance(final["seed"], int) and final["deal"] == "random"
-    assert _deal(final["seed"]).deck == decks[0]
+    assert final["over"] and final["deal"] == "random"
+    assert isinstance(final["seed"], str) and final["seed"] == f"0x{seed:032x}"
+    assert games.private_deal(HanabiConfig(), int(final["seed"], 16)).deck == decks[0]
+
+
+def test_play_deals_come_from_128_bit_seeds(app, client):
+    """The evaluation stream holds 2**32 deals per run seed: anyone can scan them for the
+    one that fits a partner's hand. A play game's seed has 128 bits, each of which
+    changes the deal."""
+    body = {"mode": "play", "seats": [{"human": True}, STRONG]}
+    seeds = [app.state.games.get(client.post("/api/games", json=body).json()["id"]).seed
+             for _ in range(8)]
+    assert all(isinstance(s, int) and 0 <= s < 2**games.PRIVATE_SEED_BITS for s in seeds)
+    assert max(seeds).bit_length() > 64, seeds      # all under 2**64: p = 2**-512
+    config = HanabiConfig()
+    deck = games.private_deal(config, seeds[0]).deck
+    assert games.private_deal(config, seeds[0]).deck == deck              # reproducible
+    for bit in (0, 63, 64, 127):
+        assert games.private_deal(config, seeds[0] ^ (1 << bit)).deck != deck, bit
+    for bad in (-1, 2**128, 1.0, True, "1"):
+        with pytest.raises(ValueError, match="private seed"):
+            games.private_deal(config, bad)
+    # Watch games are dealt from the evaluation stream as ever.
+    watch = client.post("/api/games", json={"seats": [STRONG, STRONG]}).json()["state"]
+    assert app.state.games.get(watch["id"]).states[0].deck == _deal(watch["seed"]).deck
 
 
 def test_a_chosen_deal_is_marked_chosen(client):
@@ -209,9 +244,80 @@ def test_a_request_plays_for_move_seconds_then_answers():
 
 def test_create_app_refuses_bad_limits():
     for kwargs in ({"move_seconds": 0}, {"move_seconds": math.nan}, {"request_seconds": -1},
-                   {"workers": 0}, {"queue": -1}, {"rollouts": 10**6}, {"workers": True}):
+                   {"workers": 0}, {"queue": -1}, {"rollouts": 10**6}, {"workers": True},
+                   {"cap": 0}, {"play_cap": 0}, {"play_cap": 1.5}):
         with pytest.raises(ValueError):
             _app(**kwargs)
+
+
+TINY = {"colors": 1, "ranks": 2, "hand_size": 1}       # a game of a few moves
+
+
+def _finish(client, gid, snap):
+    while not snap["over"]:
+        snap = client.post(f"/api/games/{gid}/move", json={
+            "move": snap["legal_moves"][0]["id"], "turn": snap["moves_played"]}).json()
+        assert "error" not in snap, snap
+    return snap
+
+
+def test_watch_games_never_evict_a_game_in_play():
+    """Any number of watch games leaves a play game in progress playable; a full watch
+    budget evicts its oldest finished game first, and the evicted game's 404 says so."""
+    app = _app(cap=3, play_cap=2)
+    client = _client(app)
+    play = client.post("/api/games", json={"mode": "play", "seats": [{"human": True},
+                                                                     STRONG]}).json()
+    watch = [client.post("/api/games", json={"seed": i, "seats": [STRONG, STRONG]}).json()["id"]
+             for i in range(2)]
+    client.post(f"/api/games/{watch[1]}/advance", json={"moves": -1})    # over
+    third = client.post("/api/games", json={"seats": [STRONG, STRONG]}).json()["id"]
+    fourth = client.post("/api/games", json={"seats": [STRONG, STRONG]}).json()["id"]
+    r = client.get(f"/api/games/{watch[1]}")           # finished: gone before the older one
+    assert r.status_code == 404 and "gone" in r.json()["error"]
+    assert "finished" in r.json()["error"] and "3 watch games" in r.json()["error"]
+    assert client.get(f"/api/games/{watch[0]}").status_code == 200
+    for i in range(20):                                 # a flood from any client
+        assert client.post("/api/games", json={"seats": [STRONG, STRONG]}).status_code == 201
+    r = client.get(f"/api/games/{watch[0]}")
+    assert r.status_code == 404 and "oldest" in r.json()["error"]
+    assert client.get(f"/api/games/{third}").status_code == 404
+    assert client.get(f"/api/games/{fourth}").status_code == 404
+    snap = play["state"]
+    r = client.post(f"/api/games/{play['id']}/move", json={"move": snap["legal_moves"][0]["id"],
+                                                           "turn": snap["moves_played"]})
+    assert r.status_code == 200 and r.json()["moves_played"] > snap["moves_played"]
+    r = client.get("/api/games/nosuchgame")
+    assert r.status_code == 404 and "unknown" in r.json()["error"]
+
+
+def test_a_full_play_budget_evicts_a_finished_or_abandoned_game_never_one_in_play():
+    app = _app(play_cap=2, cap=1)
+    client = _client(app)
+    body = {"mode": "play", "variant": TINY, "seats": [{"human": True}, STRONG]}
+    active = client.post("/api/games", json=body).json()
+    done = client.post("/api/games", json=body).json()
+    _finish(client, done["id"], done["state"])
+    third = client.post("/api/games", json=body).json()       # takes the finished one's place
+    r = client.get(f"/api/games/{done['id']}")
+    assert r.status_code == 404 and "it was over" in r.json()["error"]
+    # Two games in progress, both recent: a new play game is refused; neither is evicted.
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 503 and "in progress" in r.json()["error"]
+    assert len(app.state.games.games) == 2
+    for game in (active, third):
+        assert client.get(f"/api/games/{game['id']}").status_code == 200
+    # One abandoned (no request for longer than the play idle time): it makes room.
+    app.state.games.games[active["id"]].seen -= games.PLAY_IDLE_SECONDS + 60
+    fourth = client.post("/api/games", json=body)
+    assert fourth.status_code == 201, fourth.text
+    r = client.get(f"/api/games/{active['id']}")
+    assert r.status_code == 404 and "no request named it" in r.json()["error"]
+    assert client.get(f"/api/games/{third['id']}").status_code == 200
+    # Watch games have their own budget (here: 1): creating them evicts no play game.
+    for _ in range(3):
+        assert client.post("/api/games", json={"seats": [STRONG, STRONG]}).status_code == 201
+    assert client.get(f"/api/games/{third['id']}").status_code == 200
 
 
 # --- clean errors --------------------------------------------------------------------------------
@@ -377,11 +483,15 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _wait_up(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+def _wait_up(url: str, proc: subprocess.Popen, timeout: float = 30.0, log=None) -> None:
+    """Wait until the server at `url` answers; its stderr is `log` (a file) or a pipe."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the server exited: {proc.stderr.read()[-2000:]}")
+            if log is not None:
+                log.seek(0)
+            raise RuntimeError(f"the server exited: "
+                               f"{(proc.stderr if log is None else log).read()[-2000:]}")
         try:
             if httpx.get(url + "/api/options", timeout=1).status_code == 200:
                 return
@@ -392,27 +502,33 @@ def _wait_up(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
 
 
 @contextlib.contextmanager
-def _server(**kwargs):
-    """A real uvicorn serving create_app(**kwargs) in a child process: (url, proc)."""
+def _server(connections=None, files=None, **kwargs):
+    """A real uvicorn serving create_app(**kwargs) in a child process, with the connection
+    limits of `lbs-pz serve` (server_options(**connections)) and at most `files` open file
+    descriptors (None: the system's): (url, proc)."""
     port = _free_port()
     code = textwrap.dedent(f"""
-        import warnings
+        import resource, warnings
         warnings.simplefilter("ignore")
         import uvicorn
-        from lbs_pz.web.app import create_app
+        from lbs_pz.web.app import create_app, server_options
         app = create_app(**{kwargs!r})
+        if {files!r} is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, ({files!r}, {files!r}))
         uvicorn.run(app, host="127.0.0.1", port={port}, log_level="critical",
-                    timeout_graceful_shutdown=0.5)
+                    timeout_graceful_shutdown=0.5, **server_options(**{connections or {}!r}))
     """)
+    log = tempfile.TemporaryFile("w+")     # a pipe nobody reads would block its logging
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stderr=log, text=True, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_up(url, proc)
+        _wait_up(url, proc, log=log)
         yield url, proc
     finally:
         proc.kill()
         proc.wait(timeout=10)
+        log.close()
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -547,3 +663,180 @@ def _swallow(fn):
         fn()
     except httpx.HTTPError:
         pass
+
+
+# --- connections: idle and trickling clients hold nothing for long -------------------------
+
+def _socket_count(pid: int) -> int:
+    """The sockets process `pid` holds open."""
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            count += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+        except OSError:         # closed meanwhile
+            pass
+    return count
+
+
+def _closed(sock: socket.socket) -> bool:
+    """Whether the server has closed `sock` (what it sent before is read and dropped)."""
+    while select.select([sock], [], [], 0)[0]:
+        try:
+            if not sock.recv(65536):
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _wait_for(condition, timeout: float = 60.0, every: float = 0.1) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(every)
+    return True
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="needs /proc")
+def test_idle_connections_are_capped_and_a_new_request_still_answers():
+    """150 idle sockets at a server with 128 file descriptors: it keeps the newest (its
+    default cap, for that limit), closes the longest idle, and answers a new request. The
+    read deadline is far off: only the cap closes them."""
+    cap, opened = connection_cap(128), 150
+    assert opened > cap
+    with _server(search="none", files=128, connections={"read_seconds": 600}) as (url, proc):
+        host, port = url.rsplit("//", 1)[1].split(":")
+        baseline = _socket_count(proc.pid)
+        idle = [socket.create_connection((host, int(port)), timeout=10) for _ in range(opened)]
+        try:
+            assert httpx.get(url + "/api/options", timeout=60).status_code == 200
+            closed = set()
+
+            def enough():
+                closed.update(i for i, sock in enumerate(idle) if i not in closed
+                              and _closed(sock))
+                return len(closed) >= opened - cap
+            assert _wait_for(enough), f"{len(closed)} of {opened} idle sockets closed"
+            time.sleep(0.5)
+            enough()
+            # The newest are still open: a cap closed the others, not a timeout.
+            assert opened - len(closed) >= cap - 2, len(closed)
+            assert all(i in closed for i in range(opened - cap))     # the longest idle first
+            assert _wait_for(lambda: _socket_count(proc.pid) - baseline <= cap)
+            assert httpx.get(url + "/api/options", timeout=60).status_code == 200
+        finally:
+            for sock in idle:
+                sock.close()
+
+
+def test_idle_and_trickling_connections_are_closed(bps):
+    """With read_seconds=1: a socket that sends nothing, a request head sent a byte at a
+    time, a body sent a byte at a time, and a kept-alive connection that then trickles are
+    all closed by the server; a request whose work takes longer than that is answered."""
+    with _server(search="none", allow_code=True, connections={"read_seconds": 1.0}) \
+            as (url, proc):
+        host, port = url.rsplit("//", 1)[1].split(":")
+
+        def connect():
+            return socket.create_connection((host, int(port)), timeout=10)
+        idle, head, body, kept = (connect() for _ in range(4))
+        head.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        body.sendall(b"POST /api/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                     b"application/json\r\nContent-Length: 100000\r\n\r\n")
+        kept.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        answer = b""
+        while b"}" not in answer:                      # the whole (small) JSON answer
+            answer += kept.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200")
+        kept.sendall(b"GET /api/options HTTP/1.1\r\n")    # then trickles the rest
+        sockets = {"idle": (idle, None), "head": (head, b"a"), "body": (body, b" "),
+                   "kept": (kept, b"b")}
+        sent = dict.fromkeys(sockets, 0)
+        closed = set()
+
+        def all_closed():
+            for name, (sock, trickle) in sockets.items():
+                if name in closed:
+                    continue
+                if _closed(sock):
+                    closed.add(name)
+                elif trickle is not None:
+                    try:
+                        sock.send(trickle)
+                        sent[name] += 1
+                    except OSError:
+                        closed.add(name)
+            return len(closed) == len(sockets)
+        try:
+            assert _wait_for(all_closed, every=0.25), (sorted(set(sockets) - closed), sent)
+        finally:
+            for sock, _ in sockets.values():
+                sock.close()
+        # The deadline covers the request's arrival, not the app's work on it.
+        with httpx.Client(base_url=url, timeout=30) as http:
+            gid = http.post("/api/games", json={"seats": [{"blueprint": f"py:{bps}:Sleepy"},
+                                                          STRONG]}).json()["id"]
+            r = http.post(f"/api/games/{gid}/advance", json={"moves": 1})
+            assert r.status_code == 200 and r.json()["moves_played"] == 1
+
+
+def test_a_connection_over_the_cap_is_refused_while_every_other_one_is_busy(bps):
+    """Two connections (the cap) with a request in progress each: a third is answered 503
+    and closed (none is idle to close instead); once they are answered, a new one is served."""
+    with _server(search="none", allow_code=True, request_seconds=10.0,
+                 connections={"max_connections": 2}) as (url, proc):
+        slow = {"blueprint": f"py:{bps}:Slow"}
+        with httpx.Client(base_url=url, timeout=30) as http:
+            ids = [http.post("/api/games", json={"seats": [slow, STRONG]}).json()["id"]
+                   for _ in range(2)]
+        base = []                           # the server's sockets without a connection
+
+        def settled():
+            base.append(_socket_count(proc.pid))
+            return len(base) >= 5 and base[-1] == base[-5]
+        assert _wait_for(settled)
+        statuses = []
+
+        def advance(gid):
+            with httpx.Client(base_url=url, timeout=30) as own:
+                statuses.append(own.post(f"/api/games/{gid}/advance",
+                                         json={"moves": 1}).status_code)
+        threads = [threading.Thread(target=advance, args=(gid,)) for gid in ids]
+        for t in threads:
+            t.start()
+        assert _wait_for(lambda: _socket_count(proc.pid) >= base[-1] + 2)     # both in
+        host, port = url.rsplit("//", 1)[1].split(":")
+        answers = []
+
+        def refused():
+            with socket.create_connection((host, int(port)), timeout=30) as sock:
+                sock.settimeout(2)
+                answer = b""
+                try:
+                    while True:
+                        data = sock.recv(65536)
+                        if not data:
+                            break
+                        answer += data
+                except socket.timeout:
+                    return False
+            answers.append(answer)
+            return bool(answer)
+        assert _wait_for(refused, timeout=8), "a third connection was never refused"
+        assert answers[0].startswith(b"HTTP/1.1 503") and b"too many connections" in answers[0]
+        for t in threads:
+            t.join(30)
+        assert statuses == [503, 503]                   # the slow moves' deadline
+        assert httpx.get(url + "/api/options", timeout=30).status_code == 200
+
+
+def test_server_options_refuse_bad_limits():
+    for kwargs in ({"max_connections": 0}, {"max_connections": 2.5}, {"max_connections": True},
+                   {"read_seconds": 0}, {"read_seconds": math.inf}, {"idle_seconds": -1}):
+        with pytest.raises(ValueError, match=next(iter(kwargs))):
+            server_options(**kwargs)
+    options = server_options(max_connections=7, read_seconds=3)
+    assert options["http"].max_connections == 7 and options["http"].read_seconds == 3.0
+    assert options["limit_concurrency"] == 14
+    assert options["timeout_keep_alive"] == games.IDLE_SECONDS

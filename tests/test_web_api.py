@@ -22,7 +22,8 @@ from lbs_pz.agents import load_blueprint  # noqa: E402
 from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
 from lbs_pz.engine.records import from_hanablive, to_hanablive  # noqa: E402
 from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402
-from lbs_pz.web.app import create_app  # noqa: E402
+from lbs_pz.web.app import GuardedH11, connection_cap, create_app  # noqa: E402
+from lbs_pz.web.games import IDLE_SECONDS, READ_SECONDS  # noqa: E402
 
 STRONG = {"blueprint": "strong"}
 LBS = {"blueprint": "strong", "search": "lbs-16", "rollouts": 8}
@@ -299,7 +300,8 @@ def test_the_log_names_seats_absolutely_and_the_touched_slots(client):
     snap = client.post(f"/api/games/{game['id']}/advance", json={"moves": 12}).json()
     state = HanabiState(HanabiConfig(), seed=int(deal_seeds(EVAL, 0, 3, 1)[0]))
     clues = 0
-    for entry, rec in zip(snap["history"], _records_of(state, [h["move"] for h in snap["history"]])):
+    records = _records_of(state, [h["move"] for h in snap["history"]])
+    for entry, rec in zip(snap["history"], records):
         if entry["kind"].startswith("reveal"):
             clues += 1
             touched = [i for i in range(5) if (rec["reveal"] >> i) & 1]
@@ -510,6 +512,17 @@ def test_serve_command(monkeypatch, capsys):
     assert TestClient(app, base_url="http://evil.example").get("/api/options").status_code == 400
     assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 0
     assert "warning" in capsys.readouterr().err and calls[-1][1]["port"] == 8123
+    # The connection limits: the guarded protocol, the default cap for this process.
+    assert issubclass(kw["http"], GuardedH11) and kw["http"].max_connections == connection_cap()
+    assert kw["http"].read_seconds == READ_SECONDS and kw["backlog"] == connection_cap()
+    assert main(["serve", "--port", "0", "--max-connections", "7", "--read-seconds", "2.5"]) == 0
+    kw = calls[-1][1]
+    assert kw["http"].max_connections == 7 and kw["http"].read_seconds == 2.5
+    assert kw["limit_concurrency"] == 14 and kw["timeout_keep_alive"] == IDLE_SECONDS
+    for bad in (["--max-connections", "0"], ["--read-seconds", "0"], ["--read-seconds", "inf"]):
+        with pytest.raises(SystemExit):
+            main(["serve", "--port", "0", *bad])
+        assert bad[0] in capsys.readouterr().err
 
 
 @pytest.mark.slow

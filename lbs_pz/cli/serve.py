@@ -5,21 +5,29 @@ seat's own hand as a colour x rank heat map); replay a `compare --jsonl` line or
 hanab.live JSON file; export any game to hanab.live JSON; play one seat yourself with any
 blueprint or LBS as partner (the page never receives your own cards or the deck order).
 
-Deal N of the page is game N of `lbs-pz eval --seed 0` (the evaluation stream); a game
-without a deal number gets a random one, which a play game shows only once it is over. A
-`compare --jsonl` line holds no moves: its game is re-dealt from the evaluation stream
-(game and run seed from the line) and its method re-run (deterministic given its spec);
-the logged score is shown beside the replayed one. A hanab.live record replays its own
-moves. The server
-binds to 127.0.0.1 by default: the games run on this machine and anyone who can reach the
-port can start searches, so bind elsewhere only on a trusted network. The page names
-rule bots and shipped models; a py: blueprint (Python code) only if it is --blueprint's or
-with --allow-code, a file (sb3:PATH, lstm:PATH, rllib:DIR, a checkpoint) only if it is
---blueprint's or with --allow-files; on localhost, requests for another host name are refused (DNS
-rebinding). A search move has --move-seconds; a request still busy after three times that
-answers 503. Games live in memory (the 64 newest); stop the server with Ctrl-C (or
-SIGTERM: it exits within about a second, abandoning moves in progress). Needs the [web]
-extra: pip install 'lbs_pz[web]' (starlette, uvicorn)."""
+Deal N of the page is game N of `lbs-pz eval --seed 0` (the evaluation stream); a watch
+game without a deal number gets a random one; a play game without one gets a private deal
+from a 128-bit seed drawn from the OS (no one can enumerate them), which the page shows
+only once the game is over. A `compare --jsonl` line holds no moves: its game is re-dealt
+from the evaluation stream (game and run seed from the line) and its method re-run
+(deterministic given its spec); the logged score is shown beside the replayed one. A
+hanab.live record replays its own moves. The server binds to 127.0.0.1 by default: the
+games run on this machine and anyone who can reach the port can start searches, so bind
+elsewhere only on a trusted network. The page names rule bots and shipped models; a py:
+blueprint (Python code) only if it is --blueprint's or with --allow-code, a file (sb3:PATH,
+lstm:PATH, rllib:DIR, a checkpoint) only if it is --blueprint's or with --allow-files; on
+localhost, requests for another host name are refused (DNS rebinding). A search move has
+--move-seconds; a request still busy after three times that answers 503. Games live in
+memory: the 64 newest watch games and replays, and apart from them 64 play games (a
+finished one goes first; one in progress only after 30 minutes without a request; until
+then a new play game is refused), so no number of watch games removes a game someone is
+playing; a removed game's address says why it is gone. Connections: a request must arrive
+whole (head and body) within --read-seconds of the connection being ready for it, else it
+is closed (an idle or trickling client holds nothing for long); between requests a
+connection stays open 5 s; at most --max-connections are open (100, fewer under a low
+open-file limit), and one more closes the one idle longest. Stop the server with Ctrl-C (or
+SIGTERM: it exits within about a second, abandoning moves in progress).
+Needs the [web] extra: pip install 'lbs_pz[web]' (starlette, uvicorn)."""
 
 from __future__ import annotations
 
@@ -31,7 +39,7 @@ from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option,
                                 finite_float_at_least, int_at_least)
 from lbs_pz.optional import require, require_web
 from lbs_pz.search.config import SearchConfig
-from lbs_pz.web.games import MOVE_SECONDS
+from lbs_pz.web.games import MAX_CONNECTIONS, MOVE_SECONDS, READ_SECONDS
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 LOCAL_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")   # Host headers answered when local
@@ -43,7 +51,7 @@ def run(args) -> int:
     require_web("lbs-pz serve")
     # Deliberately lazy (allow-listed in tests/test_layers.py): the app imports starlette
     # at its top, and `lbs-pz --help` works without the [web] extra.
-    from lbs_pz.web.app import create_app
+    from lbs_pz.web.app import create_app, server_options
 
     local = args.host in LOCAL_HOSTS
     app = create_app(blueprint=args.blueprint, search=args.search, rollouts=args.rollouts,
@@ -62,7 +70,9 @@ def run(args) -> int:
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"lbs_pz web page: http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
     uvicorn.run(app, host=args.host, port=port, log_level=args.log_level,
-                timeout_graceful_shutdown=SHUTDOWN_SECONDS)
+                timeout_graceful_shutdown=SHUTDOWN_SECONDS,
+                **server_options(max_connections=args.max_connections,
+                                 read_seconds=args.read_seconds))
     return 0
 
 
@@ -93,6 +103,16 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                         default=MOVE_SECONDS,
                         help=f"time budget of one search move, in seconds (default "
                              f"{MOVE_SECONDS:g}); a request still busy after 3x this answers 503")
+    parser.add_argument("--max-connections", type=int_at_least(1), default=None,
+                        help=f"connections open at once (default {MAX_CONNECTIONS}, or (open-file "
+                             f"limit - 32) / 3 where that is fewer); one more "
+                             f"closes the one idle longest, or is refused (503) when every "
+                             f"one has a request in progress")
+    parser.add_argument("--read-seconds", type=finite_float_at_least(0.1),
+                        default=READ_SECONDS,
+                        help=f"a request (head and body) must arrive within this many seconds "
+                             f"of the connection being ready for it, else the connection is "
+                             f"closed (default {READ_SECONDS:g})")
     parser.add_argument("--log-level", default="warning",
                         choices=("critical", "error", "warning", "info", "debug"),
                         help="uvicorn's log level (default warning)")

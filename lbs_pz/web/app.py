@@ -12,7 +12,8 @@ Routes (JSON; every error is {"error": message} with status 400 (naming the fiel
     POST /api/games                         {"mode", "variant", "seed" (omitted or null: a
                                             random deal), "seats"} -> 201 {"id", "state": SNAPSHOT}
     GET  /api/games                         {"games": the 20 newest (a play game once over)}
-    GET  /api/games/{id}?at=K&view=V        SNAPSHOT after K moves seen by V (spectator | seat)
+    GET  /api/games/{id}?at=K&view=V        SNAPSHOT after K moves seen by V (spectator | seat);
+                                            an evicted game: 404 saying why (`GameStore`)
     POST /api/games/{id}/advance            {"moves": n} (-1: play out) -> SNAPSHOT
     POST /api/games/{id}/move               {"move", "turn"} (play mode) -> SNAPSHOT
     GET  /api/games/{id}/decisions/{k}      DECISION of move k
@@ -37,6 +38,19 @@ request plays moves for at most `move_seconds` (a search move has that time budg
 answers with the position reached: the client asks again. One lock per game: a second
 move request while one runs is a 409. The words of a failing loader or blueprint go to
 the "lbs_pz.web" logger, never into a response.
+
+Connections (`server_options`, the keyword arguments `lbs-pz serve` gives uvicorn.run):
+the HTTP protocol is uvicorn's h11 one with two guards (`GuardedH11`). A request, head
+and body, must arrive whole within `read_seconds` (READ_SECONDS) of the connection
+being ready for it (opened, or its last response sent), or the connection is closed:
+one that never sends, or sends a byte a second, ends then. At most `max_connections`
+(MAX_CONNECTIONS, fewer where the open-file limit is low: `connection_cap`) stay open:
+one more closes the connection that has waited longest for a request, or, when every
+other one has a request in progress, is answered 503 and closed. The listen backlog is
+the cap; between requests a connection stays open `idle_seconds` (IDLE_SECONDS, uvicorn's
+keep-alive timeout); a request head is at most MAX_HEAD_BYTES (400 beyond, h11's limit);
+at most 2 x `max_connections` requests are in progress (uvicorn's limit_concurrency; more:
+503).
 """
 
 from __future__ import annotations
@@ -51,14 +65,20 @@ import time
 from typing import Callable, Optional, Sequence
 from urllib.parse import urlsplit
 
+try:
+    import resource
+except ImportError:         # not on Windows: no open-file limit to read
+    resource = None
+
 from lbs_pz.agents import load_blueprint
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.optional import require_web
 from lbs_pz.search.config import SearchConfig
-from lbs_pz.web.games import (BLUEPRINT_EXAMPLES, MAX_BODY_BYTES, MAX_GAMES_KEPT, MOVE_SECONDS,
-                              QUEUE, REQUEST_SECONDS, SEARCH_CAPS, SEARCHES, WORKERS, ApiError,
-                              GameStore, check_strings, loads, log, parse_search,
-                              variant_dict)
+from lbs_pz.web.games import (BLUEPRINT_EXAMPLES, IDLE_SECONDS, MAX_BODY_BYTES,
+                              MAX_CONNECTIONS, MAX_GAMES_KEPT, MAX_HEAD_BYTES, MAX_PLAY_GAMES,
+                              MOVE_SECONDS, QUEUE, READ_SECONDS, REQUEST_SECONDS, SEARCH_CAPS,
+                              SEARCHES, WORKERS, ApiError, GameStore, check_strings, loads, log,
+                              parse_search, variant_dict)
 
 require_web("the web page (lbs_pz.web.app)")     # one clear error naming the [web] extra
 # starlette after the gate:
@@ -71,6 +91,7 @@ from starlette.requests import ClientDisconnect, Request  # noqa: E402
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse  # noqa: E402
 from starlette.routing import Mount, Route  # noqa: E402
 from starlette.staticfiles import StaticFiles  # noqa: E402
+from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: E402
 
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PLACEHOLDER = ("<!doctype html><html><head><title>lbs_pz</title></head><body><h1>lbs_pz</h1>"
@@ -78,7 +99,112 @@ PLACEHOLDER = ("<!doctype html><html><head><title>lbs_pz</title></head><body><h1
                "<a href='/api/options'>/api/options</a>.</p></body></html>")
 
 
+FILES_KEPT = 32     # file descriptors `connection_cap` leaves to the rest of the process
 SERVER_FAILED = "the server failed on this request (its log says why)"   # every 500's words
+FULL = json.dumps({"error": "the server has too many connections, each with a request in "
+                            "progress; try again later"}).encode("ascii")
+FULL_RESPONSE = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+                 b"connection: close\r\ncontent-length: %d\r\n\r\n%s" % (len(FULL), FULL))
+
+
+class GuardedH11(H11Protocol):
+    """uvicorn's h11 protocol with a deadline for each request and a cap on connections
+    (module docstring): `read_seconds`, `max_connections` (class attributes; a subclass
+    from `server_options` sets them). The deadline runs from when the connection is ready
+    for a request until that request's body has arrived whole; data arriving meanwhile
+    does not move it. Not armed while the app works on a request."""
+
+    read_seconds: float = READ_SECONDS
+    max_connections: int = MAX_CONNECTIONS
+
+    def connection_made(self, transport) -> None:
+        self._deadline = None
+        self._ready = 0.0
+        super().connection_made(transport)
+        self._arm()
+        others = [c for c in self.connections
+                  if c is not self and not c.transport.is_closing()]
+        if len(others) >= self.max_connections:
+            self._make_room(others)
+
+    def _waiting(self) -> bool:
+        """Whether a request is still to arrive (none begun, or its body incomplete)."""
+        cycle = self.cycle
+        return cycle is None or cycle.response_complete or cycle.more_body
+
+    def _arm(self) -> None:
+        if self._deadline is None and not self.transport.is_closing():
+            self._ready = self.loop.time()
+            self._deadline = self.loop.call_later(self.read_seconds, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if self._waiting() and not self.transport.is_closing():
+            self.transport.close()          # an app reading the body sees a disconnect
+
+    def _make_room(self, others) -> None:
+        """Close the connection waiting longest for a request; none waiting: refuse this."""
+        idle = [c for c in others if isinstance(c, GuardedH11) and c._waiting()]
+        if idle:
+            min(idle, key=lambda c: c._ready).transport.close()
+        else:
+            self.transport.write(FULL_RESPONSE)
+            self.transport.close()
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if not self._waiting():             # a whole request: the app's time is not ours
+            self._disarm()
+
+    def on_response_complete(self) -> None:
+        self._disarm()
+        self._arm()                         # the next request's deadline (before a
+        super().on_response_complete()      # pipelined one is handled, which disarms it)
+
+    def connection_lost(self, exc) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+def connection_cap(files: Optional[int] = None) -> int:
+    """MAX_CONNECTIONS, or fewer where the process may open few files: a third of `files`
+    (default: this process's open-file limit) less FILES_KEPT. A third: asyncio accepts up
+    to a backlog (as many as the cap) of new connections before the cap closes any."""
+    if files is None:
+        if resource is None:
+            return MAX_CONNECTIONS
+        files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if files == resource.RLIM_INFINITY:
+            return MAX_CONNECTIONS
+    return max(1, min(MAX_CONNECTIONS, (files - FILES_KEPT) // 3))
+
+
+def server_options(max_connections: Optional[int] = None, read_seconds: float = READ_SECONDS,
+                   idle_seconds: float = IDLE_SECONDS) -> dict:
+    """The keyword arguments of uvicorn.run for the page's connection limits (module
+    docstring): the `GuardedH11` protocol with `max_connections` (None: `connection_cap()`)
+    and `read_seconds`, a listen backlog of `max_connections`, keep-alive `idle_seconds`,
+    head size MAX_HEAD_BYTES, 2 x `max_connections` requests in progress. A bad value is a
+    ValueError naming it."""
+    if max_connections is None:
+        max_connections = connection_cap()
+    if isinstance(max_connections, bool) or not isinstance(max_connections, int) \
+            or max_connections < 1:
+        raise ValueError(f"max_connections must be an integer >= 1, got {max_connections!r}")
+    for name, value in (("read_seconds", read_seconds), ("idle_seconds", idle_seconds)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
+                or value == float("inf"):
+            raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+    protocol = type("GuardedH11", (GuardedH11,), {"max_connections": max_connections,
+                                                  "read_seconds": float(read_seconds)})
+    return {"http": protocol, "backlog": max_connections, "timeout_keep_alive": idle_seconds,
+            "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
+            "limit_concurrency": 2 * max_connections}
 
 
 class Json(JSONResponse):
@@ -262,9 +388,11 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
                cap: int = MAX_GAMES_KEPT, allowed_hosts: Optional[Sequence[str]] = None,
                allow_code: bool = False, allow_files: bool = False,
                move_seconds: float = MOVE_SECONDS, request_seconds: float = REQUEST_SECONDS,
-               workers: int = WORKERS, queue: int = QUEUE) -> Starlette:
+               workers: int = WORKERS, queue: int = QUEUE,
+               play_cap: int = MAX_PLAY_GAMES) -> Starlette:
     """The app. `blueprint`, `search`, `rollouts`: the page's defaults for new seats
-    (checked here: a bad spec is a ValueError); `cap`: games kept in memory.
+    (checked here: a bad spec is a ValueError); `cap`, `play_cap`: watch games (and
+    replays) and play games kept in memory, two budgets (`GameStore`).
     `allowed_hosts`: the Host headers answered (None: any; `lbs-pz serve` on localhost
     passes the local names, which stops DNS-rebinding pages). `allow_code`: requests may
     name any py: blueprint (Python code run here) and any file; `allow_files`: any
@@ -285,13 +413,13 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
                 or value == float("inf"):
             raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
-    for name, value in (("workers", workers), ("queue", queue)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < (name == "workers"):
-            raise ValueError(f"{name} must be an integer >= {int(name == 'workers')}, "
-                             f"got {value!r}")
+    for name, value, least in (("workers", workers, 1), ("queue", queue, 0), ("cap", cap, 1),
+                               ("play_cap", play_cap, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
     store = GameStore(default_rollouts=rollouts, cap=cap, own_specs=(blueprint,),
                       allow_code=allow_code, allow_files=allow_files,
-                      move_seconds=float(move_seconds))
+                      move_seconds=float(move_seconds), play_cap=play_cap)
     jobs = Jobs(workers, queue, float(request_seconds))
     slice_seconds = float(move_seconds)
 
@@ -310,6 +438,7 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
                      "server_blueprint": blueprint, "server_search": search,
                      "server_rollouts": rollouts,
                      "limits": {"search": dict(SEARCH_CAPS), "body_bytes": MAX_BODY_BYTES,
+                                "games": cap, "play_games": play_cap,
                                 "move_seconds": move_seconds,
                                 "request_seconds": request_seconds,
                                 "allow_code": allow_code,
@@ -317,6 +446,7 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
 
     async def create_game(request: Request):
         body = await _body(request)
+        store.check_room(body.get("mode", "watch"))     # a full play budget: 503 before work
 
         def build():            # loading a net takes a while; play: agents move first
             game = store.create(body)

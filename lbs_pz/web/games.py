@@ -12,9 +12,14 @@ that decision as a DECISION dict (`Game.decision(k)`).
 Hidden information is filtered in ONE place, `Game.snapshot`: a view of seat s shows the
 other seats' cards and only the hints about s's own cards; in play mode, until the game
 is over, every snapshot is the human seat's view. No response holds the deck order. A
-deal is game N of the evaluation stream: the N a request chose ("deal": "chosen"), else
-a random N drawn with `secrets` ("deal": "random"); a random deal's N is left out of the
-snapshots ("seed": null) of a play game until it is over. A search's duration depends on
+deal is game N of the evaluation stream when a request chose N ("deal": "chosen"); a
+watch game without one gets a random N drawn with `secrets` ("deal": "random"). A play
+game without one gets a private deal ("deal": "random"): `private_deal` of a
+`PRIVATE_SEED_BITS`-bit seed from the OS, a space no one can enumerate (a scan of the
+evaluation stream's 2**32 deals finds the one that fits a partner's hand and the public
+moves). Its seed stays on the server ("seed": null in every snapshot) until the game is
+over, then is shown as "0x" and 32 hex digits, from which `private_deal` deals it again.
+A search's duration depends on
 rollouts through the human's hand, so in play mode a searching seat's move ends on a
 whole number of `PLAY_PAD_SECONDS` (shorter searches all look alike; longer ones show
 their length to that resolution).
@@ -66,7 +71,15 @@ BELIEF_SAMPLES = 256        # hands drawn from the belief for a DECISION's heat 
 RUN_SEED = 0                # deal i of a game is game i of `lbs-pz eval --seed 0`
 
 # --- the limits: every route applies these (the app and `lbs-pz serve` read them here) ---
-MAX_GAMES_KEPT = 64         # games in memory (the oldest evicted)
+MAX_GAMES_KEPT = 64         # watch games and replays in memory (`GameStore.add` evicts)
+MAX_PLAY_GAMES = 64         # play games in memory, a budget of their own
+PLAY_IDLE_SECONDS = 1800.0  # an unfinished play game without a request this long may go
+GONE_KEPT = 4096            # evicted ids remembered, to say what became of them
+MAX_CONNECTIONS = 100       # open connections; at the cap a new one closes the longest idle
+READ_SECONDS = 15.0         # a request (head and body) arrives whole within this, or is closed
+IDLE_SECONDS = 5            # a connection between requests stays open this long (keep-alive)
+MAX_HEAD_BYTES = 16 * 1024  # a request's line and headers
+PRIVATE_SEED_BITS = 128     # the seed of a play game's random deal, from the OS
 MAX_BODY_BYTES = 4 * 2**20  # a request body; longer: 413 before it is read whole
 MAX_TEXT = 1000             # characters of a spec, a player name, a method name
 # The search settings a request (a seat, a compare --jsonl key) may ask for, at most.
@@ -263,14 +276,17 @@ def _knowledge_text(config: HanabiConfig, colors, ranks) -> str:
 class Game:
     """One game session (module docstring). `lock` serialises the moves of the agents.
     `deal`: "chosen" (the request named deal `seed`), "random" (drawn here) or "record"
-    (a replay). `pad_seconds`: a search move ends on a multiple of it (0: off)."""
+    (a replay); `private`: `seed` is a `private_deal` seed, not a deal number.
+    `pad_seconds`: a search move ends on a multiple of it (0: off). `seen`: the
+    `time.monotonic()` of the last request that named it (`GameStore.get`)."""
 
     def __init__(self, game_id: str, mode: str, state: HanabiState, seats: List[Seat],
                  seed: Optional[int], script: Optional[List[int]] = None,
                  record: Optional[dict] = None, deal: str = "chosen",
-                 pad_seconds: float = 0.0):
+                 pad_seconds: float = 0.0, private: bool = False):
         self.id, self.mode, self.seats, self.seed = game_id, mode, seats, seed
-        self.deal, self.pad_seconds = deal, pad_seconds
+        self.deal, self.pad_seconds, self.private = deal, pad_seconds, private
+        self.seen = time.monotonic()
         self.config: HanabiConfig = state.config
         self.states: List[HanabiState] = [state]
         self.searched: Dict[int, bool] = {}
@@ -517,7 +533,7 @@ class Game:
         snap = {
             "id": self.id, "mode": self.mode, "at": k, "moves_played": self.moves_played,
             "variant": variant_dict(config), "deal": self.deal,
-            "seed": None if secret and self.deal == "random" else self.seed,
+            "seed": self._seed_shown(secret),
             "view": "spectator" if viewer is None else viewer,
             "current_player": mover, "terminal": bool(state.is_terminal),
             "over": bool(self.over), "score": state.score,
@@ -535,6 +551,15 @@ class Game:
         if self.script is not None:         # a replay: the record's length, known up front
             snap["record_moves"] = len(self.script)
         return snap
+
+    def _seed_shown(self, secret: bool):
+        """The snapshot's "seed": a deal number, a private seed as "0x" and 32 hex digits
+        (no JSON reader loses a digit of a string), or None while a random deal is secret."""
+        if secret and self.deal == "random":
+            return None
+        if self.private:
+            return f"0x{self.seed:0{PRIVATE_SEED_BITS // 4}x}"
+        return self.seed
 
     def decision(self, k: int) -> dict:
         if self.mode == "play" and not self.over:
@@ -558,6 +583,25 @@ def deal(config: HanabiConfig, seed, run_seed: int = RUN_SEED,
     """Deal `seed` of the evaluation stream (game `seed` of `lbs-pz eval --seed run_seed`)."""
     seed = _int(seed, name, 0, MAX_GAMES - 1)
     return HanabiState(config, seed=int(deal_seeds(EVAL, run_seed, seed, 1)[0]))
+
+
+def private_deal(config: HanabiConfig, seed: int) -> HanabiState:
+    """The deal of private seed `seed` (an integer in [0, 2**PRIVATE_SEED_BITS)): numpy's
+    PCG64 from `SeedSequence(seed)` gives one raw 64-bit word per card (a stream numpy
+    keeps the same on every machine and version): word i > 0 swaps card i with card
+    (word mod i + 1) (Fisher-Yates, from the end), word 0 is the state's engine seed. The
+    deal depends on every bit of `seed`: a search for it runs over 2**128 seeds."""
+    if isinstance(seed, bool) or not isinstance(seed, int) \
+            or not 0 <= seed < 2**PRIVATE_SEED_BITS:
+        raise ValueError(f"a private seed must be an integer in [0, 2**{PRIVATE_SEED_BITS}), "
+                         f"got {_shown(seed)}")
+    deck = [card for card in range(config.num_card_types)
+            for _ in range(config.card_count(card))]
+    words = np.random.PCG64(np.random.SeedSequence(seed)).random_raw(len(deck)).tolist()
+    for i in range(len(deck) - 1, 0, -1):
+        j = words[i] % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return HanabiState(config, deck=deck, seed=words[0])
 
 
 def check_strings(value, where: str = "body") -> None:
@@ -586,10 +630,17 @@ def check_strings(value, where: str = "body") -> None:
 
 
 class GameStore:
-    """The games of one server, in memory: at most `cap` (the oldest evicted), ids from
-    `secrets.token_urlsafe`. `create` and `replay` build a game from a request's body
-    without storing it; `add` stores it once its response is ready, so a request that
-    fails stores nothing.
+    """The games of one server, in memory, ids from `secrets.token_urlsafe`. `create` and
+    `replay` build a game from a request's body without storing it; `add` stores it once
+    its response is ready, so a request that fails stores nothing.
+
+    Two budgets: at most `cap` watch games and replays, at most `play_cap` play games, so
+    that no number of watch games evicts a game a person is playing. A full budget makes
+    room by evicting its oldest finished game, else (watch games) its oldest game, else
+    (play games) the unfinished one with no request for longest, once that is over
+    `play_idle_seconds`; while every play game is in progress and recent, a new play game
+    is refused (503). A request for an evicted game is a 404 that says why it went (the
+    last `GONE_KEPT` evicted ids are remembered).
 
     `own_specs`: blueprint specs every request may name (the server's own, even code or a
     file); `allow_code`: any py: spec (Python code run here; implies `allow_files`);
@@ -599,19 +650,61 @@ class GameStore:
 
     def __init__(self, default_rollouts: int = SearchConfig.rollouts, cap: int = MAX_GAMES_KEPT,
                  own_specs: tuple = (), allow_code: bool = False, allow_files: bool = False,
-                 move_seconds: float = MOVE_SECONDS):
+                 move_seconds: float = MOVE_SECONDS, play_cap: int = MAX_PLAY_GAMES,
+                 play_idle_seconds: float = PLAY_IDLE_SECONDS):
         self.games: "collections.OrderedDict[str, Game]" = collections.OrderedDict()
-        self.default_rollouts, self.cap = default_rollouts, cap
+        self.gone: "collections.OrderedDict[str, str]" = collections.OrderedDict()
+        self.default_rollouts, self.cap, self.play_cap = default_rollouts, cap, play_cap
+        self.play_idle_seconds = play_idle_seconds
         self.own_specs = tuple(s.strip() for s in own_specs)
         self.allow_code, self.allow_files = allow_code, allow_files or allow_code
         self.move_seconds = move_seconds
         self._lock = threading.Lock()
 
+    def _budget(self, mode: str) -> tuple:
+        """(cap, words) of the budget a game of `mode` counts against."""
+        if mode == "play":
+            return self.play_cap, "play games"
+        return self.cap, "watch games and replays"
+
+    def _victim(self, mode: str, now: float) -> Optional[tuple]:
+        """(game, why) to evict before a game of `mode` is added, None if there is room;
+        ApiError(503) when the play budget holds only games in progress (lock held)."""
+        cap, words = self._budget(mode)
+        members = [g for g in self.games.values() if (g.mode == "play") == (mode == "play")]
+        if len(members) < cap:
+            return None
+        for game in members:                    # oldest first
+            if game.over:
+                return game, (f"it was over, the oldest finished of the {cap} {words} the "
+                              f"server keeps, and a new one needed its place")
+        if mode != "play":
+            return members[0], (f"it was the oldest of the {cap} {words} the server keeps, "
+                                f"and a new one needed its place")
+        idle = min(members, key=lambda g: g.seen)
+        if now - idle.seen > self.play_idle_seconds:
+            return idle, (f"no request named it for {(now - idle.seen) / 60:.0f} minutes, "
+                          f"and a new play game needed its place (the server keeps {cap})")
+        raise ApiError(503, f"the server already holds {cap} play games in progress (none "
+                            f"idle for {self.play_idle_seconds / 60:g} minutes); try again "
+                            f"once one is over")
+
+    def check_room(self, mode) -> None:
+        """ApiError(503) now if a new game of `mode` could not be added (`add` checks
+        again): a request finds out before its game is built."""
+        with self._lock:
+            self._victim(mode, time.monotonic())
+
     def add(self, game: Game) -> Game:
         with self._lock:
+            victim = self._victim(game.mode, time.monotonic())
+            if victim is not None:
+                old, why = victim
+                del self.games[old.id]
+                self.gone[old.id] = why
+                while len(self.gone) > GONE_KEPT:
+                    self.gone.popitem(last=False)
             self.games[game.id] = game
-            while len(self.games) > self.cap:
-                self.games.popitem(last=False)
         return game
 
     def recent(self, limit: int = 20) -> List[dict]:
@@ -634,10 +727,16 @@ class GameStore:
         return out
 
     def get(self, game_id: str) -> Game:
-        game = self.games.get(game_id)
+        """The game `game_id` (its `seen` set to now); 404 saying why if it was evicted."""
+        with self._lock:
+            game = self.games.get(game_id)
+            why = self.gone.get(game_id) if game is None else None
         if game is None:
-            raise ApiError(404, f"no game {_shown(game_id)} (unknown, or evicted: the server "
-                                f"keeps the {self.cap} newest)")
+            if why is not None:
+                raise ApiError(404, f"game {_shown(game_id)} is gone from the server: {why}")
+            raise ApiError(404, f"no game {_shown(game_id)} (unknown to this server: its games "
+                                f"live in memory and end when it stops)")
+        game.seen = time.monotonic()
         return game
 
     # --- what a request may name -------------------------------------------------------
@@ -740,9 +839,14 @@ class GameStore:
         config = parse_variant(body.get("variant"))
         seed = body.get("seed")
         kind = "chosen" if seed is not None else "random"
-        if seed is None:
-            seed = secrets.randbelow(MAX_GAMES)
-        state = deal(config, seed)
+        private = seed is None and mode == "play"       # the deal a person must not know
+        if private:
+            seed = secrets.randbits(PRIVATE_SEED_BITS)
+            state = private_deal(config, seed)
+        else:
+            if seed is None:
+                seed = secrets.randbelow(MAX_GAMES)
+            state = deal(config, seed)
         entries = body.get("seats")
         if not isinstance(entries, list) or len(entries) != config.players:
             got = len(entries) if isinstance(entries, list) else _shown(entries)
@@ -757,7 +861,8 @@ class GameStore:
                 self.check_spec(e["blueprint"], f"seats[{i}].blueprint")
         seats = [self.seat(e, config, i) for i, e in enumerate(entries)]
         return Game(secrets.token_urlsafe(12), mode, state, seats, seed, deal=kind,
-                    pad_seconds=PLAY_PAD_SECONDS if mode == "play" else 0.0)
+                    pad_seconds=PLAY_PAD_SECONDS if mode == "play" else 0.0,
+                    private=private)
 
     # --- replays ---------------------------------------------------------------------------
 

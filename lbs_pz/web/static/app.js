@@ -737,10 +737,12 @@ function renderLegalMoves(snap) {
 }
 
 // The deal in words: "deal #N, chosen" for a number asked for, "deal #N, random" for a random
-// one (a play game's stays hidden until it is over), "recorded deal" for a replay.
+// one, "random deal (seed 0x...)" for a play game's private deal (a string; hidden until the
+// game is over), "recorded deal" for a replay.
 function dealText(snap) {
   const known = snap.seed !== null && snap.seed !== undefined;
   if (snap.deal === "chosen") return `deal #${snap.seed}, chosen`;
+  if (snap.deal === "random" && typeof snap.seed === "string") return `random deal (seed ${snap.seed})`;
   if (snap.deal === "random") return known ? `deal #${snap.seed}, random` : "random deal";
   if (snap.deal === "record") return known ? `recorded deal (#${snap.seed})` : "recorded deal";
   return known ? `deal #${snap.seed}` : "";
