@@ -1,5 +1,5 @@
-"""Misuse cases of the blueprints layer for benchmarks/misuse.py: (name, expectation, exception class
-or None, snippet), in the format and with the PRELUDE described there."""
+"""Misuse cases of the blueprints layer for benchmarks/misuse.py: (name, expectation, exception
+class or None, snippet), in the format and with the PRELUDE described there."""
 
 # A user's blueprints that reach for what is not theirs.
 USER = """
@@ -51,6 +51,30 @@ def rewrite(kind, change):
     out = os.path.join(tmp, kind + "_bad.pt")
     torch.save(ckpt, out)
     return out
+peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+"""
+
+# A tiny RLlib module saved by RLlib, and a copy of it with one file replaced.
+RLLIB = """
+import os, pickle, resource, shutil, struct, tempfile, torch
+from lbs_pz.agents.rllib_policy import CTOR_FILE, STATE_FILE, RLlibBlueprint, module_spec
+small = HanabiConfig(players=2, colors=2, ranks=3, hand_size=3)
+tmp = tempfile.mkdtemp()
+good = os.path.join(tmp, "module")
+module_spec(small, hidden=(8, 8)).build().save_to_path(good)
+RLlibBlueprint.load(good)
+with open(os.path.join(good, STATE_FILE), "rb") as fh:
+    weights = pickle.load(fh)
+def replaced(name, data):
+    out = os.path.join(tmp, "bad")
+    shutil.copytree(good, out)
+    with open(os.path.join(out, name), "wb") as fh:
+        fh.write(data)
+    return out
+MEMO_BOMB = b"\\x80\\x05N" + b"r" + struct.pack("<I", 1 << 30) + b"."
+class Forged:
+    def __init__(self, reduce): self.reduce = reduce
+    def __reduce__(self): return self.reduce
 peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 """
 
@@ -117,6 +141,29 @@ CASES = [
      "before = peak()\n"
      "try:\n    PublicLSTMBlueprint.load(path)\n"
      "finally:\n    assert peak() - before < 100_000, 'allocated before refusing'"),
+    ("rllib-ctor-memo-bomb", "raises", "CheckpointError",
+     RLLIB + "path = replaced(CTOR_FILE, MEMO_BOMB)\n"
+     "before = peak()\n"
+     "try:\n    RLlibBlueprint.load(path)\n"
+     "finally:\n    assert peak() - before < 50_000, 'allocated before refusing'"),
+    ("rllib-state-memo-bomb", "raises", "CheckpointError",
+     RLLIB + "path = replaced(STATE_FILE, MEMO_BOMB)\n"
+     "before = peak()\n"
+     "try:\n    RLlibBlueprint.load(path)\n"
+     "finally:\n    assert peak() - before < 50_000, 'allocated before refusing'"),
+    ("rllib-state-absurd-weight", "raises", "CheckpointError",
+     RLLIB + "key = next(k for k in weights if k.endswith('weight'))\n"
+     "weights[key].flat[0] = 3e38\n"
+     "RLlibBlueprint.load(replaced(STATE_FILE, pickle.dumps(weights)))"),
+    ("rllib-state-object-array-from-empty-list", "raises", "CheckpointError",
+     RLLIB + "from numpy._core.multiarray import _reconstruct\n"
+     "key = next(iter(weights))\n"
+     "weights[key] = Forged((_reconstruct, (np.ndarray, (0,), b'b'), "
+     "(1, (1 << 27,), np.dtype('O'), False, [])))\n"
+     "path = replaced(STATE_FILE, pickle.dumps(weights))\n"
+     "before = peak()\n"
+     "try:\n    RLlibBlueprint.load(path)\n"
+     "finally:\n    assert peak() - before < 50_000, 'allocated before refusing'"),
     ("lbs-nan-value-falls-back", "ok", None,
      "import warnings\n"
      "from lbs_pz.agents import RuleBot\n"

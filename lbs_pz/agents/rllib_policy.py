@@ -26,17 +26,24 @@ RLlib's example `ActionMaskingTorchRLModule` (the same layout: a Dict observatio
 `DefaultPPOTorchRLModule` over a flat Box observation.
 
 Loading (safety). RLlib's own `RLModule.from_checkpoint` unpickles both .pkl files with
-cloudpickle, which can run arbitrary code from the folder. This loader does not: it reads
-them with a restricted unpickler that resolves only numpy's array, dtype and scalar
-constructors (arrays made from the pickled bytes only) and the latin-1 decoding of
-protocol-2 pickles, and stands in for everything
-else it accepts with inert records: the gymnasium Box / Discrete / Dict spaces (their
-sizes are read from the records, and fresh spaces built), numpy's random generators, and
-the names of the module and catalog classes, which must be on the short list above. Any
-other global in either file is refused. The model config must hold plain values (no
-recurrent encoder: the blueprint is feed-forward), the module is first built on torch's
-"meta" device and its parameter names, shapes and count (at most MAX_PARAMETERS) held
-against the state, which is then loaded strictly; NaN or infinite weights are refused.
+cloudpickle, which can run arbitrary code from the folder. This loader does not. Each
+file is first parsed with `pickletools.genops`, which builds nothing: it may hold at most
+MAX_PICKLE_OPCODES opcodes, only those CPython's pickler writes for plain data (protocols
+2 to 5), every length within the file, and every memo index at most the next free entry
+(CPython's unpickler sizes its memo by the largest index named, so a 9-byte file could
+otherwise make it allocate 16 GiB). Then a restricted unpickler reads it, resolving only
+numpy's array, dtype and scalar constructors, each replaced by a function that makes an
+array of a numeric dtype (bool, int, uint, float) from bytes in the file, of exactly the
+size its shape names, and the latin-1 decoding of protocol-2 pickles; it stands in for
+everything else it accepts with inert records: the gymnasium Box / Discrete / Dict spaces
+(their sizes are read from the records, and fresh spaces built), numpy's random
+generators, and the names of the module and catalog classes, which must be on the short
+list above. Any other global in either file is refused. The model config must hold plain
+values (no recurrent encoder: the blueprint is feed-forward), the module is first built
+on torch's "meta" device and its parameter names, shapes and count (at most
+MAX_PARAMETERS) held against the state, which is then loaded strictly; weights that are
+NaN, infinite or above MAX_ABS_WEIGHT in magnitude (1e6; trained modules stay within a
+few tens) are refused, naming the file and the tensor.
 Sizes are checked before reading: class_and_ctor_args.pkl at most MAX_CTOR_BYTES,
 module_state.pkl at most MAX_STATE_BYTES, observations at most MAX_OBS_SIZE floats and
 MAX_ACTIONS moves. A missing, foreign or broken folder raises
@@ -72,8 +79,11 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import pickle
+import pickletools
+import reprlib
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -111,6 +121,12 @@ MAX_OBS_SIZE = 1 << 16
 MAX_ACTIONS = 1 << 12
 MAX_LAYERS = 64
 MAX_WIDTH = 1 << 14
+# Opcodes in either file: a module's files hold a few hundred (~420 in the
+# class_and_ctor_args.pkl of a masked module, ~20 per tensor in module_state.pkl).
+MAX_PICKLE_OPCODES = 1 << 16
+# The largest |weight| accepted: trained PPO modules stay within a few tens (RLlib's own
+# clip constant is 20); a float32 network holding 1e6 is a corrupted or forged file.
+MAX_ABS_WEIGHT = 1e6
 
 
 # --- the module the example trains --------------------------------------------------------
@@ -202,14 +218,53 @@ def module_spec(config: HanabiConfig, hidden: Sequence[int] = (256, 256),
 
 # --- reading a checkpoint without running its pickles -------------------------------------
 
-def _numpy_core(name: str):
-    try:
-        return __import__(f"numpy._core.{name}", fromlist=[name])
-    except ImportError:                               # numpy 1.x
-        return __import__(f"numpy.core.{name}", fromlist=[name])
+# The opcodes CPython's pickler writes for what a module's two files hold (dicts, lists,
+# tuples, sets, strings, bytes, numbers, class references, reduce calls; protocols 2 to 5
+# with in-band buffers). Anything else is refused: persistent ids, the extension
+# registry, protocol 0/1 text opcodes, out-of-band buffers, LONG4 (an int of any size).
+_OPCODES = frozenset((
+    "PROTO", "FRAME", "STOP", "MARK", "POP", "POP_MARK",
+    "NONE", "NEWTRUE", "NEWFALSE", "BININT", "BININT1", "BININT2", "LONG1", "BINFLOAT",
+    "SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "SHORT_BINBYTES", "BINBYTES",
+    "BINBYTES8", "BYTEARRAY8",
+    "EMPTY_TUPLE", "TUPLE1", "TUPLE2", "TUPLE3", "TUPLE", "EMPTY_LIST", "APPEND", "APPENDS",
+    "EMPTY_DICT", "SETITEM", "SETITEMS", "EMPTY_SET", "ADDITEMS", "FROZENSET",
+    "GLOBAL", "STACK_GLOBAL", "REDUCE", "BUILD", "NEWOBJ", "NEWOBJ_EX",
+    "MEMOIZE", "BINPUT", "LONG_BINPUT", "BINGET", "LONG_BINGET"))
+# The array types the loader rebuilds (numpy's dtype codes, what torch.from_numpy takes).
+_DTYPES = frozenset(("b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8"))
+_MAX_NDIM = 32
 
 
-_multiarray, _numeric = _numpy_core("multiarray"), _numpy_core("numeric")
+def _scan_pickle(data: bytes, path: str) -> None:
+    """CheckpointError unless `data` is a pickle that CPython's unpickler may read here: at
+    most MAX_PICKLE_OPCODES opcodes, each one of _OPCODES, every frame within the file and
+    every memo index at most the next free entry, as the pickler writes them (the
+    unpickler sizes its memo by the largest index a BINPUT / LONG_BINPUT names: a 9-byte
+    file could make it allocate 16 GiB). `pickletools.genops` only parses, building
+    nothing, and checks each length against the bytes left before reading them; a pickle
+    it cannot parse raises its ValueError."""
+    memo = 0                      # memo entries made so far
+    for count, (op, arg, pos) in enumerate(pickletools.genops(data), 1):
+        if count > MAX_PICKLE_OPCODES:
+            raise CheckpointError(f"{path!r} holds more than {MAX_PICKLE_OPCODES:,} pickle "
+                                  f"opcodes, above the loader's cap (lbs_pz.agents."
+                                  f"rllib_policy.MAX_PICKLE_OPCODES)")
+        name = op.name
+        if name not in _OPCODES:
+            raise CheckpointError(f"{path!r}: pickle opcode {name} at byte {pos}, which the "
+                                  f"loader does not read")
+        if name == "MEMOIZE":
+            memo += 1
+        elif name in ("BINPUT", "LONG_BINPUT", "BINGET", "LONG_BINGET"):
+            if arg > memo or (arg == memo and name.endswith("GET")):
+                raise CheckpointError(f"{path!r}: pickle memo index {arg:,} at byte {pos}, "
+                                      f"with {memo:,} entries made before it; refusing a "
+                                      f"forged file")
+            memo += arg == memo
+        elif name == "FRAME" and arg > len(data) - pos - 9:
+            raise CheckpointError(f"{path!r}: a pickle frame of {arg:,} bytes at byte {pos}, "
+                                  f"past the end of the file")
 
 
 class _Record:
@@ -217,9 +272,11 @@ class _Record:
     arguments and state the pickle gave it (read, never run)."""
 
     pickled_as: Tuple[str, str] = ("", "")
+    args: tuple = ()
+    state: Any = None
 
     def __init__(self, *args, **kwargs):
-        self.args, self.state = args, None
+        self.args = args
 
     def __setstate__(self, state):
         self.state = state
@@ -229,6 +286,12 @@ class _Record:
         states = self.state if isinstance(self.state, tuple) else (self.state,)
         state = next((s for s in states if isinstance(s, dict)), {})
         return state.get(name, default)
+
+
+class _RandomRecord(_Record):
+    """Any of numpy's random generators and their constructors, kept as a record."""
+
+    pickled_as = ("numpy.random", "*")
 
 
 class _Name:
@@ -242,18 +305,75 @@ class _NDArrayType:
     """Stands for numpy.ndarray in a pickle: only `_reconstruct` may use it."""
 
 
-def _reconstruct(subtype, shape, dtype):
+class _DType(_Record):
+    """Stands for numpy.dtype in a pickle: its code ("f4") and the state (byte order) the
+    pickle gives it; `_as_dtype` makes it a numeric dtype or refuses it."""
+
+    pickled_as = ("numpy", "dtype")
+
+
+class _PickledArray:
+    """The array a pickle makes with numpy's `_reconstruct` and then its state (shape,
+    dtype, order, bytes): `array` is built from that state by `_array` alone."""
+
+    array: Optional[np.ndarray] = None
+
+    def __setstate__(self, state):
+        if isinstance(state, tuple) and len(state) == 5:
+            state = state[1:]                         # (version, shape, dtype, fortran, bytes)
+        if not isinstance(state, tuple) or len(state) != 4 or \
+                not isinstance(state[2], (bool, int)):
+            raise pickle.UnpicklingError("an array state other than numpy's")
+        shape, dtype, fortran, raw = state
+        self.array = _array(raw, dtype, shape, "F" if fortran else "C")
+
+
+def _as_dtype(value) -> np.dtype:
+    """The numeric dtype a pickled numpy.dtype stands for (codes _DTYPES, any byte order)."""
+    state = value.state if isinstance(value, _DType) else None
+    code = value.args[0] if isinstance(value, _DType) and value.args else None
+    if isinstance(code, str) and code in _DTYPES and (state is None or (
+            isinstance(state, tuple) and len(state) >= 5 and state[1] in ("<", ">", "|", "=")
+            and all(s is None for s in state[2:5]))):
+        order = state[1] if state is not None and state[1] in "<>" else "="
+        return np.dtype(code).newbyteorder(order)
+    raise pickle.UnpicklingError(f"an array type other than {', '.join(sorted(_DTYPES))}")
+
+
+def _array(raw, dtype, shape, order: str) -> np.ndarray:
+    """A native-order numeric array from the bytes in the file, of exactly the size that
+    its shape and dtype make (nothing is allocated before the sizes are checked)."""
+    dtype = _as_dtype(dtype)
+    if not isinstance(raw, (bytes, bytearray)):
+        raise pickle.UnpicklingError("an array whose bytes are not in the file")
+    if not isinstance(shape, tuple) or len(shape) > _MAX_NDIM or not all(
+            type(n) is int and n >= 0 for n in shape) or order not in ("C", "F"):
+        raise pickle.UnpicklingError("an array of a shape other than numpy's")
+    if math.prod(shape) * dtype.itemsize != len(raw):
+        raise pickle.UnpicklingError(f"an array of shape {shape} and {len(raw):,} bytes")
+    array = np.frombuffer(raw, dtype).reshape(shape, order=order)
+    return array if dtype.isnative else array.astype(dtype.newbyteorder("="))
+
+
+def _reconstruct(subtype, shape, typecode):
     """numpy's `_reconstruct` for the empty array a pickled array starts as (its bytes
-    come with its state), and nothing larger."""
-    if subtype is not _NDArrayType or tuple(shape) != (0,):
+    come with its state, `_PickledArray`), and nothing else."""
+    if subtype is not _NDArrayType or shape != (0,):
         raise pickle.UnpicklingError("an array pickled other than numpy does")
-    return _multiarray._reconstruct(np.ndarray, (0,), dtype)
+    return _PickledArray()
 
 
 def _frombuffer(buf, dtype, shape, order):
-    if not isinstance(buf, (bytes, bytearray, pickle.PickleBuffer)):
-        raise pickle.UnpicklingError("an array whose bytes are not in the file")
-    return _numeric._frombuffer(buf, dtype, shape, order)
+    """numpy's `_frombuffer` (protocol 5) through `_array`."""
+    return _array(buf, dtype, shape, order)
+
+
+def _scalar(dtype, raw=None):
+    """numpy's `scalar` for a numeric type and its bytes."""
+    dtype = _as_dtype(dtype)
+    if not isinstance(raw, bytes) or len(raw) != dtype.itemsize:
+        raise pickle.UnpicklingError("a scalar whose bytes do not fit its type")
+    return np.frombuffer(raw, dtype)[0]
 
 
 def _latin1(text, encoding="latin1"):
@@ -265,8 +385,10 @@ def _latin1(text, encoding="latin1"):
 
 _SPACES = {("gymnasium.spaces.box", "Box"), ("gymnasium.spaces.discrete", "Discrete"),
            ("gymnasium.spaces.dict", "Dict")}
-_NUMPY = {"dtype": np.dtype, "_reconstruct": _reconstruct, "_frombuffer": _frombuffer,
-          "scalar": _multiarray.scalar, "ndarray": _NDArrayType}
+_NUMPY = {"dtype": _DType, "_reconstruct": _reconstruct, "_frombuffer": _frombuffer,
+          "scalar": _scalar, "ndarray": _NDArrayType}
+_NUMPY_MODULES = ("numpy", "numpy.core.multiarray", "numpy._core.multiarray",
+                  "numpy.core.numeric", "numpy._core.numeric")
 # Module classes the loader rebuilds: (module, name) as pickled -> masked observation?
 MODULE_CLASSES = {
     ("lbs_pz.agents.rllib_policy", "MaskedPPOTorchRLModule"): True,
@@ -280,25 +402,27 @@ _CATALOGS = {("ray.rllib.algorithms.ppo.ppo_catalog", "PPOCatalog")}
 
 
 class _SafeUnpickler(pickle.Unpickler):
-    """The restricted unpickler of the module docstring."""
+    """The restricted unpickler of the module docstring (run on a file `_scan_pickle`
+    passed)."""
 
     def __init__(self, file):
         super().__init__(file)
         self._records: Dict[Tuple[str, str], type] = {}
 
     def find_class(self, module: str, name: str):
-        if module in ("numpy", "numpy.core.multiarray", "numpy._core.multiarray",
-                      "numpy.core.numeric", "numpy._core.numeric") and name in _NUMPY:
+        if module in _NUMPY_MODULES and name in _NUMPY:
             return _NUMPY[name]
         if module == "collections" and name == "OrderedDict":
             return dict
         if module == "_codecs" and name == "encode":
             return _latin1
-        if (module, name) in _SPACES or module.startswith("numpy.random"):
+        if (module, name) in _SPACES:
             key = (module, name)
             if key not in self._records:
                 self._records[key] = type(name, (_Record,), {"pickled_as": key})
             return self._records[key]
+        if module.startswith("numpy.random"):
+            return _RandomRecord
         if (module, name) in MODULE_CLASSES or (module, name) in _CATALOGS:
             return _Name(module, name)
         raise pickle.UnpicklingError(f"it refers to {module}.{name}, which the loader does "
@@ -312,15 +436,20 @@ def _read_pickle(path: str, cap: int) -> Any:
             raise CheckpointError(f"{path!r} holds {size:,} bytes, above the loader's cap of "
                                   f"{cap:,} (lbs_pz.agents.rllib_policy)")
         with open(path, "rb") as fh:
-            data = fh.read(cap + 1)
+            data = fh.read(size + 1)
+        if len(data) > size:
+            raise CheckpointError(f"{path!r} grew while it was read; load it again once it "
+                                  f"is written")
+        _scan_pickle(data, path)
         return _SafeUnpickler(io.BytesIO(data)).load()
     except CheckpointError:
         raise
     except OSError as err:
         raise CheckpointError(f"cannot read {path!r}: {err.strerror or err}") from None
     except Exception as err:     # noqa: BLE001 - any failure of a foreign pickle is one error
+        reason = " ".join(str(err).split())[:200]
         raise CheckpointError(f"{path!r} is not an RLlib module file this loader reads: "
-                              f"{type(err).__name__}: {str(err)[:200]}") from None
+                              f"{type(err).__name__}: {reason}") from None
 
 
 def _is_module_dir(path: str) -> bool:
@@ -368,11 +497,12 @@ def _space_size(record, key: str, where: str) -> int:
         if isinstance(shape, tuple) and len(shape) == 1:
             value, cap = shape[0], MAX_OBS_SIZE
         else:
-            raise CheckpointError(f"{where}: the module reads a Box of shape {shape!r}; the "
-                                  f"blueprint reads a flat observation vector")
+            raise CheckpointError(f"{where}: the module reads a Box of shape "
+                                  f"{reprlib.repr(shape)}; the blueprint reads a flat "
+                                  f"observation vector")
     elif key == "n" and kind == "Discrete":
-        value, cap = record.field("n"), MAX_ACTIONS
-        if int(record.field("start", 0) or 0) != 0:
+        value, cap, start = record.field("n"), MAX_ACTIONS, record.field("start")
+        if start is not None and not (isinstance(start, (np.integer, int)) and start == 0):
             raise CheckpointError(f"{where}: a Discrete action space that does not start at 0")
     else:
         raise CheckpointError(f"{where}: expected a {'Box' if key == '_shape' else 'Discrete'} "
@@ -380,7 +510,8 @@ def _space_size(record, key: str, where: str) -> int:
     if isinstance(value, (np.integer, int)) and not isinstance(value, bool) and \
             1 <= int(value) <= cap:
         return int(value)
-    raise CheckpointError(f"{where}: a space of size {value!r} (1 to {cap:,} allowed)")
+    raise CheckpointError(f"{where}: a space of size {reprlib.repr(value)} (1 to {cap:,} "
+                          f"allowed)")
 
 
 def _plain(value, where: str, depth: int = 0):
@@ -418,6 +549,22 @@ def _model_config(raw, where: str) -> Dict[str, Any]:
     return config
 
 
+def _check_weights(weights: Dict[str, Any], where: str) -> None:
+    """CheckpointError naming `where` (the file) and the tensor if a floating-point weight
+    is NaN or infinite (`check_finite`) or larger in magnitude than MAX_ABS_WEIGHT."""
+    check_finite(weights, where)
+    for key, value in weights.items():
+        if value.is_floating_point() and value.numel():
+            low, high = torch.aminmax(value)
+            largest = max(-float(low), float(high))
+            if largest > MAX_ABS_WEIGHT:
+                raise CheckpointError(f"{where}: weight {key!r} holds a value of magnitude "
+                                      f"{largest:.3g}, above the loader's bound of "
+                                      f"{MAX_ABS_WEIGHT:g} that no trained module reaches "
+                                      f"(lbs_pz.agents.rllib_policy.MAX_ABS_WEIGHT); "
+                                      f"refusing a corrupted or forged file")
+
+
 def read_module_checkpoint(path: str) -> Dict[str, Any]:
     """What an RLModule checkpoint holds, read without running its pickles (module
     docstring): {"path", "class", "masked", "inference_only", "encoding_size",
@@ -429,7 +576,7 @@ def read_module_checkpoint(path: str) -> Dict[str, Any]:
     try:
         cls = info["class"]
         args, kwargs = info["ctor_args_and_kwargs"]
-    except (TypeError, KeyError, ValueError):
+    except (TypeError, KeyError, ValueError, IndexError):
         raise CheckpointError(f"{where}: {CTOR_FILE} is not an RLlib class-and-arguments "
                               f"record") from None
     if not isinstance(cls, _Name) or cls.ref not in MODULE_CLASSES:
@@ -442,6 +589,11 @@ def read_module_checkpoint(path: str) -> Dict[str, Any]:
     catalog = kwargs.get("catalog_class")
     if catalog is not None and (not isinstance(catalog, _Name) or catalog.ref not in _CATALOGS):
         raise CheckpointError(f"{where}: catalog class is not RLlib's PPOCatalog")
+    inference_only = kwargs.get("inference_only")
+    inference_only = False if inference_only is None else inference_only
+    if not isinstance(inference_only, bool):
+        raise CheckpointError(f"{where}: inference_only is {type(inference_only).__name__}, "
+                              f"not True or False")
     masked = MODULE_CLASSES[cls.ref]
     obs, act = kwargs.get("observation_space"), kwargs.get("action_space")
     if masked:
@@ -457,15 +609,17 @@ def read_module_checkpoint(path: str) -> Dict[str, Any]:
     if masked and mask_size != num_moves:
         raise CheckpointError(f"{where}: an action mask of {mask_size} for {num_moves} moves")
     state = _read_pickle(os.path.join(path, STATE_FILE), MAX_STATE_BYTES)
+    if isinstance(state, dict):
+        state = {k: v.array if isinstance(v, _PickledArray) else v for k, v in state.items()}
     if not isinstance(state, dict) or not state or not all(
             isinstance(k, str) and isinstance(v, np.ndarray) and v.dtype.kind in "biuf"
             for k, v in state.items()):
         raise CheckpointError(f"{where}: {STATE_FILE} is not a module state (names -> "
                               f"numeric arrays)")
     weights = {k: torch.from_numpy(np.array(v, copy=True)) for k, v in state.items()}
-    check_finite(weights, where)
+    _check_weights(weights, repr(os.path.join(path, STATE_FILE)))
     return {"path": path, "class": ".".join(cls.ref), "masked": masked,
-            "inference_only": bool(kwargs.get("inference_only")),
+            "inference_only": inference_only,
             "encoding_size": encoding_size, "num_moves": num_moves,
             "model_config": _model_config(kwargs.get("model_config"), where),
             "weights": weights}
@@ -484,9 +638,12 @@ def build_module(ckpt: Dict[str, Any]):
         cls, observation_space = DefaultPPOTorchRLModule, box
 
     def build():
-        return cls(observation_space=observation_space, action_space=spaces.Discrete(n),
-                   inference_only=ckpt["inference_only"], model_config=ckpt["model_config"],
-                   catalog_class=PPOCatalog)
+        try:
+            return cls(observation_space=observation_space, action_space=spaces.Discrete(n),
+                       inference_only=ckpt["inference_only"],
+                       model_config=ckpt["model_config"], catalog_class=PPOCatalog)
+        except Exception as err:   # noqa: BLE001 - RLlib refuses a config with many classes
+            raise ValueError(f"{type(err).__name__}: {err}") from None
 
     return build_network({"path": ckpt["path"], "weights": ckpt["weights"],
                           "architecture": ckpt["model_config"]}, build, "PPO module")
