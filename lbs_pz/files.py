@@ -1,6 +1,8 @@
 """The files that commands write and resume from (game logs, tables, checkpoints, recorded
 searches): one check of an output path, one way to open a log, one bounded reader of its
-lines, and one conversion of a failed write into a clear error. Below every layer: any
+lines (and of its JSON lines, with the repair of a cut last line), one way to append a
+line, one way to write a file whole or not at all (`replaced`, `write_atomic`), and one
+conversion of a failed write into a clear error. Below every layer: any
 module may import it, and it imports nothing of lbs_pz.
 
 Outputs and logs are regular files (or do not exist yet): a folder, a FIFO, a device
@@ -8,6 +10,11 @@ Outputs and logs are regular files (or do not exist yet): a folder, a FIFO, a de
 anything opens it, so that a path cannot hang a command (a FIFO waits for a reader) or
 feed it an endless stream. A log is read a line at a time, each line at most
 `MAX_LINE_BYTES` long, so that memory stays bounded whatever the file holds.
+
+A log holds whole lines only: a line is appended with unbuffered writes (`append_line`),
+cut back if a write fails part way, so that nothing is left in a buffer to fail again
+when the file is closed; a last line cut by a killed run is dropped with a warning and, on
+resume, removed (`json_lines`), so that the lines appended after it stay valid.
 
     check_output_path("results.json", "--json")     # ValueError: one line naming both
     with output_errors("results.json", "--json"):   # OSError (disk full) -> ValueError
@@ -18,9 +25,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import stat
-from typing import BinaryIO, Iterator, Tuple
+import warnings
+from typing import Any, BinaryIO, Iterator, Tuple
 
 try:                    # POSIX: a log is locked while a run appends to it
     import fcntl
@@ -28,6 +37,7 @@ except ImportError:     # pragma: no cover (Windows): no lock
     fcntl = None
 
 MAX_LINE_BYTES = 2**20      # the longest line a game log may hold (a logged game is ~1 KB)
+READ_BYTES = 2**16          # what `read_lines` reads at a time
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -99,10 +109,11 @@ def open_regular(path: str, flags: int, option: str) -> int:
 
 
 def open_locked(path: str, option: str):
-    """The file at `path` opened to read and append in binary (created if missing), locked
-    (`flock`) for this run: ValueError naming `option` if it is not a regular file, or if
-    another run holds its lock (two runs appending to one log would both play every game).
-    The lock ends when the file is closed."""
+    """The file at `path` opened to read and append in binary, unbuffered (created if
+    missing), locked (`flock`) for this run: ValueError naming `option` if it is not a
+    regular file, or if another run holds its lock (two runs appending to one log would
+    both play every game). The lock ends when the file is closed; closing it writes
+    nothing (no buffer), so it cannot fail over an error a write raised."""
     try:
         fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, option)
     except OSError as err:
@@ -117,26 +128,106 @@ def open_locked(path: str, option: str):
                                  f"and is writing to it; wait for that run to end, or give "
                                  f"this one another file") from None
             raise ValueError(f"{option} {path!r}: cannot lock it ({err.strerror})") from None
-    return os.fdopen(fd, "r+b")
+    return os.fdopen(fd, "r+b", buffering=0)
 
 
 def read_lines(f: BinaryIO, path: str, option: str) -> Iterator[Tuple[int, int, bytes]]:
     """(line number from 1, offset of its first byte, its bytes with the newline, if any)
-    of each line of the binary file `f` from its current position; ValueError naming `path`,
-    the line and `option` for a line longer than MAX_LINE_BYTES (read no further than
-    that bound: memory stays bounded)."""
+    of each line of the binary file `f` (buffered or not) from its current position, read
+    READ_BYTES at a time; ValueError naming `path`, the line and `option` for a line
+    longer than MAX_LINE_BYTES (read no further than that bound: memory stays bounded)."""
     number, offset = 0, f.tell()
+    buf, start, scanned, ended = bytearray(), 0, 0, False   # buf[start:]: not yet yielded
     while True:
-        line = f.readline(MAX_LINE_BYTES + 1)
-        if not line:
+        cut = buf.find(b"\n", scanned)
+        if cut < 0 and not ended and len(buf) - start <= MAX_LINE_BYTES:
+            del buf[:start]
+            start, scanned = 0, len(buf)
+            chunk = f.read(READ_BYTES)
+            ended = not chunk
+            buf += chunk or b""
+            continue
+        end = cut + 1 if cut >= 0 else len(buf)
+        if end - start > MAX_LINE_BYTES:
+            raise ValueError(f"{path}, line {number + 1}: longer than {MAX_LINE_BYTES:,} "
+                             f"bytes ({option}); not a line this program writes: remove the "
+                             f"line, or give another file")
+        if end == start:
             return
         number += 1
-        if len(line) > MAX_LINE_BYTES:
-            raise ValueError(f"{path}, line {number}: longer than {MAX_LINE_BYTES:,} bytes "
-                             f"({option}); not a line this program writes: remove the line, "
-                             f"or give another file")
-        yield number, offset, line
-        offset += len(line)
+        yield number, offset, bytes(buf[start:end])
+        offset += end - start
+        start = scanned = end
+
+
+def json_lines(f: BinaryIO, path: str, option: str, what: str, repair: bool = False,
+               dropped: str = "its game is played again",
+               unterminated_only: bool = False) -> Iterator[Tuple[int, Any]]:
+    """(line number, value) of each JSON line of the binary file `f` (`read_lines`, from
+    its current position; blank lines skipped), for a log a run appends one whole line at
+    a time: `what` names what a line holds ("a logged game").
+
+    A LAST line that is not JSON (a run killed while writing it) is dropped with a warning
+    naming `path` and the line, and `dropped` (what becomes of it); with
+    `unterminated_only`, only if it also lacks its final newline (a cut line never has
+    it). With `repair` (`f` open to read and write) the file is then cut after its last
+    complete line (a missing final newline is added), so that lines appended afterwards
+    stay valid; a write failing there is one ValueError naming `path` (`output_errors`).
+    A line that is not JSON before the last (or, with `unterminated_only`, a last one that
+    ends with its newline) is a ValueError naming `path` and the line: that is not an
+    interrupted write, and guessing could lose lines. The value of each line is the
+    caller's to check."""
+    broken, last = None, b""
+    for number, offset, raw in read_lines(f, path, option):
+        last = raw
+        if not raw.strip():
+            continue
+        if broken is not None:
+            raise ValueError(f"{path}, line {broken[0]}: not {what} ({broken[2]}); this is "
+                             f"not an interrupted write (the line is not the last): fix or "
+                             f"remove the line, or start a new log")
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as err:
+            broken = (number, offset, f"not JSON ({str(err)[:80]})")
+            if unterminated_only and raw.endswith(b"\n"):
+                raise ValueError(f"{path}, line {number}: not {what} ({broken[2]}); the line "
+                                 f"ends with its newline, so it is not an interrupted write: "
+                                 f"fix or remove the line, or start a new log") from None
+            continue
+        yield number, value
+    if broken is not None:
+        removed = " and removed" if repair else ""
+        warnings.warn(f"{path}, line {broken[0]}: incomplete last line ignored{removed} "
+                      f"({broken[2]}); {dropped}", stacklevel=3)
+        if repair:
+            with output_errors(path, option, "it is left as it was"):
+                f.truncate(broken[1])
+    elif repair and last and not last.endswith(b"\n"):
+        with output_errors(path, option, "it is left as it was"):
+            append_line(f, b"\n")
+
+
+def append_line(f: BinaryIO, line: bytes) -> None:
+    """Append `line` (whole lines, each ending with its newline) to the file `f` (opened
+    to append: `open_locked`) with unbuffered writes of its descriptor, so that nothing is
+    left in a buffer to be written again, and fail again, when the file is closed. If a
+    write fails part way (a full disk, a file-size limit), the file is cut back to where it
+    ended, so that it still holds whole lines only, and the OSError propagates (see
+    `output_errors`)."""
+    fd = f.fileno()
+    end = os.fstat(fd).st_size
+    rest = memoryview(line)
+    try:
+        while rest:
+            written = os.write(fd, rest)
+            if written <= 0:        # a regular file writes something or raises; never spin
+                raise OSError(errno.EIO, os.strerror(errno.EIO))
+            rest = rest[written:]
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, end)
+        raise
 
 
 @contextlib.contextmanager
@@ -150,3 +241,30 @@ def output_errors(path: str, option: str,
     except OSError as err:
         reason = err.strerror or os.strerror(err.errno or errno.EIO)
         raise ValueError(f"{option} {path!r}: writing it failed ({reason}); {note}") from None
+
+
+@contextlib.contextmanager
+def replaced(path: str, option: str = "--out"):
+    """A temporary path beside `path` (its folder, its extension: a plot picks its format
+    from it) for the block to write; renamed over `path` when the block ends, removed if
+    it raises, so that a run killed while writing leaves the former file whole, never
+    half a file. Nothing is renamed if the block wrote nothing. An OSError (a full disk, a
+    file-size limit) becomes one ValueError naming `path` and `option`."""
+    root, ext = os.path.splitext(path)
+    tmp = f"{root}.tmp{os.getpid()}{ext}"
+    try:
+        with output_errors(path, option, "the former file, if any, is kept whole; run "
+                           "again to write it"):
+            yield tmp
+            if os.path.exists(tmp):
+                os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+
+
+def write_atomic(path: str, data: bytes, option: str = "--out") -> None:
+    """`data` written to the file `path` whole or not at all (`replaced`)."""
+    with replaced(path, option) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(data)

@@ -26,8 +26,11 @@ import contextlib
 import importlib
 import os
 import signal
+import socket
 import threading
+import time
 from types import ModuleType
+from typing import Optional
 
 # package (or subpackage) -> (pip extra, what the extra installs)
 EXTRAS = {
@@ -139,27 +142,139 @@ def ray_available() -> bool:
     return available("ray")
 
 
+RAY_TIMEOUT = 30.0
+"""Seconds `ray_session` waits for a Ray cluster at an address to answer (Ray's own retries
+take about 14 minutes) unless $LBS_PZ_RAY_TIMEOUT says otherwise."""
+RAY_TIMEOUT_VARIABLE = "LBS_PZ_RAY_TIMEOUT"
+_RAY_RETRY_SECONDS = 0.5      # between two connection attempts (a head may be starting)
+# ray.exceptions that say the cluster lost a worker, a raylet or a node while a run used it
+_RAY_LOST = ("LocalRayletDiedError", "WorkerCrashedError", "NodeDiedError", "ObjectLostError",
+             "OutOfMemoryError", "RayActorError", "RaySystemError")
+
+
+def ray_timeout(timeout: Optional[float] = None) -> float:
+    """The seconds to wait for a Ray cluster: `timeout`, else $LBS_PZ_RAY_TIMEOUT, else
+    RAY_TIMEOUT; ValueError (naming where it came from) unless a finite number > 0."""
+    where = "timeout"
+    if timeout is None:
+        text = os.environ.get(RAY_TIMEOUT_VARIABLE, "").strip()
+        if not text:
+            return RAY_TIMEOUT
+        where = f"${RAY_TIMEOUT_VARIABLE}"
+        try:
+            timeout = float(text)
+        except ValueError:
+            timeout = float("nan")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not 0 < timeout < float("inf"):
+        given = os.environ.get(RAY_TIMEOUT_VARIABLE) if where != "timeout" else timeout
+        raise ValueError(f"{where}: the seconds to wait for a Ray cluster must be a finite "
+                         f"number > 0, got {given!r}")
+    return float(timeout)
+
+
+def _ray_target(address) -> Optional[str]:
+    """The host:port that `ray.init(address=address)` connects to (None: it starts a local
+    Ray): $RAY_ADDRESS stands for an address left unset or "auto", "ray://" addresses go
+    to Ray Client as given, and Ray replaces a local host (127.0.0.1, localhost) by this
+    machine's interface address. ValueError for an address Ray cannot parse;
+    ConnectionError for "auto" with no cluster found."""
+    if not address or address == "auto":
+        address = os.environ.get("RAY_ADDRESS") or address or None
+    if address and "://" in address:
+        return address.split("://", 1)[1].split("/", 1)[0]
+    try:
+        services = importlib.import_module("ray._private.services")
+        canonical = services.canonicalize_bootstrap_address
+    except (ImportError, AttributeError):     # a Ray without it: the address as given
+        return None if address in (None, "local") else address
+    return canonical(address)
+
+
+def _connect_error(target: str, seconds: float) -> str:
+    """'' once a TCP connection to `target` (host:port) opens, tried until `seconds` have
+    passed (a head that is starting refuses for a moment), else why the last try failed."""
+    host, _, port = target.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit():
+        return f"{target!r} is not HOST:PORT"
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            with socket.create_connection((host, int(port)), timeout=max(left, 0.05)):
+                return ""
+        except OSError as err:
+            reason = (err.strerror if err.strerror else str(err) or type(err).__name__)
+        if time.monotonic() + _RAY_RETRY_SECONDS >= deadline:
+            return reason
+        time.sleep(_RAY_RETRY_SECONDS)
+
+
+def ray_lost(ray, err: BaseException) -> bool:
+    """True if `err` says that the Ray cluster lost a worker, its raylet or a node (not an
+    error of the task's own code)."""
+    lost = tuple(getattr(ray.exceptions, name) for name in _RAY_LOST
+                 if isinstance(getattr(ray.exceptions, name, None), type))
+    return isinstance(err, lost)
+
+
 @contextlib.contextmanager
-def ray_session(address=None, workers=None, what: str = "the ray backend"):
+def ray_session(address=None, workers=None, what: str = "the ray backend",
+                timeout: Optional[float] = None,
+                rerun: str = "run the same command again"):
     """Ray for the length of a block: the session already running in this process, else
     the cluster at `address`, else a new local Ray with `workers` CPUs (None: every core);
-    a session started here is shut down at the end. Yields the ray module. ValueError
-    naming `address` when no cluster answers there; MissingDependency without ray."""
+    a session started here is shut down at the end. Yields the ray module.
+
+    ValueError (one line) when no cluster answers at `address` within `timeout` seconds
+    (`ray_timeout`: default RAY_TIMEOUT, $LBS_PZ_RAY_TIMEOUT), naming the address given and
+    the one Ray connects to (it replaces 127.0.0.1 by this machine's interface address);
+    the address is tried with a TCP connection before `ray.init`, which has no timeout of
+    its own. A worker, raylet or node of the cluster lost inside the block (`ray_lost`) is
+    also one ValueError, naming `what`, the error Ray gave and `rerun` (what to do
+    next). MissingDependency without ray."""
     ray = require_ray(what)
     started_here = not ray.is_initialized()
     if started_here:
+        seconds = ray_timeout(timeout)
+        hint = ("" if os.environ.get("RAY_AUTH_MODE") else
+                "; if the cluster uses token authentication (`ray start` turns it on "
+                "from Ray 2.59), set RAY_AUTH_MODE=token here, with the cluster's "
+                "token in RAY_AUTH_TOKEN or ~/.ray/auth_token")
+        try:
+            target = _ray_target(address)
+        except ConnectionError as err:
+            raise ValueError(f"cannot reach the Ray cluster at address {address!r}: "
+                             f"{err}") from None
+        except ValueError as err:
+            raise ValueError(f"the Ray cluster's address {address!r}: {err} (expected "
+                             f"HOST:PORT, e.g. HEAD:6379)") from None
+        if target is not None:
+            reason = _connect_error(target, seconds)
+            if reason:
+                named = repr(address) if address else \
+                    "(none given: $RAY_ADDRESS, or the last `ray start` here)"
+                tried = "" if target == address else f" (Ray connects to it as {target})"
+                raise ValueError(
+                    f"cannot reach the Ray cluster at address {named}{tried}: nothing "
+                    f"answered within {seconds:g} s ({reason}); start it there (`ray start "
+                    f"--head`) or give the address it printed; ${RAY_TIMEOUT_VARIABLE} sets "
+                    f"the seconds to wait") from None
         try:
             ray.init(address=address or None, num_cpus=None if address else workers,
                      log_to_driver=False, include_dashboard=False)
         except ConnectionError as err:
-            hint = ("" if os.environ.get("RAY_AUTH_MODE") else
-                    "; if the cluster uses token authentication (`ray start` turns it on "
-                    "from Ray 2.59), set RAY_AUTH_MODE=token here, with the cluster's "
-                    "token in RAY_AUTH_TOKEN or ~/.ray/auth_token")
             raise ValueError(f"cannot reach the Ray cluster at address {address!r}: "
                              f"{err}{hint}") from None
     try:
         yield ray
+    except Exception as err:
+        if not ray_lost(ray, err):
+            raise
+        first = " ".join(str(err).strip().split("\n", 1)[0].split())[:200]
+        raise ValueError(f"{what}: the Ray cluster lost a worker, its raylet or a node "
+                         f"({type(err).__name__}: {first}); {rerun}") from None
     finally:
         if started_here:
             with sigint_ignored():     # a second Ctrl-C cannot cut the shutdown short

@@ -153,9 +153,8 @@ def run(args) -> int:
     print(format_markdown(rows))
     sys.stdout.flush()          # the table is out before a write can fail
     if args.json:
-        with output_errors(args.json, "--json"):
-            write_json(args.json, rows, results, config=config_kwargs, games=args.games,
-                       seed=args.seed, backend=args.backend, blueprint=args.blueprint)
+        write_json(args.json, rows, results, config=config_kwargs, games=args.games,
+                   seed=args.seed, backend=args.backend, blueprint=args.blueprint)
     if args.plot:
         with output_errors(args.plot, "--plot"):
             plot(rows, args.plot)

@@ -13,8 +13,9 @@ import sys
 from lbs_pz.agents import load_blueprint
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
                                 add_games_option, add_seed_option, check_output_path, game_from,
-                                interrupted, one_interrupt, output_errors)
+                                interrupted, one_interrupt)
 from lbs_pz.eval.evaluate import evaluate
+from lbs_pz.files import write_atomic
 
 
 def run(args) -> int:
@@ -40,9 +41,8 @@ def run(args) -> int:
           f"({result.seconds:.2f} s)")
     if args.json:
         sys.stdout.flush()          # the summary is out before a write can fail
-        with output_errors(args.json, "--json"):
-            with open(args.json, "w") as fh:
-                json.dump({**result.to_dict(), "blueprint_spec": args.blueprint}, fh, indent=2)
+        write_atomic(args.json, json.dumps({**result.to_dict(), "blueprint_spec": args.blueprint},
+                                           indent=2).encode("utf-8"), "--json")
         print(f"  results        {args.json}")
     return 0
 

@@ -22,13 +22,14 @@ from lbs_pz.engine import HanabiConfig
 from lbs_pz.engine.seeds import MAX_GAMES, MAX_SEED, check_run_seed
 from lbs_pz.eval.backends import BACKENDS
 from lbs_pz.files import check_input_path, check_output_path, output_errors  # noqa: F401
-from lbs_pz.optional import install_hint, ray_available
+from lbs_pz.optional import RAY_TIMEOUT, RAY_TIMEOUT_VARIABLE, install_hint, ray_available
 from lbs_pz.search.beliefs import BELIEF_KINDS
 from lbs_pz.search.config import ADVANCED, PRECISIONS, SearchConfig
 from lbs_pz.search.config import DEFAULTS as SEARCH_DEFAULTS
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.rollout_search import PRUNING_RULES
-from lbs_pz.train.configs import ARCH_FIELDS, ARCH_PRESETS, curve_path, curve_png_path
+from lbs_pz.train.configs import (ARCH_FIELDS, ARCH_PRESETS, SAVE_MINUTES, curve_path,
+                                  curve_png_path)
 
 BLUEPRINT_HELP = """\
 blueprint SPEC (--blueprint), one of:
@@ -57,6 +58,14 @@ def game_from(args) -> HanabiConfig:
         players=args.players, colors=args.colors, ranks=args.ranks, hand_size=args.hand_size,
         max_information_tokens=args.max_information_tokens, max_life_tokens=args.max_life_tokens,
     )
+
+
+CHECKPOINT_HELP = f"""\
+checkpoints: --out is written once --save-minutes (default {SAVE_MINUTES:g}) minutes of
+training have passed since the last one, after every --save-every-th update where the
+command has --save-every, at the end and on Ctrl-C, so that a killed run loses at most
+those minutes (--resume OUT goes on from its checkpoint). One run writes an --out at a
+time: it locks OUT.lock, and a second run on it is refused."""
 
 
 def add_blueprint_option(parser: argparse.ArgumentParser, default: str = "strong",
@@ -305,14 +314,17 @@ def add_trainer_command(subparsers, name: str, description: str, config_cls, run
     `trained_for` (what the model is trained for, e.g. "the blueprint the belief is trained
     for"), a model made FOR a blueprint: --blueprint, --seed and the config's other fields
     (the config carries --progress). Without, a public-LSTM net: the config's fields, its
-    architecture (`add_arch_options`: --arch, --hidden) and --no-progress."""
+    architecture (`add_arch_options`: --arch, --hidden) and --no-progress. Its --help
+    ends with when the checkpoint is written (`CHECKPOINT_HELP`)."""
     if trained_for is not None:
         parser = add_blueprint_command(subparsers, name, description, help=help)
+        parser.epilog = f"{CHECKPOINT_HELP}\n\n{parser.epilog}"
         add_blueprint_option(parser, what=trained_for)
         add_seed_option(parser, "run seed of the training deals")
         add_dataclass_options(parser, config_cls, skip=("blueprint", "seed"))
     else:
         parser = subparsers.add_parser(name, description=description, help=help,
+                                       epilog=CHECKPOINT_HELP,
                                        formatter_class=argparse.RawDescriptionHelpFormatter)
         add_dataclass_options(parser, config_cls, skip=ARCH_FIELDS)
         add_arch_options(parser, config_cls)
@@ -391,7 +403,10 @@ def add_backend_options(parser: argparse.ArgumentParser, workers_help: str,
     parser.add_argument("--workers", type=int_at_least(1), default=workers_default,
                         help=workers_help)
     parser.add_argument("--address", default=None,
-                        help="the Ray cluster's address, e.g. HEAD:6379 (--backend ray)")
+                        help=f"the Ray cluster's address, e.g. HEAD:6379 (--backend ray); "
+                             f"a cluster that does not answer there within "
+                             f"{RAY_TIMEOUT:g} s is an error (${RAY_TIMEOUT_VARIABLE}=SECONDS "
+                             f"to wait otherwise)")
 
 
 def check_backend(args: argparse.Namespace) -> None:

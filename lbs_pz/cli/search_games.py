@@ -4,7 +4,8 @@ learn the search's moves from (`lbs-pz distill --search-games PATH`: expert iter
 Game i is deal i of the TRAINING stream of run --seed (never an evaluation deal), played
 by the blueprint with the search at seat i % players; each game is appended to --out as
 one JSON line (the deal, every move, which moves the search chose and where it left the
-blueprint's move), so running the same command again plays only the missing games.
+blueprint's move), so running the same command again plays only the missing games (a
+last line cut short by a killed run is removed, with a warning, and its game played again).
 
     lbs-pz search-games --blueprint lstm:conventions_expert_value_2p --method lbs-16 \\
         --rollouts 32 --games 1500 --out search_games.jsonl
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
+import warnings
 
 from lbs_pz.cli.options import (add_backend_options, add_blueprint_command, add_blueprint_option,
                                 add_game_options, add_games_option, add_search_options,
@@ -37,9 +40,12 @@ def run(args) -> int:
     check_output_path(args.out, "--out")        # before the agent is built
     for note in describe(spec, config):          # builds the agent: bad input fails now
         print(f"{spec.label()}: {note}")
-    record_search_games(spec, args.games, args.out, dataclasses.asdict(config), seed=args.seed,
-                        first_game=args.first_game, workers=args.workers, option="--out",
-                        backend=args.backend, address=args.address)
+    with warnings.catch_warnings():     # e.g. a cut last line in --out: one line
+        warnings.showwarning = lambda message, *rest: print(
+            f"lbs-pz search-games: warning: {message}", file=sys.stderr)
+        record_search_games(spec, args.games, args.out, dataclasses.asdict(config),
+                            seed=args.seed, first_game=args.first_game, workers=args.workers,
+                            option="--out", backend=args.backend, address=args.address)
     return 0
 
 

@@ -6,7 +6,8 @@ blueprint (spec and fingerprint) and the game, so using it with another is an er
     lbs-pz compare --blueprint py:my_bot.py:MyBot --methods lbs-inf --belief-checkpoint my_belief.pt
 
 A belief for the positions a search leads to (the blueprint's games never reach them):
-record the search's own games on training deals, then replay them in part of every step.
+record the search's own games on training deals, then replay them in part of every step
+(games recorded in another game variant or with another blueprint are refused).
 
     lbs-pz search-games --blueprint strong --method lbs-16 --games 2000 --out lbs_games.jsonl
     lbs-pz train-belief --blueprint strong --search-games lbs_games.jsonl --init belief_strong_2p \
@@ -18,6 +19,8 @@ One option per field of `lbs_pz.train.belief.BeliefTrainConfig`.
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 
 from lbs_pz.cli.options import add_trainer_command, run_trainer
 from lbs_pz.train.configs import BeliefTrainConfig
@@ -32,4 +35,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from lbs_pz.train.belief import train_belief    # torch: only when the command runs
-    return run_trainer("train-belief", BeliefTrainConfig, args, train_belief)
+    with warnings.catch_warnings():     # e.g. a cut last line in --search-games: one line
+        warnings.showwarning = lambda message, *rest: print(
+            f"lbs-pz train-belief: warning: {message}", file=sys.stderr)
+        return run_trainer("train-belief", BeliefTrainConfig, args, train_belief)

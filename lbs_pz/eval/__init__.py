@@ -1,7 +1,8 @@
 """Evaluation, for users: what `lbs-pz eval`, `compare`, `demo` and `belief-quality` run.
 
     evaluate(blueprint, config, games, seed)   self-play of any blueprint -> EvalResult
-    backends   collect(specs, ...) of `lbs_pz.search.methods.MethodSpec`s: every method on the same deals, inline / process pool / Ray
+    backends   collect(specs, ...) of `lbs_pz.search.methods.MethodSpec`s: every method on
+               the same deals, inline / process pool / Ray
     report     summarize (mean +- s.e.m., paired difference to the blueprint), markdown,
                JSON, plot
     belief_quality   cross-entropy of beliefs over blueprint games

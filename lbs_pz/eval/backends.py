@@ -20,8 +20,11 @@ by the path the run was given, so a log copied or moved with its files keeps its
 Interrupts: a KeyboardInterrupt (Ctrl-C) or any error while games run stops every backend
 at once: queued games are cancelled (process pool: workers ignore SIGINT and are
 terminated; Ray: pending tasks are cancelled), nothing more is logged, and the exception
-propagates. The log holds only complete lines (one write and flush per game), so running
-the same call again plays only the missing games and gives the uninterrupted result.
+propagates. The log holds only complete lines (`files.append_line`: each game's line is
+appended unbuffered, cut back if a write fails part way), so running the same call again
+plays only the missing games and gives the uninterrupted result. A worker that dies (a
+process of the pool killed, a Ray worker, raylet or node lost) stops the run the same
+way, as one ValueError naming it (a rerun plays only the games not logged).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import threading
 import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
@@ -43,10 +47,10 @@ from tqdm import tqdm
 
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
-from lbs_pz.files import (check_input_path, check_output_path, open_locked, open_regular,
-                               output_errors, read_lines)
+from lbs_pz.files import (append_line, check_input_path, check_output_path, json_lines,
+                          open_locked, open_regular, output_errors)
 from lbs_pz.host import MACHINE_CHARS, machine
-from lbs_pz.optional import ray_session, sigint_ignored
+from lbs_pz.optional import ray_lost, ray_session, sigint_ignored
 from lbs_pz.search.config import SearchConfig, recommended_for
 from lbs_pz.search.methods import MethodSpec, build_agent, made_with
 
@@ -155,7 +159,34 @@ def _stop_pool(pool, grace: float = 2.0) -> None:
             manager.join(grace)
 
 
+RERUN = ("the games logged before it are kept (compare --jsonl, search-games --out, paper): "
+         "run the same command again to play only the others")
+
+
+def _dead_workers(pool) -> str:
+    """Which workers of a broken `pool` died, and how ("process 123 (killed by SIGKILL)"):
+    those that ended otherwise than by the SIGTERM with which the pool stops the others."""
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:         # it reaps the workers as the pool breaks
+        manager.join(2.0)
+    ended = {pid: process.exitcode
+             for pid, process in (getattr(pool, "_processes", None) or {}).items()
+             if process.exitcode not in (None, 0)}
+    culprits = {pid: code for pid, code in ended.items() if code != -signal.SIGTERM} or ended
+
+    def how(code):
+        if code >= 0:
+            return f"exit status {code}"
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
+        why = ": kill -9, or the system out of memory" if code == -signal.SIGKILL else ""
+        return f"killed by {name}{why}"
+    return ", ".join(f"process {pid} ({how(code)})" for pid, code in sorted(culprits.items())) \
+        or "a process"
+
+
 def _process_pool(tasks, workers, address, fn=play_game):
+    """A worker that dies (killed, out of memory) stops the pool: one ValueError naming
+    it, and saying that a rerun plays only the games not logged."""
     # "spawn": forking a process that already runs torch's thread pool can deadlock.
     context = multiprocessing.get_context("spawn")
     workers = workers or os.cpu_count() or 1
@@ -172,6 +203,12 @@ def _process_pool(tasks, workers, address, fn=play_game):
             pending |= {pool.submit(fn, *t) for t in itertools.islice(tasks, len(done))}
             for future in done:
                 yield future.result()
+    except BrokenProcessPool:       # a worker died: its game, and the pool, are lost
+        died = _dead_workers(pool)
+        _stop_pool(pool)
+        raise ValueError(f"--backend process: a worker of the process pool died while "
+                         f"games ran: {died}; the other workers are stopped; "
+                         f"{RERUN}") from None
     except BaseException:           # Ctrl-C, a failed game, or the consumer stopped early
         _stop_pool(pool)
         raise
@@ -179,7 +216,8 @@ def _process_pool(tasks, workers, address, fn=play_game):
 
 
 def _ray(tasks, workers, address, fn=play_game):
-    with ray_session(address, workers) as ray:
+    """A worker, raylet or node the cluster loses is one ValueError (`ray_session`)."""
+    with ray_session(address, workers, "--backend ray", rerun=RERUN) as ray:
         remote_fn = ray.remote(fn)
         tasks = iter(tasks)
         window = IN_FLIGHT_PER_WORKER * int(workers or ray.cluster_resources().get("CPU", 1))
@@ -189,10 +227,14 @@ def _ray(tasks, workers, address, fn=play_game):
                 done, pending = ray.wait(pending, num_returns=1)
                 pending += [remote_fn.remote(*t) for t in itertools.islice(tasks, 1)]
                 yield ray.get(done[0])
-        except BaseException:       # Ctrl-C, a failed game, or the consumer stopped early
+        except BaseException as err:  # Ctrl-C, a failed game, or the consumer stopped early
             with sigint_ignored():
                 for ref in pending:     # queued games are not played on the cluster
-                    ray.cancel(ref, force=True)
+                    try:
+                        ray.cancel(ref, force=True)
+                    except Exception:
+                        if not ray_lost(ray, err):  # else the raylet is gone: nothing to cancel
+                            raise
             raise
 
 
@@ -325,36 +367,14 @@ def _check_entry(entry, variants: Dict[str, object]) -> str:
 
 def _read_entries(f, path: str, repair: bool) -> List[dict]:
     """The games of the open log `f` (binary, at its start); see `read_log`."""
-    entries, broken, variants, last = [], None, {}, b""
-    for number, offset, raw in read_lines(f, path, "game log"):
-        last = raw
-        if not raw.strip():
-            continue
-        if broken is not None:
-            raise ValueError(f"{path}, line {broken[0]}: not a logged game ({broken[2]}); "
-                             f"this is not an interrupted write (the line is not the "
-                             f"last): fix or remove the line, or start a new log")
-        try:
-            entry = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as err:
-            broken = (number, offset, f"not JSON ({str(err)[:80]})")
-            continue
+    entries, variants = [], {}
+    for number, entry in json_lines(f, path, "game log", "a logged game", repair):
         problem = _check_entry(entry, variants)
         if problem:
             raise ValueError(f"{path}, line {number}: not a game this program can have "
                              f"played ({problem}); remove the line (its game is then played "
                              f"again) or start a new log")
         entries.append(entry)
-    if broken is not None:
-        removed = " and removed" if repair else ""
-        warnings.warn(f"{path}, line {broken[0]}: incomplete last line ignored{removed} "
-                      f"({broken[2]}); its game is played again", stacklevel=4)
-        if repair:
-            f.truncate(broken[1])
-    elif repair and last and not last.endswith(b"\n"):
-        f.seek(0, os.SEEK_END)
-        f.write(b"\n")
-        f.flush()
     return entries
 
 
@@ -378,7 +398,7 @@ def read_log(path: str, repair: bool = False) -> List[dict]:
         fd = open_regular(path, os.O_RDWR if repair else os.O_RDONLY, "game log")
     except OSError as err:
         raise ValueError(f"game log {path!r}: cannot open it ({err.strerror})") from None
-    with os.fdopen(fd, "r+b" if repair else "rb") as f:
+    with os.fdopen(fd, "r+b" if repair else "rb", buffering=0) as f:
         return _read_entries(f, path, repair)
 
 
@@ -556,7 +576,7 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
                     before = untimed.get((spec, result["game"]))
                     if before is not None and before["score"] != result["score"]:
                         changed_scores.setdefault(spec, []).append(result["game"])
-                    if log is not None:     # one write and flush: the log holds whole lines
+                    if log is not None:     # unbuffered, whole lines only: nothing to flush
                         line = json.dumps({"key": _jsonl_key(spec, config_kwargs, seed,
                                                              folder),
                                            "method": labels[spec], "game": result["game"],
@@ -564,8 +584,7 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
                                            "result": result}) + "\n"
                         with output_errors(jsonl, "game log", "the games logged before "
                                            "are kept: run again to play the others"):
-                            log.write(line.encode("utf-8"))
-                            log.flush()
+                            append_line(log, line.encode("utf-8"))
                     bar.update(1)
         finally:
             stream.close()              # stops the backend now if the loop did not finish

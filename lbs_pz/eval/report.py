@@ -12,6 +12,7 @@ from typing import Dict, List
 
 import numpy as np
 
+from lbs_pz.files import write_atomic
 from lbs_pz.search.stats import mean_sem
 
 
@@ -25,6 +26,7 @@ def summarize(results: Dict[str, List[dict]], max_score: int) -> List[dict]:
             continue
         scores = np.array([g["score"] for g in games], dtype=np.float64)
         seconds = np.array([g["seconds"] for g in games])
+        decisions = int(sum(g["decisions"] for g in games))
         mean, sem = mean_sem(scores)
         if label.startswith("lbs-") and not label.startswith("lbs-inf") and \
                 any(g.get("depth") == -1 for g in games):
@@ -33,10 +35,11 @@ def summarize(results: Dict[str, List[dict]], max_score: int) -> List[dict]:
             "method": label, "games": len(games), "mean": mean, "sem": sem,
             "perfect_rate": float(np.mean(scores == max_score)),
             "seconds_per_game": float(seconds.mean()),
-            "rollouts_per_second": float(sum(g["rollouts"] for g in games) / max(seconds.sum(), 1e-9)),
-            "decisions": int(sum(g["decisions"] for g in games)),
-            "fallback_rate": float(sum(g["fallbacks"] for g in games) / max(1, sum(g["decisions"] for g in games))),
-            "deviation_rate": float(sum(g["deviations"] for g in games) / max(1, sum(g["decisions"] for g in games))),
+            "rollouts_per_second": float(sum(g["rollouts"] for g in games)
+                                         / max(seconds.sum(), 1e-9)),
+            "decisions": decisions,
+            "fallback_rate": float(sum(g["fallbacks"] for g in games) / max(1, decisions)),
+            "deviation_rate": float(sum(g["deviations"] for g in games) / max(1, decisions)),
         }
         base_scores = {g["game"]: g["score"] for g in base or []}
         shared = [g for g in games if g["game"] in base_scores]
@@ -99,6 +102,7 @@ def plot(rows: List[dict], path: str) -> None:
 
 
 def write_json(path: str, rows: List[dict], results: Dict[str, List[dict]], **meta) -> None:
-    """The rows, the per-game results and `meta` (config, games, seed, ...) as JSON."""
-    with open(path, "w") as f:
-        json.dump({**meta, "rows": rows, "per_game": results}, f, indent=1)
+    """The rows, the per-game results and `meta` (config, games, seed, ...) as JSON, written
+    whole or not at all (`lbs_pz.files.write_atomic`)."""
+    write_atomic(path, json.dumps({**meta, "rows": rows, "per_game": results},
+                                  indent=1).encode("utf-8"), "--json")

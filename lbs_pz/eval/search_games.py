@@ -3,10 +3,11 @@ imitates the moves that search on top of it makes).
 
 Each game is a deal of the TRAINING stream (never an evaluation deal) played by the
 blueprint with the search at one seat, `game % players` (so every seat's view is covered);
-a game is one JSON line (`lbs_pz.search.recorded_games`). The file is appended one
-complete line per game, so an interrupted run resumes where it stopped
-(`record_search_games` skips the games already in it, and refuses a file of another
-search, variant or seed).
+a game is one JSON line (`lbs_pz.search.recorded_games`), which records the run (search,
+variant, seed) and the blueprint's fingerprint. The file is appended one whole line per
+game (`lbs_pz.files.append_line`), so an interrupted run resumes where it stopped
+(`record_search_games` skips the games already in it, replays a last game cut short by a
+killed run, and refuses a file of another search, variant, seed or blueprint file).
 
     lbs-pz distill --teacher lstm:NET --init NET --search-games games.jsonl ...
 """
@@ -17,12 +18,13 @@ import json
 import time
 from typing import Optional
 
+from lbs_pz.agents import blueprint_identity, load_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
 from lbs_pz.eval.backends import BACKENDS, cached_agents
-from lbs_pz.files import check_output_path, open_locked, output_errors
+from lbs_pz.files import append_line, check_output_path, open_locked, output_errors
 from lbs_pz.search.methods import MethodSpec
-from lbs_pz.search.recorded_games import read_search_games
+from lbs_pz.search.recorded_games import read_search_games, run_key
 
 
 def play_search_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
@@ -59,7 +61,10 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     Ray with `workers` CPUs), appending each game to the JSONL file `out` as it ends; games
     already in `out` are not played again; every backend records the same games.
     `out` must be a regular file or not exist yet (`files.check_output_path`; errors name
-    it as `option`). Games are handed to the workers a few at a time, so memory does not
+    it as `option`), locked while the run appends to it. A last line cut short (a run
+    killed while writing it) is removed with a warning and its game played again; a
+    broken line before it, or games of another search, variant, seed or blueprint file,
+    are a ValueError. Games are handed to the workers a few at a time, so memory does not
     grow with `games`."""
     check_run_seed(seed)
     if spec.method == "blueprint":
@@ -73,14 +78,21 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
                          f"0 .. {MAX_GAMES - 1}")
     config_kwargs = dict(config_kwargs or {})
     check_output_path(out, option)          # a regular file or nothing yet, never a FIFO
-    run = json.dumps([spec.to_dict(), config_kwargs, seed], sort_keys=True)
+    run = run_key(spec.to_dict(), config_kwargs, seed)
+    fingerprint = blueprint_identity(load_blueprint(spec.blueprint))["fingerprint"] or ""
     log_file = open_locked(out, option)     # one run records into a file at a time
     try:
-        held = read_search_games(out, log_file, option)
+        held = read_search_games(out, log_file, option, repair=True)
         other = [g for g in held if g.get("run") != run]
         if other:
             raise ValueError(f"{out} holds games of another search, variant or seed (game "
                              f"{other[0]['game']}): give a new file to record this one")
+        other = [g for g in held if g.get("blueprint_fingerprint", fingerprint) != fingerprint]
+        if other:
+            raise ValueError(f"{out} holds games of another version of blueprint "
+                             f"{spec.blueprint!r} (game {other[0]['game']}: fingerprint "
+                             f"{other[0]['blueprint_fingerprint'][:12]}, now {fingerprint[:12]}"
+                             f"): give a new file to record this one")
     except BaseException:
         log_file.close()
         raise
@@ -95,11 +107,10 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     with log_file as f:
         for result in BACKENDS[backend](tasks, workers, address, fn=play_search_game):
             k += 1
-            record = dict(result, run=run)
+            record = dict(result, run=run, blueprint_fingerprint=fingerprint)
             with output_errors(out, option, "the games recorded before are kept: run "
                                "again to play the others"):
-                f.write((json.dumps(record) + "\n").encode())
-                f.flush()
+                append_line(f, (json.dumps(record) + "\n").encode())
             deviations += len(record["deviated"])
             decisions += len(record["searched"])
             if k % 20 == 0 or k == count:

@@ -17,7 +17,8 @@ seed, validation games the last `--val-games` of the stream's range (2**32 - val
 2**32 - 1), never reached by training. With `--search-games` (a search's own games on
 training deals, `lbs-pz search-games`) part of every step replays them (`replay_games`):
 the belief then also learns the positions the search leads to, where the blueprint's
-games never go (the LBS paper's first future direction).
+games never go (the LBS paper's first future direction). Games recorded in another game
+variant or with another blueprint are refused (`check_recorded_for`).
 
 Objective (`mean_nll`): the mean negative log-likelihood per card of the true hand under
 the belief's auto-regressive decoder; Adam, the learning rate cosine-decayed from `lr` to
@@ -43,11 +44,11 @@ import torch
 
 from lbs_pz.engine.seeds import MAX_GAMES
 from lbs_pz.search.beliefs.model import BeliefNet, BeliefNetConfig, count_parameters, load_belief
-from lbs_pz.search.recorded_games import read_search_games
+from lbs_pz.search.recorded_games import check_recorded_for, read_search_games
 from lbs_pz.train.common import command_line, game_config, load_training_blueprint
 from lbs_pz.train.configs import BeliefTrainConfig, check_games_held, curve_path
 from lbs_pz.train.games import GameSource, generate_games, join_games, replay_games
-from lbs_pz.train.loop import Budget, Trainer, read_resume, run
+from lbs_pz.train.loop import Budget, Trainer, claims_out, read_resume, run
 
 KIND = "belief"
 
@@ -74,11 +75,17 @@ def deals_note(seed: int, games: int, val_games: int) -> str:
             f"0..{games - 1}, validation games {MAX_GAMES - val_games}..{MAX_GAMES - 1}")
 
 
-def split_search_games(path: str, val_games: int):
+def split_search_games(path: str, val_games: int, config=None, blueprint=None,
+                       asked: str = ""):
     """(training records, validation records) of the recorded search games at `path`:
     the last tenth (at least one, at most `val_games`) held out for validation, never
-    trained on. ValueError for a file with fewer than 2 games."""
+    trained on. ValueError for a file with fewer than 2 games and, given the run's game
+    `config` and `blueprint` identity ({"spec", "fingerprint"}; `asked`: its spec as
+    given), for games recorded in another variant or with another blueprint
+    (`check_recorded_for`)."""
     records = read_search_games(path)
+    if config is not None:
+        check_recorded_for(path, records, config, blueprint, asked=asked)
     if len(records) < 2:
         raise ValueError(f"--search-games {path}: {len(records)} recorded games; at least 2 "
                          f"are needed (one held out for validation)")
@@ -86,15 +93,17 @@ def split_search_games(path: str, val_games: int):
     return records[:-held], records[-held:]
 
 
+@claims_out
 def train_belief(tc: BeliefTrainConfig, log=print):
     """Train a belief for the blueprint `tc.blueprint` and save it to `tc.out`; returns
     (model, history of (step, train_loss, val_loss)), one entry per validation.
 
     With `tc.search_games` (a search's recorded games with this blueprint, on training
-    deals), round(games_per_step * search_fraction) of every step's games are replayed
-    from them (`replay_games`, in a fixed shuffled order of run seed `tc.seed` that cycles)
-    and the rest are fresh self-play; their held-out tail gives a second validation loss,
-    "val_search_loss"."""
+    deals, in this game variant: a file recorded in another variant or with another
+    blueprint is refused before anything is trained), round(games_per_step *
+    search_fraction) of every step's games are replayed from them (`replay_games`, in a
+    fixed shuffled order of run seed `tc.seed` that cycles) and the rest are fresh
+    self-play; their held-out tail gives a second validation loss, "val_search_loss"."""
     check_games_held(tc)
     if tc.val_every < 1:
         raise ValueError("val_every must be >= 1")
@@ -107,6 +116,8 @@ def train_belief(tc: BeliefTrainConfig, log=print):
     device = ("cuda" if torch.cuda.is_available() else "cpu") if tc.device == "auto" else tc.device
     config = game_config(tc)
     blueprint, identity = load_training_blueprint(tc.blueprint)
+    searched, held = split_search_games(tc.search_games, tc.val_games, config, identity,
+                                        tc.blueprint) if tc.search_games else ([], [])
     command = command_line("train-belief", tc)
     torch.manual_seed(tc.seed)
     ckpt = read_resume(tc.resume, KIND, "train-belief") if tc.resume else None
@@ -131,10 +142,8 @@ def train_belief(tc: BeliefTrainConfig, log=print):
                          first_game=MAX_GAMES - tc.val_games)
     val_obs, val_hands = to_tensors(val, device)
     val_score = float(val["scores"].mean())
-    searched, val_searched = ([], None)
-    n_replayed = 0
+    val_searched, n_replayed = None, 0
     if tc.search_games:
-        searched, held = split_search_games(tc.search_games, tc.val_games)
         val_searched = to_tensors(replay_games(config, held), device)
         order = np.random.default_rng(tc.seed).permutation(len(searched))
         n_replayed = max(1, round(tc.games_per_step * tc.search_fraction))
@@ -201,7 +210,8 @@ def train_belief(tc: BeliefTrainConfig, log=print):
                       eval_at_start=True, plot=("val_loss", "train_loss", "val_search_loss"))
     with source:
         run(trainer, budget, tc.out, resume=ckpt, eval_every=tc.val_every,
-            save_every=tc.val_every, curve=curve_path(tc.out, tc.curve), title=command,
+            save_every=tc.val_every, save_minutes=tc.save_minutes,
+            curve=curve_path(tc.out, tc.curve), title=command,
             progress_bar=tc.progress, log=log)
     history = [(row[1], math.nan if row[2] is None else row[2], row[3])
                for row in progress["curve"]]

@@ -46,7 +46,8 @@ EVAL deals 0 .. eval_games-1 of the run seed (before the first update of a fresh
 every `eval_every` updates and at the end).
 
 Outputs: the checkpoint `--out` (the lbs_pz layout, kind "public_lstm"; written every
-`save_every` updates, at the end and on Ctrl-C), whose info holds the hyper-parameters
+`save_every` updates, every few minutes of training, at the end and on Ctrl-C:
+`lbs_pz.train.loop.run`), whose info holds the hyper-parameters
 ("train_config"), the command and "progress" (counters, "evals" rows [update, env steps,
 seconds, greedy mean, s.e.m.] and the learning curve, `CURVE_COLUMNS`), and whose
 "resume" entry (optimizer, target network, the anchor of a fine-tuning run) lets
@@ -77,7 +78,7 @@ from lbs_pz.train.common import (command_line, game_config, net_options,
 from lbs_pz.train.configs import (BLUEPRINT_ARCH, FINETUNE, SCRATCH,  # noqa: F401 (the presets)
                                   MAX_CENTRED, BlueprintTrainConfig, DistillConfig)
 from lbs_pz.train.distill import distill
-from lbs_pz.train.loop import Budget, Trainer, read_resume, run
+from lbs_pz.train.loop import Budget, Trainer, claims_out, read_resume, run
 
 KIND = "public_lstm"          # its kind in the lbs_pz checkpoint layout
 DEMO_GAMES = 2**31            # the demonstrations' first game in the TRAIN deal stream
@@ -434,6 +435,7 @@ def frozen(net):
     return net
 
 
+@claims_out
 def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = True) -> dict:
     """Run training as configured (`lbs_pz.train.loop.run`); returns the progress dict
     (also in the checkpoint's info).
@@ -609,8 +611,8 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
                       evaluate, eval_at_start=True, plot=("selfplay_mean",),
                       plot_start=bool(tc.init), finish=finish)
     run(trainer, Budget(tc.minutes, tc.updates), tc.out, resume=ckpt,
-        eval_every=tc.eval_every, save_every=tc.save_every, curve=tc.curve_path(),
-        slim_out=tc.slim_out, title=f"{os.path.basename(tc.out)}: "
+        eval_every=tc.eval_every, save_every=tc.save_every, save_minutes=tc.save_minutes,
+        curve=tc.curve_path(), slim_out=tc.slim_out, title=f"{os.path.basename(tc.out)}: "
                                     f"{command_line('train-blueprint', tc)}",
         progress_bar=progress_bar, log=log)
     last = progress["evals"][-1]

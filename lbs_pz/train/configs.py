@@ -32,6 +32,19 @@ def check_budget(minutes: float, updates: int) -> None:
         raise ValueError("give --minutes > 0 or --updates > 0")
 
 
+SAVE_MINUTES = 5.0
+"""Default minutes of training between two checkpoints of any trainer (`--save-minutes`):
+a killed run loses at most that much, whatever its --save-every."""
+
+
+def check_save_minutes(minutes) -> None:
+    """ValueError unless --save-minutes is a finite number >= 0 (0: no checkpoint by time)."""
+    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) \
+            or not 0 <= minutes < float("inf"):
+        raise ValueError(f"--save-minutes must be a finite number >= 0 (0: no checkpoint "
+                         f"by time), got {minutes!r}")
+
+
 MAX_GAMES_HELD = 20_000
 """The most games a trainer holds in memory at once through any one option (games per
 step, validation games, actors, a replay buffer): memory grows with each of them."""
@@ -147,6 +160,7 @@ class BeliefTrainConfig:
     threads: int = 0                 # torch threads (0: torch default)
     device: str = "auto"             # "cpu", "cuda" or "auto"
     out: str = "belief.pt"           # checkpoint file written
+    save_minutes: float = SAVE_MINUTES  # minutes of training between two checkpoints (0: none by time; a killed run loses at most that much)
     half: bool = False               # store float16 weights (half the file size)
     init: str = ""                   # start from this belief (path or shipped name; its architecture and variant), e.g. the one of the net the blueprint was fine-tuned from
     search_games: str = ""           # a search's recorded games (lbs-pz search-games) with this blueprint: part of every step replays them, so the belief also learns the positions the search leads to
@@ -181,6 +195,7 @@ class ValueTrainConfig:
     seed: int = 0                 # run seed of the TRAIN deal stream
     threads: int = 1              # torch threads
     out: str = "value.pt"         # checkpoint file written
+    save_minutes: float = SAVE_MINUTES  # minutes of training between two checkpoints (0: none by time; a killed run loses at most that much)
     resume: str = ""              # a checkpoint of an earlier train-value run to continue
     backend: str = "inline"       # where the training games are played: inline (this process) | ray (Ray workers stream them: the same games and results)
     workers: int = 0              # with --backend ray: workers playing games (0: every CPU of the cluster)
@@ -234,6 +249,7 @@ class BlueprintTrainConfig:
     eval_every: int = 500         # updates (0: only at the end)
     eval_games: int = 500
     save_every: int = 500
+    save_minutes: float = SAVE_MINUTES  # minutes of training between two checkpoints (0: none by time; a killed run loses at most that much)
     seed: int = 0
     threads: int = 1
     device: str = "cpu"
@@ -348,6 +364,7 @@ class DistillConfig:
     eval_every: int = 200         # updates between held-out evaluations (0: only at the end)
     eval_games: int = 200         # EVAL-stream deals for agreement and self-play
     save_every: int = 500         # updates between checkpoints
+    save_minutes: float = SAVE_MINUTES  # minutes of training between two checkpoints (0: none by time; a killed run loses at most that much)
     seed: int = 0
     threads: int = 1
     device: str = "cpu"

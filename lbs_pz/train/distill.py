@@ -52,12 +52,13 @@ net's greedy legal move against the teacher's, on the teacher's games of EVAL de
 greedy self-play on EVAL deals 0 .. eval_games-1 of the run seed.
 
 Outputs: the checkpoint `--out` (the lbs_pz layout, kind "public_lstm"; `lstm:PATH` loads
-it as a blueprint), whose info holds the hyper-parameters ("train_config"), the command,
-the teacher's identity and "progress" (counters; "evals" rows [update, seconds, teacher
-moves seen, held-out agreement, self-play mean, s.e.m.]; the learning curve), and whose
-"resume" entry lets `--resume` continue a run; the learning curve as CSV and PNG
-(`--curve`). `carry_belief_over` copies a learned belief to a net whose value alone was
-refitted.
+it as a blueprint; written every `save_every` updates, every few minutes of training,
+at the end and on Ctrl-C: `lbs_pz.train.loop.run`), whose info holds the
+hyper-parameters ("train_config"), the command, the teacher's identity and "progress"
+(counters; "evals" rows [update, seconds, teacher moves seen, held-out agreement,
+self-play mean, s.e.m.]; the learning curve), and whose "resume" entry lets `--resume`
+continue a run; the learning curve as CSV and PNG (`--curve`). `carry_belief_over` copies
+a learned belief to a net whose value alone was refitted.
 """
 
 from __future__ import annotations
@@ -75,12 +76,12 @@ from lbs_pz.engine import HanabiBatch
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.models.checkpoint import (check_trained_for, game_of, game_to_dict,
                                       load_checkpoint, save_checkpoint)
-from lbs_pz.search.recorded_games import read_search_games
+from lbs_pz.search.recorded_games import check_recorded_for, read_search_games
 from lbs_pz.train.common import (command_line, game_config, named_options, net_options,
                                  self_play, start_mismatch, torch_setup)
 from lbs_pz.train.configs import DISTILL_ARCH, DistillConfig, curve_path
 from lbs_pz.train.games import GameSource, replayed_teacher_games, teacher_games
-from lbs_pz.train.loop import Budget, Trainer, read_resume, run
+from lbs_pz.train.loop import Budget, Trainer, claims_out, read_resume, run
 
 KIND = "public_lstm"
 
@@ -322,6 +323,7 @@ def start_net(dc: DistillConfig, config, log=print):
     return net, start
 
 
+@claims_out
 def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     """Run distillation as configured (`lbs_pz.train.loop.run`); returns the checkpoint
     path (`dc.out`)."""
@@ -369,8 +371,11 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
                                           dc.seed, first, EVAL, conventions=conventions)]
     searched: List[Dict[str, np.ndarray]] = []
     if dc.search_games:
-        searched = replayed_teacher_games(read_search_games(dc.search_games), config,
-                                          conventions, dc.deviation_weight)
+        records = read_search_games(dc.search_games)
+        # games of another variant, or of a search over another blueprint than the teacher,
+        # would teach moves of another game: refused, naming both
+        check_recorded_for(dc.search_games, records, config, teacher_id, asked=dc.teacher)
+        searched = replayed_teacher_games(records, config, conventions, dc.deviation_weight)
         if not searched:
             raise ValueError(f"--search-games {dc.search_games}: no games in it")
         log(f"{len(searched)} recorded search games ({sum(len(g['action']) for g in searched):,} "
@@ -472,7 +477,7 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
             log(f"the new value head starts levelled on {dc.batch_size} games: Q-sum "
                 f"{shift:+.2f}")
         run(trainer, Budget(dc.minutes, dc.updates), dc.out, resume=ckpt,
-            eval_every=dc.eval_every, save_every=dc.save_every,
+            eval_every=dc.eval_every, save_every=dc.save_every, save_minutes=dc.save_minutes,
             curve=curve_path(dc.out, dc.curve),
             title=f"{os.path.basename(dc.out)}: {command_line('distill', dc)}",
             progress_bar=progress_bar, log=log)

@@ -33,7 +33,7 @@ from lbs_pz.agents.features import convention_feature_size, convention_features
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.features import private_size
 from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
-from lbs_pz.optional import ray_session
+from lbs_pz.optional import ray_lost, ray_session
 from lbs_pz.search.beliefs.learned import LearnedBelief
 from lbs_pz.search.value import value_features
 from lbs_pz.train.common import load_training_blueprint
@@ -383,6 +383,8 @@ def replayed_teacher_games(records: Sequence[dict], config, conventions: bool = 
 KINDS = ("belief", "value", "teacher")   # generate_games, generate_positions, teacher_games
 TEACHER_OPTIONS = ("explore", "conventions", "world_belief", "world_fraction")
 SOURCE_BACKENDS = ("inline", "ray")
+RERUN = ("the run's last checkpoint, if it wrote one (--out, every --save-minutes of "
+         "training), is kept: run the same command with --resume OUT to go on")
 _LOADED: Dict[object, object] = {}   # per worker process: spec -> blueprint, (belief, spec) -> belief
 
 
@@ -482,7 +484,8 @@ class GameSource:
         if self.backend == "ray":
             self._stack = contextlib.ExitStack()
             self._ray = self._stack.enter_context(
-                ray_session(self.address, self.workers or None, "--backend ray"))
+                ray_session(self.address, self.workers or None, "--backend ray",
+                            rerun=RERUN))
             self._remote = self._ray.remote(play_chunk)
             if not self.workers:
                 self.workers = max(1, int(self._ray.cluster_resources().get("CPU", 1)))
@@ -495,14 +498,21 @@ class GameSource:
         return self
 
     def __exit__(self, *exc) -> bool:
-        if self._stack is not None:
-            for refs in self._pending.values():
+        if self._stack is None:
+            return False
+        stack, ray, pending = self._stack, self._ray, self._pending
+        self._stack = self._ray = self._remote = None
+        self._pending = {}
+        try:
+            for refs in pending.values():
                 for ref in refs:
-                    self._ray.cancel(ref, force=True)
-            self._pending.clear()
-            self._stack.close()
-            self._stack = self._ray = self._remote = None
-        return False
+                    ray.cancel(ref, force=True)
+        except Exception:
+            if exc[1] is None or not ray_lost(ray, exc[1]):  # a lost raylet cannot cancel
+                stack.close()
+                raise
+        # the session sees the exception: a lost worker or raylet becomes one line
+        return stack.__exit__(*exc)
 
     def games(self, first_game: int, n: int):
         """The data of games first_game .. first_game + n - 1 (see the class)."""

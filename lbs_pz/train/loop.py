@@ -12,11 +12,18 @@ arguments of `lbs_pz.models.checkpoint.make_checkpoint`), its optimizer and its 
   trainer builds its nets from it (architecture, weights, a target network ...) and
   `run(..., resume=ckpt)` restores the optimizer state (keeping this run's learning rate)
   and the counters (info["progress"]);
-- checkpoints in the one lbs_pz layout (`save_checkpoint`, written atomically) to `out`
-  every `save_every` updates, at the end and on Ctrl-C: the first SIGINT stops the run
-  after the update in progress, saves, and raises KeyboardInterrupt (the CLI exits with
-  status 130); a second one interrupts at once. `slim_out` also gets a float16 copy
-  without the resume state;
+- checkpoints in the one lbs_pz layout (`save_checkpoint`, written atomically: a
+  temporary file renamed over `out`) to `out`: once `save_minutes` (every trainer's
+  --save-minutes, default SAVE_MINUTES) of training have passed since the last one (or
+  the start; checked after every update), after every `save_every`-th update, at
+  the end and on Ctrl-C: the first SIGINT stops the run after the update in progress,
+  saves, and raises KeyboardInterrupt (the CLI exits with status 130); a second one
+  interrupts at once. A write that fails (a full disk, a file-size limit) is one
+  ValueError naming the file; the checkpoint there before stays as it was. `slim_out`
+  also gets a float16 copy without the resume state;
+- one run per `out` (`claim_output`; a trainer claims it first, `claims_out`): the run
+  holds the lock of `out` + ".lock" while it trains; a second run on the same `out` is
+  refused at once, naming the path;
 - evaluation every `eval_every` updates (before the first update of a fresh run too,
   with `Trainer.eval_at_start`; at the end if the last update was not evaluated): each
   evaluation appends a row (minutes, updates, then the metrics) to progress["curve"] and
@@ -31,8 +38,10 @@ own pieces.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import functools
 import os
 import signal
 import textwrap
@@ -45,11 +54,16 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from lbs_pz.files import open_locked
 from lbs_pz.models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from lbs_pz.train.configs import check_budget, curve_png_path
+from lbs_pz.train.configs import SAVE_MINUTES, check_budget, check_save_minutes, curve_png_path
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the Agg backend is chosen)
+
+LOCK_SUFFIX = ".lock"
+"""`claim_output` locks the file OUT + LOCK_SUFFIX beside the checkpoint OUT (the
+checkpoint itself is replaced by a rename at every save, which a lock would not survive)."""
 
 
 @dataclasses.dataclass
@@ -123,17 +137,80 @@ def read_resume(path: str, kind: str, command: str) -> dict:
     return ckpt
 
 
-def write(path: str, pieces: dict, progress: dict, optimizer=None) -> dict:
+def write(path: str, pieces: dict, progress: dict, optimizer=None,
+          option: str = "--out") -> dict:
     """Write one checkpoint: `pieces` (make_checkpoint's arguments) with info["progress"]
     and, unless the file is a slim one (half=True without resume), the optimizer state in
-    "resume"."""
+    "resume". A write that fails (OSError, or torch's RuntimeError for a stream that
+    failed: a full disk, a file-size limit) is one ValueError naming `option` and `path`;
+    the file there before is left as it was (`save_checkpoint` renames a complete
+    temporary file over it)."""
     pieces = dict(pieces)
     pieces["info"] = dict(pieces.get("info") or {}, progress=progress)
     if not pieces.get("half") and optimizer is not None:
         pieces["resume"] = dict(pieces.get("resume") or {}, optimizer=optimizer.state_dict())
     elif pieces.get("half"):
         pieces["resume"] = None
-    return save_checkpoint(path, **pieces)
+    try:
+        return save_checkpoint(path, **pieces)
+    except (OSError, RuntimeError) as err:
+        reason = (err.strerror if isinstance(err, OSError) and err.strerror
+                  else " ".join(str(err).split())[:160])
+        kept = ("the checkpoint there before is unchanged" if os.path.exists(path)
+                else "nothing was written there")
+        raise ValueError(f"{option} {path!r}: writing the checkpoint failed "
+                         f"({type(err).__name__}: {reason}); {kept}; make room (free disk "
+                         f"space, a larger file-size limit) and run again") from None
+
+
+_CLAIMS: Dict[str, object] = {}     # real path of a claimed out -> its open lock file
+
+
+@contextlib.contextmanager
+def claim_output(out: str, option: str = "--out"):
+    """The checkpoint file `out` claimed by this process for the block: it holds the lock
+    (`lbs_pz.files.open_locked`) of `out` + LOCK_SUFFIX, so that a second run on the same
+    `out` (in another process) is refused at once with a ValueError naming `option` and
+    the path, instead of both runs writing over each other. Claims nest: `run` claims its
+    `out`, and a trainer claims it before it builds anything (`claims_out`), so that the
+    second run is refused before any work. The lock file is removed when the outermost
+    claim ends (a killed run leaves it, unlocked, for the next run)."""
+    if not isinstance(out, str) or not out:
+        raise ValueError(f"give {option} PATH (the checkpoint file to write), got {out!r}")
+    key = os.path.realpath(out)
+    if key in _CLAIMS:              # claimed by an enclosing block: its lock holds
+        yield
+        return
+    lock = out + LOCK_SUFFIX
+    while True:
+        held = open_locked(lock, f"{option} {out!r}: its lock file")
+        try:        # locked, but the file a finished run removed? lock the new one
+            same = os.path.samestat(os.fstat(held.fileno()), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        held.close()
+    _CLAIMS[key] = held
+    try:
+        yield
+    finally:
+        del _CLAIMS[key]
+        with contextlib.suppress(OSError):
+            os.remove(lock)
+        held.close()
+
+
+def claims_out(train: Callable) -> Callable:
+    """A trainer function `train(config, ...)` that claims `config.out` (`claim_output`)
+    before it does anything else: a second run on the same file is refused before it
+    loads a blueprint, plays a game or starts Ray."""
+    @functools.wraps(train)
+    def claiming(config, *args, **kwargs):
+        check_save_minutes(config.save_minutes)     # a bad value fails before any work
+        with claim_output(config.out):
+            return train(config, *args, **kwargs)
+    return claiming
 
 
 def write_curve(path: str, columns: Sequence[str], rows: List[list], plot: Sequence[str] = (),
@@ -212,94 +289,105 @@ class _StopRequest:
 
 
 def run(trainer: Trainer, budget: Budget, out: str, *, resume: Optional[dict] = None,
-        eval_every: int = 0, save_every: int = 0, curve: str = "", slim_out: str = "",
-        title: str = "", progress_bar: bool = True, log: Callable[[str], None] = print) -> dict:
+        eval_every: int = 0, save_every: int = 0, save_minutes: float = SAVE_MINUTES,
+        curve: str = "", slim_out: str = "", title: str = "", progress_bar: bool = True,
+        log: Callable[[str], None] = print) -> dict:
     """Train until the budget is spent (or Ctrl-C); returns trainer.progress.
 
     resume: the checkpoint (`read_resume`) this run continues: the optimizer state (each
-    group keeps this run's learning rate) and the counters come from it. eval_every,
-    save_every: updates between evaluations / checkpoints (0: only at the end). curve:
-    the CSV path of the learning curve ("" none). title: the PNG's title. On Ctrl-C the
-    checkpoint is written and KeyboardInterrupt raised."""
+    group keeps this run's learning rate) and the counters come from it. eval_every: updates
+    between evaluations (0: only at the end). Checkpoints go to `out` (claimed for the run,
+    `claim_output`: a second run on it is refused) once `save_minutes` of training have
+    passed since the last one (checked after every update; 0: none by time), after every
+    `save_every`-th update (0: none by count), at the end and on Ctrl-C. curve: the CSV path of the learning curve ("" none).
+    title: the PNG's title. On Ctrl-C the checkpoint is written and KeyboardInterrupt
+    raised."""
     budget.check()
-    progress = trainer.progress
-    progress.setdefault("updates", 0)
-    progress.setdefault("seconds", 0.0)
-    if resume is not None:
-        if trainer.optimizer is not None:
-            lrs = [group["lr"] for group in trainer.optimizer.param_groups]
-            trainer.optimizer.load_state_dict(resume["resume"]["optimizer"])
-            for group, lr in zip(trainer.optimizer.param_groups, lrs):
-                group["lr"] = lr
-        progress.update(resume["info"].get("progress", {}))
-        log(f"resumed from {resume['path']} at update {progress['updates']}")
-    progress.setdefault("curve", [])
-    clock = Clock(budget, progress)
-    recent: Dict[str, List[float]] = {}
-    last: Dict[str, Optional[float]] = {}
+    check_save_minutes(save_minutes)
+    save_seconds = 60.0 * save_minutes
+    with claim_output(out):
+        progress = trainer.progress
+        progress.setdefault("updates", 0)
+        progress.setdefault("seconds", 0.0)
+        if resume is not None:
+            if trainer.optimizer is not None:
+                lrs = [group["lr"] for group in trainer.optimizer.param_groups]
+                trainer.optimizer.load_state_dict(resume["resume"]["optimizer"])
+                for group, lr in zip(trainer.optimizer.param_groups, lrs):
+                    group["lr"] = lr
+            progress.update(resume["info"].get("progress", {}))
+            log(f"resumed from {resume['path']} at update {progress['updates']}")
+        progress.setdefault("curve", [])
+        clock = Clock(budget, progress)
+        recent: Dict[str, List[float]] = {}
+        last: Dict[str, Optional[float]] = {}
+        saved_at = [0.0]        # this invocation's seconds at the last checkpoint
 
-    def save():
-        progress["seconds"] = round(clock.seconds(), 1)
-        pieces = trainer.checkpoint()
-        write(out, pieces, progress, trainer.optimizer)
-        if slim_out:
-            write(slim_out, dict(pieces, resume=None, half=True), progress)
+        def save():
+            saved_at[0] = clock.elapsed()
+            progress["seconds"] = round(clock.seconds(), 1)
+            pieces = trainer.checkpoint()
+            write(out, pieces, progress, trainer.optimizer)
+            if slim_out:
+                write(slim_out, dict(pieces, resume=None, half=True), progress,
+                      option="--slim-out")
 
-    def evaluate():
-        metrics = trainer.evaluate(clock)
-        last.clear()
-        last.update(metrics)
-        columns = ["minutes", "updates"] + list(metrics)
-        if progress.get("curve_columns", columns) != columns:
-            progress["curve"] = []          # a resumed run of another layout: start afresh
-        progress["curve_columns"] = columns
-        progress["curve"].append([round(clock.seconds() / 60, 3), progress["updates"]]
-                                 + list(metrics.values()))
-        if curve:
-            first = progress["curve"][0][2 + list(metrics).index(trainer.plot[0])] \
-                if trainer.plot_start and trainer.plot and trainer.plot[0] in metrics else None
-            write_curve(curve, columns, progress["curve"], trainer.plot, first, title)
+        def evaluate():
+            metrics = trainer.evaluate(clock)
+            last.clear()
+            last.update(metrics)
+            columns = ["minutes", "updates"] + list(metrics)
+            if progress.get("curve_columns", columns) != columns:
+                progress["curve"] = []          # a resumed run of another layout: start afresh
+            progress["curve_columns"] = columns
+            progress["curve"].append([round(clock.seconds() / 60, 3), progress["updates"]]
+                                     + list(metrics.values()))
+            if curve:
+                first = progress["curve"][0][2 + list(metrics).index(trainer.plot[0])] \
+                    if trainer.plot_start and trainer.plot and trainer.plot[0] in metrics else None
+                write_curve(curve, columns, progress["curve"], trainer.plot, first, title)
 
-    bar = tqdm(total=budget.updates or None, initial=progress["updates"], unit="upd",
-               desc=trainer.name, disable=not progress_bar, dynamic_ncols=True)
-    evaluated_at = progress["curve"][-1][1] if progress["curve"] else None
-    try:
-        with _StopRequest() as stop:
-            if trainer.evaluate is not None and trainer.eval_at_start and resume is None \
-                    and not progress["curve"]:
-                evaluate()
-                evaluated_at = progress["updates"]
-            while not clock.done() and not stop.requested:
-                losses = trainer.update(clock)
-                if losses is None:                 # nothing to learn from yet
-                    continue
-                progress["updates"] += 1
-                u = progress["updates"]
-                for key, value in losses.items():
-                    recent.setdefault(key, []).append(value)
-                    del recent[key][:-100]
-                if trainer.evaluate is not None and eval_every and u % eval_every == 0:
+        bar = tqdm(total=budget.updates or None, initial=progress["updates"], unit="upd",
+                   desc=trainer.name, disable=not progress_bar, dynamic_ncols=True)
+        evaluated_at = progress["curve"][-1][1] if progress["curve"] else None
+        try:
+            with _StopRequest() as stop:
+                if trainer.evaluate is not None and trainer.eval_at_start and resume is None \
+                        and not progress["curve"]:
                     evaluate()
-                    evaluated_at = u
-                if save_every and u % save_every == 0:
-                    save()
-                bar.update(1)
-                if u % 20 == 0 or evaluated_at == u:
-                    shown = {k: f"{np.mean(v):.3f}" for k, v in recent.items() if v}
-                    shown.update({k: f"{v:.3f}" for k, v in last.items()
-                                  if isinstance(v, float)})
-                    bar.set_postfix(shown, refresh=False)
-            if stop.requested:
-                raise KeyboardInterrupt
-    except KeyboardInterrupt:
+                    evaluated_at = progress["updates"]
+                while not clock.done() and not stop.requested:
+                    losses = trainer.update(clock)
+                    if losses is None:                 # nothing to learn from yet
+                        continue
+                    progress["updates"] += 1
+                    u = progress["updates"]
+                    for key, value in losses.items():
+                        recent.setdefault(key, []).append(value)
+                        del recent[key][:-100]
+                    if trainer.evaluate is not None and eval_every and u % eval_every == 0:
+                        evaluate()
+                        evaluated_at = u
+                    if (save_every and u % save_every == 0) or \
+                            (save_seconds and clock.elapsed() - saved_at[0] >= save_seconds):
+                        save()
+                    bar.update(1)
+                    if u % 20 == 0 or evaluated_at == u:
+                        shown = {k: f"{np.mean(v):.3f}" for k, v in recent.items() if v}
+                        shown.update({k: f"{v:.3f}" for k, v in last.items()
+                                      if isinstance(v, float)})
+                        bar.set_postfix(shown, refresh=False)
+                if stop.requested:
+                    raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            bar.close()
+            save()
+            raise Interrupted(f"checkpoint of update {progress['updates']} saved to {out} "
+                              f"(--resume {out} goes on)") from None
         bar.close()
+        if trainer.evaluate is not None and evaluated_at != progress["updates"]:
+            evaluate()
+        if trainer.finish is not None:
+            trainer.finish()
         save()
-        raise Interrupted(f"checkpoint of update {progress['updates']} saved to {out} "
-                          f"(--resume {out} goes on)") from None
-    bar.close()
-    if trainer.evaluate is not None and evaluated_at != progress["updates"]:
-        evaluate()
-    if trainer.finish is not None:
-        trainer.finish()
-    save()
-    return progress
+        return progress

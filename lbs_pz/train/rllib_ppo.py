@@ -191,7 +191,9 @@ def train(run: RLlibPPORun, out: str,
     os.makedirs(out, exist_ok=True)                   # and so does a bad path
     cpus = max(os.cpu_count() or 1, run.env_runners + 1)
     history = []
-    with ray_session(run.address, workers=cpus, what=_WHAT):
+    with ray_session(run.address, workers=cpus, what=_WHAT,
+                     rerun="a run saves its module at its end (or on Ctrl-C), so nothing of "
+                           "this one was saved: run it again"):
         algo = ppo_config(run).build_algo()
         try:
             start = time.perf_counter()

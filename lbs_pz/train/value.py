@@ -20,11 +20,12 @@ positions of the update's games; the network's output bias starts at the validat
 games' mean score. Evaluation: the validation MSE before the first update, every
 `EVAL_EVERY` updates and at the end (predicting the mean score gives "baseline_mse").
 
-Outputs: the checkpoint `--out` (kind "value"), which records the blueprint (spec and
-fingerprint), the variant, the command and the run's counters; `CentralValue(path,
-blueprint=bp)` refuses it for another blueprint or variant. Its "resume" entry (optimizer
-and torch random state) lets `--resume` continue the run exactly. The learning curve goes
-to CSV and PNG (`--curve`).
+Outputs: the checkpoint `--out` (kind "value"; written every few minutes of training,
+at the end and on Ctrl-C: `lbs_pz.train.loop.run`), which records the blueprint
+(spec and fingerprint), the variant, the command and the run's counters;
+`CentralValue(path, blueprint=bp)` refuses it for another blueprint or variant. Its
+"resume" entry (optimizer and torch random state) lets `--resume` continue the run
+exactly. The learning curve goes to CSV and PNG (`--curve`).
 """
 
 from __future__ import annotations
@@ -38,12 +39,13 @@ from lbs_pz.search.value import ValueNetConfig, load_value, make_value_net
 from lbs_pz.train.common import command_line, game_config, load_training_blueprint
 from lbs_pz.train.configs import ValueTrainConfig, check_games_held, curve_path
 from lbs_pz.train.games import GameSource, generate_positions
-from lbs_pz.train.loop import Budget, Trainer, read_resume, run
+from lbs_pz.train.loop import Budget, Trainer, claims_out, read_resume, run
 
 KIND = "value"
 EVAL_EVERY = 10               # updates between validations
 
 
+@claims_out
 def train_value(tc: ValueTrainConfig, log=print) -> dict:
     """Train a value for the blueprint `tc.blueprint`, save it to `tc.out`; returns the
     run's info (as stored in the checkpoint) plus "history" [(step, validation MSE)]."""
@@ -115,7 +117,8 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
                       eval_at_start=True, plot=("val_mse",))
     with source:
         run(trainer, budget, tc.out, resume=ckpt, eval_every=EVAL_EVERY,
-            curve=curve_path(tc.out, tc.curve), title=command_line("train-value", tc),
+            save_minutes=tc.save_minutes, curve=curve_path(tc.out, tc.curve),
+            title=command_line("train-value", tc),
             progress_bar=tc.progress, log=log)
     result = info()
     log(f"value: {result['steps']} steps on {result['games']:,} games in "
