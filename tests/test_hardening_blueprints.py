@@ -390,6 +390,32 @@ def test_non_finite_weights_are_refused_on_load(tiny, kind, bad):
         load(path)
 
 
+@pytest.mark.parametrize("kind", ["value", "belief", "public_lstm"])
+@pytest.mark.parametrize("bad", [3e38, -2e6])
+def test_absurd_finite_weights_are_refused_on_load(tiny, kind, bad):
+    """A finite weight no trained network reaches (above MAX_ABS_WEIGHT) is a forged or
+    corrupted file, refused like NaN; a weight just under the bound loads."""
+    from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
+    from lbs_pz.models.checkpoint import MAX_ABS_WEIGHT, CheckpointError
+    from lbs_pz.search.beliefs.model import load_belief
+    from lbs_pz.search.value import load_value
+    folder, paths = tiny
+    key = {"value": "2.weight", "belief": "lstm.weight_hh_l0",
+           "public_lstm": "a_head.weight"}[kind]
+    load = {"value": load_value, "belief": load_belief,
+            "public_lstm": PublicLSTMBlueprint.load}[kind]
+    for value, name in ((bad, f"{kind}_absurd.pt"), (MAX_ABS_WEIGHT / 2, f"{kind}_large.pt")):
+        def poison(ckpt):
+            ckpt["weights"][key].view(-1)[3] = value
+        path = _rewrite(paths[kind], os.path.join(folder, name), poison)
+        if abs(value) > MAX_ABS_WEIGHT:
+            with pytest.raises(CheckpointError, match=f"{name}.*weight '{key}' holds a value "
+                                                      f"of magnitude.*MAX_ABS_WEIGHT"):
+                load(path)
+        else:
+            load(path)
+
+
 @pytest.mark.parametrize("kind, field, value, cap", [
     ("belief", "hidden", 6000, 4096),
     ("belief", "layers", 1000, 16),

@@ -26,11 +26,10 @@ if not rllib_available():
 
 import torch  # noqa: E402
 
-from lbs_pz.agents.rllib_policy import (CTOR_FILE, MAX_ABS_WEIGHT,  # noqa: E402
-                                        MAX_PICKLE_OPCODES, STATE_FILE, RLlibBlueprint,
-                                        module_spec)
+from lbs_pz.agents.rllib_policy import (CTOR_FILE, MAX_PICKLE_OPCODES,  # noqa: E402
+                                        STATE_FILE, RLlibBlueprint, module_spec)
 from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
-from lbs_pz.models.checkpoint import CheckpointError  # noqa: E402
+from lbs_pz.models.checkpoint import MAX_ABS_WEIGHT, CheckpointError  # noqa: E402
 
 TINY = HanabiConfig(players=2, colors=2, ranks=3, hand_size=3)
 MEMORY_BOUND_KB = 50 * 1024

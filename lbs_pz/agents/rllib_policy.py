@@ -42,8 +42,8 @@ list above. Any other global in either file is refused. The model config must ho
 values (no recurrent encoder: the blueprint is feed-forward), the module is first built
 on torch's "meta" device and its parameter names, shapes and count (at most
 MAX_PARAMETERS) held against the state, which is then loaded strictly; weights that are
-NaN, infinite or above MAX_ABS_WEIGHT in magnitude (1e6; trained modules stay within a
-few tens) are refused, naming the file and the tensor.
+NaN, infinite or above `lbs_pz.models.checkpoint.MAX_ABS_WEIGHT` in magnitude (1e6;
+trained modules stay within a few tens) are refused, naming the file and the tensor.
 Sizes are checked before reading: class_and_ctor_args.pkl at most MAX_CTOR_BYTES,
 module_state.pkl at most MAX_STATE_BYTES, observations at most MAX_OBS_SIZE floats and
 MAX_ACTIONS moves. A missing, foreign or broken folder raises
@@ -124,9 +124,6 @@ MAX_WIDTH = 1 << 14
 # Opcodes in either file: a module's files hold a few hundred (~420 in the
 # class_and_ctor_args.pkl of a masked module, ~20 per tensor in module_state.pkl).
 MAX_PICKLE_OPCODES = 1 << 16
-# The largest |weight| accepted: trained PPO modules stay within a few tens (RLlib's own
-# clip constant is 20); a float32 network holding 1e6 is a corrupted or forged file.
-MAX_ABS_WEIGHT = 1e6
 
 
 # --- the module the example trains --------------------------------------------------------
@@ -549,22 +546,6 @@ def _model_config(raw, where: str) -> Dict[str, Any]:
     return config
 
 
-def _check_weights(weights: Dict[str, Any], where: str) -> None:
-    """CheckpointError naming `where` (the file) and the tensor if a floating-point weight
-    is NaN or infinite (`check_finite`) or larger in magnitude than MAX_ABS_WEIGHT."""
-    check_finite(weights, where)
-    for key, value in weights.items():
-        if value.is_floating_point() and value.numel():
-            low, high = torch.aminmax(value)
-            largest = max(-float(low), float(high))
-            if largest > MAX_ABS_WEIGHT:
-                raise CheckpointError(f"{where}: weight {key!r} holds a value of magnitude "
-                                      f"{largest:.3g}, above the loader's bound of "
-                                      f"{MAX_ABS_WEIGHT:g} that no trained module reaches "
-                                      f"(lbs_pz.agents.rllib_policy.MAX_ABS_WEIGHT); "
-                                      f"refusing a corrupted or forged file")
-
-
 def read_module_checkpoint(path: str) -> Dict[str, Any]:
     """What an RLModule checkpoint holds, read without running its pickles (module
     docstring): {"path", "class", "masked", "inference_only", "encoding_size",
@@ -617,7 +598,7 @@ def read_module_checkpoint(path: str) -> Dict[str, Any]:
         raise CheckpointError(f"{where}: {STATE_FILE} is not a module state (names -> "
                               f"numeric arrays)")
     weights = {k: torch.from_numpy(np.array(v, copy=True)) for k, v in state.items()}
-    _check_weights(weights, repr(os.path.join(path, STATE_FILE)))
+    check_finite(weights, repr(os.path.join(path, STATE_FILE)))
     return {"path": path, "class": ".".join(cls.ref), "masked": masked,
             "inference_only": inference_only,
             "encoding_size": encoding_size, "num_moves": num_moves,

@@ -1,7 +1,9 @@
 """`lbs-pz models`: what ships in lbs_pz/models, as its manifest lists it: each model's
 name, kind, the blueprint it was trained for, game, size, purpose and the search settings
 recommended with it; `--retired` lists the models that no longer ship and the commands
-that make them again. Reads manifest.json only (no weights, no torch).
+that make them again. Reads manifest.json and the files' sizes (no weights, no torch): a
+listed model whose file is missing (or not of its listed size) is marked, and the command
+then ends with one line saying how to restore it (exit status 2).
 
     lbs-pz models
     lbs-pz models --json
@@ -14,7 +16,7 @@ import argparse
 import json
 
 from lbs_pz.models import MODELS_DIR
-from lbs_pz.models.checkpoint import describe_game
+from lbs_pz.models.checkpoint import describe_game, shipped_file
 from lbs_pz.models.manifest import read_manifest
 
 
@@ -38,12 +40,22 @@ def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB"
 
 
-def shipped_text(data: dict) -> str:
+def file_problems(data: dict, models_dir: str = MODELS_DIR) -> dict:
+    """{name: what is wrong with its file} of each listed model of `data` (a manifest)
+    whose file in `models_dir` is missing or not of its listed size (`shipped_file`)."""
+    return {m["name"]: problem for m in data["models"]
+            if (problem := shipped_file(m, models_dir)) is not None}
+
+
+def shipped_text(data: dict, models_dir: str = MODELS_DIR) -> str:
     models = data["models"]
-    lines = [f"{len(models)} models ship in {MODELS_DIR} ({_size(sum(m['size'] for m in models))}"
+    problems = file_problems(data, models_dir)
+    lines = [f"{len(models)} models ship in {models_dir} ({_size(sum(m['size'] for m in models))}"
              f"; manifest.json):", ""]
     for m in models:
-        lines += [f"{m['name']}  [{m['kind']}, {describe_game(m['game'])}, {_size(m['size'])}]",
+        mark = f"  ** file {problems[m['name']]} **" if m["name"] in problems else ""
+        lines += [f"{m['name']}  [{m['kind']}, {describe_game(m['game'])}, {_size(m['size'])}]"
+                  + mark,
                   f"    trained for: {_trained_for(m)}",
                   f"    purpose:     {m['purpose']}"]
         if m["kind"] == "public_lstm":
@@ -83,15 +95,33 @@ def retired_text(data: dict) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
+def not_installed(problems: dict, models_dir: str = MODELS_DIR) -> str:
+    """The one line that ends a listing with models whose files are missing or damaged."""
+    return (f"{len(problems)} listed model(s) are not installed as listed in {models_dir}: "
+            + ", ".join(f"{name} ({problem})" for name, problem in problems.items())
+            + "; reinstall lbs_pz to restore them, or remake each with the commands its "
+              "manifest entry lists (`lbs-pz models --json`, \"remake\")")
+
+
+def listing(data: dict, as_json: bool, retired: bool, models_dir: str = MODELS_DIR) -> str:
+    """What `lbs-pz models` prints for the manifest `data` of the folder `models_dir`; with
+    --json and shipped models, "problems" maps each model whose file is missing or damaged
+    to what is wrong (`file_problems`)."""
+    if as_json:
+        out = ({"retired": data["retired"]} if retired else
+               {"models_dir": models_dir, "models": data["models"],
+                "blueprints": data["blueprints"],
+                "problems": file_problems(data, models_dir)})
+        return json.dumps(out, indent=1)
+    return retired_text(data) if retired else shipped_text(data, models_dir)
+
+
 def run(args) -> int:
     data = read_manifest(MODELS_DIR)
-    if args.json:
-        out = ({"retired": data["retired"]} if args.retired else
-               {"models_dir": MODELS_DIR, "models": data["models"],
-                "blueprints": data["blueprints"]})
-        print(json.dumps(out, indent=1))
-    else:
-        print(retired_text(data) if args.retired else shipped_text(data))
+    print(listing(data, args.json, args.retired))
+    problems = {} if args.retired else file_problems(data)
+    if problems:
+        raise ValueError(not_installed(problems))
     return 0
 
 

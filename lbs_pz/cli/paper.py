@@ -21,7 +21,16 @@ after each pass the tables (OUT/paper.md), OUT/paper.json and the figures
 (OUT/time_score_*.png, OUT/belief_quality.png) are rewritten, so a long run stopped at
 any point has every table. At the end it prints Table 1 and each figure the run is
 judged by against its target. SPARTA whose exact belief would not fit its memory cap is
-not run, and its cell says why.
+not run, and its cell says why. Every table, figure and cache is written whole or not
+at all (a temporary file renamed over it), so a run killed at any moment resumes.
+
+OUT belongs to one run (size and seed): the belief it retrains on LBS-16's games
+(OUT/belief_on_lbs.pt) records the run, the game and the strong bot it was made for, and
+a run finding another run's belief there, or another run's recorded games
+(OUT/lbs_games.jsonl) when it has no belief yet, stops at once saying whose they are;
+delete them to retrain here, or give the run another --out. A damaged cache of the
+belief curves (OUT/belief_curves.json) stops the run the same way: delete it to compute
+the curves again.
 
 Each game records the machine that timed it (a game logged before games did is played
 again once, to be timed), and Table 1's speed-up divides SPARTA's seconds by LBS-16's
@@ -38,14 +47,15 @@ import time
 
 from lbs_pz.agents import RuleBot, blueprint_identity
 from lbs_pz.cli.options import add_seed_option, check_output_path, interrupted, one_interrupt
-from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.backends import BACKENDS
 from lbs_pz.eval.belief_quality import phase_table
-from lbs_pz.eval.paper import (RETRAINED_BELIEF, RETRAINED_GAMES, SIZES, belief_curves,
-                               build_report, headline, plan, retrain_spec, run_cells,
+from lbs_pz.eval.paper import (CURVES, RETRAINED_BELIEF, RETRAINED_GAMES, SIZES, belief_curves,
+                               build_report, check_outputs, check_retrained, headline, plan,
+                               retrain_game, retrain_spec, retrained_made_for, run_cells,
                                write_report)
 from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.models import find_model
+from lbs_pz.models.checkpoint import read as read_checkpoint, write as write_checkpoint
 from lbs_pz.optional import torch_available
 from lbs_pz.train.configs import BeliefTrainConfig
 
@@ -57,13 +67,15 @@ def retrain_belief(size: str, out: str, seed: int, workers, progress: bool) -> N
     (`retrain_spec`) plays `retrain_games` training deals into OUT/lbs_games.jsonl
     (resumable); then `lbs-pz train-belief` starts from the shipped belief (none ships
     for the tiny game: from scratch) and replays those games in half of each of
-    `retrain_steps` steps (`--search-games`). Nothing is done when the belief exists."""
+    `retrain_steps` steps (`--search-games`). The checkpoint records the run that made it
+    (info["paper"], `retrained_made_for`). Nothing is done when the belief exists: the
+    run checked it at its start (`check_retrained`)."""
     path = os.path.join(out, RETRAINED_BELIEF)
     if os.path.exists(path):
         return
     from lbs_pz.train.belief import train_belief    # torch: only when a run trains
     sz = SIZES[size]
-    game = HanabiConfig(**dict(sz.base, hand_size=sz.hands[0]))
+    game = retrain_game(size)
     games = os.path.join(out, RETRAINED_GAMES)
     record_search_games(retrain_spec(size), sz.retrain_games, games, dataclasses.asdict(game),
                         seed=seed, workers=workers or os.cpu_count() or 1,
@@ -77,23 +89,53 @@ def retrain_belief(size: str, out: str, seed: int, workers, progress: bool) -> N
         search_games=games, out=path + ".partial", half=True, curve="none",
         progress=progress)
     train_belief(tc, log=print if progress else (lambda *_: None))
-    os.replace(tc.out, path)                    # whole or absent: a stopped run retrains
+    ckpt = read_checkpoint(tc.out, "lbs_pz belief")
+    ckpt["info"] = dict(ckpt["info"], paper=retrained_made_for(size, seed))
+    try:                                        # whole or absent: a stopped run retrains
+        write_checkpoint(path, ckpt)
+    except (OSError, RuntimeError) as err:      # torch says a failed write in RuntimeError
+        reason = (str(err).splitlines() or [type(err).__name__])[0][:120]
+        raise ValueError(f"--out {path!r}: writing the retrained belief failed ({reason}); "
+                         f"run again to retrain it") from None
+    os.remove(tc.out)
+
+
+def run_folder(out: str, report_only: bool) -> None:
+    """The run's folder `out`, made if missing: ValueError (one line) if something other
+    than a folder is there or it cannot be made; SystemExit with --report-only if it holds
+    no games log."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise ValueError(f"--out {out!r} is a file, not a folder: paper writes its games log, "
+                         f"tables and figures into a folder; give the path of a folder (new "
+                         f"or existing)")
+    log = os.path.join(out, "games.jsonl")
+    if report_only and not os.path.isfile(log):
+        raise SystemExit(f"lbs-pz paper: error: --report-only reads {log}, which does not "
+                         f"exist: run without --report-only first")
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"--out {out!r}: cannot make the folder "
+                         f"({err.strerror or type(err).__name__})") from None
 
 
 def run(args) -> int:
     size = "full" if args.full else "tiny" if args.tiny else "quick"
     out = args.out or os.path.join("results", f"paper_{size}")
     log = os.path.join(out, "games.jsonl")
-    if args.report_only and not os.path.isfile(log):
-        raise SystemExit(f"lbs-pz paper: error: --report-only reads {log}, which does not "
-                         f"exist: run without --report-only first")
-    os.makedirs(out, exist_ok=True)
+    run_folder(out, args.report_only)
     check_output_path(log, "--out")
     # in OUT: the log keys it as "<log folder>/belief_on_lbs.pt", so a moved run resumes
     retrained = os.path.join(out, RETRAINED_BELIEF) if torch_available() else None
     cells = plan(size, retrained)
+    # every file the run writes, and the artefacts it resumes from, before a game is played
+    check_outputs(out, cells)
+    if retrained:
+        check_retrained(out, size, args.seed, play=not args.report_only)
+    curves = belief_curves(size, args.seed, progress=False, cache=os.path.join(out, CURVES),
+                           play=False)
     start = time.perf_counter()
-    curves = None
+    curves_done = False
 
     def on_cell(i, n, cell, deals):
         if not args.no_progress:
@@ -102,11 +144,12 @@ def run(args) -> int:
                   f"({time.perf_counter() - start:.0f} s)", flush=True)
 
     def on_pass(k, n, results):
-        nonlocal curves
-        if curves is None:      # after the headline cells: the figure they are judged with
-            curves = belief_curves(size, args.seed, progress=not args.no_progress,
-                                   cache=os.path.join(out, "belief_curves.json"),
-                                   play=not args.report_only)
+        nonlocal curves, curves_done
+        if not curves_done:     # after the headline cells: the figure they are judged with
+            curves_done = True
+            if curves is None and not args.report_only:
+                curves = belief_curves(size, args.seed, progress=not args.no_progress,
+                                       cache=os.path.join(out, CURVES))
             if retrained and not args.report_only:      # before the pass that plays it
                 retrain_belief(size, out, args.seed, args.workers, not args.no_progress)
         report = build_report(cells, results)

@@ -33,6 +33,13 @@ records the machine that timed it; one logged before games did is played again o
 be timed, and a speed-up compares the two searches on the deals both played on one
 machine (`paired_speedup`).
 
+The run's files: every table, figure and cache is written to a temporary file in its
+folder and renamed over it (`replaced`, `write_atomic`), so a killed run leaves the
+former file whole; the belief curves' cache records what made it (`curves_made_for`)
+and a damaged one is an error naming it (`read_curves`); the retrained belief records
+its run (`retrained_made_for`) and another run's belief or recorded games in the folder
+are refused (`check_retrained`).
+
 `SIZES` holds the deals and worlds of each size; "tiny" runs the same code paths on a
 3-colour, 3-rank game in seconds (the tests), "quick" in minutes, "full" is what
 RESULTS.md quotes.
@@ -42,6 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import warnings
 from typing import Dict, List, Optional, Sequence
@@ -55,10 +63,15 @@ from lbs_pz.eval.backends import collect
 from lbs_pz.eval.belief_quality import (phase_means, phase_table, plot as plot_belief_curves,
                                         run_quality)
 from lbs_pz.eval.report import summarize
-from lbs_pz.models import find_model
+from lbs_pz.files import (check_output_path, open_regular, read_lines,
+                           replaced, write_atomic)
+from lbs_pz.models import (CheckpointError, check_trained_for, find_model, load_checkpoint,
+                           shipped_models)
+from lbs_pz.models.checkpoint import describe_game
 from lbs_pz.optional import torch_available
 from lbs_pz.search.beliefs.exact import DEFAULT_MEMORY_CAP, BeliefMemoryError, ExactBelief
 from lbs_pz.search.methods import MethodSpec
+from lbs_pz.search.recorded_games import run_key
 
 # The blueprints of Table 2, weakest first (the best neural net plays 2-player 5x5 only).
 STRENGTHS = ("weak", "medium", "strong", "lstm:conventions_expert_value_2p")
@@ -73,6 +86,10 @@ HIGHEST_SEARCH = ("lbs-16", "strong")
 RETRAINED = "lbs-16, belief retrained on its own games"
 RETRAINED_BELIEF = "belief_on_lbs.pt"       # its belief, in the run's folder
 RETRAINED_GAMES = "lbs_games.jsonl"         # the games it is retrained on, in the run's folder
+CURVES = "belief_curves.json"               # the belief curves' cache, in the run's folder
+MAX_CURVES_BYTES = 64 << 20     # the largest curves cache read (a full run's: 0.4 MB)
+# made_for fields of the curves cache that caches written before them lack (read as matching)
+CURVES_LATER = ("blueprint", "learned")
 NOT_PLAYED = "not played yet"     # a cell whose games a run has not reached
 UNRECORDED = "an unrecorded machine"    # games logged before the log named the machine
 # LBS-16's speed-up over SPARTA in Table 1, as `paired_speedup` gives it
@@ -158,6 +175,95 @@ def retrain_spec(size_name: str) -> MethodSpec:
     """The search whose own games retrain the strong bot's belief: LBS-16 with the
     default belief at the run's worlds per decision (Table 2's strong LBS-16)."""
     return MethodSpec("lbs-16", "strong", rollouts=SIZES[size_name].worlds)
+
+
+def retrain_game(size_name: str) -> HanabiConfig:
+    """The game the retrained belief plays: Table 1's first variant."""
+    size = SIZES[size_name]
+    return HanabiConfig(**dict(size.base, hand_size=size.hands[0]))
+
+
+def retrained_made_for(size_name: str, seed: int) -> dict:
+    """What makes the retrained belief of a run of size `size_name` and run seed `seed`,
+    as its checkpoint records it (info["paper"]): the size, the seed, the search whose
+    games it learns from (method and worlds), their number and the update steps."""
+    size, spec = SIZES[size_name], retrain_spec(size_name)
+    return {"size": size_name, "seed": seed, "method": spec.method, "worlds": spec.rollouts,
+            "games": size.retrain_games, "steps": size.retrain_steps}
+
+
+def _run_text(made: dict) -> str:
+    """A run as `retrained_made_for` records it, in words ("a --quick run (seed 0: 20 steps
+    on 20 games of lbs-16 at 64 worlds)")."""
+    return (f"a --{made.get('size')} run (seed {made.get('seed')}: {made.get('steps')} steps "
+            f"on {made.get('games')} games of {made.get('method')} at {made.get('worlds')} "
+            f"worlds)")
+
+
+def check_retrained(out: str, size_name: str, seed: int, play: bool = True) -> None:
+    """Check the retrained belief's files in the run folder `out` against a run of size
+    `size_name` and run seed `seed`: ValueError (one line naming the file, what made it,
+    what this run needs and what to do) if OUT/belief_on_lbs.pt is another run's belief
+    (another size, seed, game or strong bot, by fingerprint: it records them; a belief
+    retrained before beliefs recorded their run is judged by the steps and seed its info
+    holds), or, with `play` and no belief yet, if OUT/lbs_games.jsonl holds another run's
+    recorded games (its first line names their run). A run never reuses another's
+    belief: the games it plays with it would stand for this run's."""
+    path, games = os.path.join(out, RETRAINED_BELIEF), os.path.join(out, RETRAINED_GAMES)
+    fix = f"delete {path} and {games} to retrain it here, or give this run another --out"
+    want = retrained_made_for(size_name, seed)
+    if os.path.exists(path):
+        check_output_path(path, "--out")            # a folder or a FIFO: refused unopened
+        try:
+            ckpt = load_checkpoint(path, kind="belief")
+        except CheckpointError as err:
+            raise ValueError(f"{err}; {fix}") from None
+        info, problems = ckpt["info"], []
+        made = info.get("paper")
+        if isinstance(made, dict):
+            if made != want:
+                problems.append(f"it was retrained by {_run_text(made)}")
+        elif (info.get("steps"), info.get("seed")) != (want["steps"], seed):
+            sizes = [f"--{n}" for n, z in SIZES.items() if z.retrain_steps == info.get("steps")]
+            problems.append(f"it was trained for {info.get('steps')} steps with run seed "
+                            f"{info.get('seed')}" + (f" (a {sizes[0]} run's)" if sizes else ""))
+        problems += check_trained_for(ckpt, blueprint_identity(RuleBot("strong")),
+                                      retrain_game(size_name), allow_mismatch=True)
+        if problems:
+            raise ValueError(f"--out: {path} is not this run's retrained belief: "
+                             f"{'; '.join(problems)}; this is {_run_text(want)} in the game "
+                             f"{describe_game(retrain_game(size_name))}; {fix}")
+        return
+    if not play or not os.path.isfile(games):
+        return
+    check_output_path(games, "--out")
+    run = retrain_run(size_name, seed)
+    with os.fdopen(open_regular(games, os.O_RDONLY, "--out"), "rb") as f:
+        first = next((line for _, _, line in read_lines(f, games, "--out") if line.strip()),
+                     None)
+    try:
+        theirs = json.loads(first)["run"]
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError):
+        return      # not a recorded game: the reader says so, naming the line
+    if theirs == run:
+        return
+    try:
+        spec, game, their_seed = json.loads(theirs)
+        text = (f"{spec['method']} at {spec['rollouts']} worlds in the game "
+                f"{describe_game(game)}, run seed {their_seed}")
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError):
+        text = "another search, game or seed"
+    raise ValueError(f"--out: {games} holds the recorded games of another run ({text}); "
+                     f"this is {_run_text(want)} in the game "
+                     f"{describe_game(retrain_game(size_name))}, which records its own there "
+                     f"to retrain the belief; delete {games}, or give this run another --out")
+
+
+def retrain_run(size_name: str, seed: int) -> str:
+    """The "run" each game of OUT/lbs_games.jsonl records (`run_key` of the retraining
+    search, game and seed)."""
+    return run_key(retrain_spec(size_name).to_dict(),
+                   dataclasses.asdict(retrain_game(size_name)), seed)
 
 
 def plan(size_name: str, retrained_belief: Optional[str] = None) -> List[Cell]:
@@ -297,37 +403,126 @@ def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "pr
     return out
 
 
+def curves_made_for(size_name: str, seed: int) -> dict:
+    """What the belief curves of a run of size `size_name` and run seed `seed` are made of
+    (their cache records it): size, seed, games, the beliefs scored, the strong bot's
+    fingerprint and the sha256 of the learned belief (None: not scored)."""
+    size = SIZES[size_name]
+    config, bot = HanabiConfig(**dict(size.base)), RuleBot("strong")
+    identity = blueprint_identity(bot)
+    beliefs = ["exact", "grounded"]
+    learned = find_model("belief", identity, config) if torch_available() else None
+    if learned:
+        beliefs.append("learned")
+    return {"size": size_name, "seed": seed, "games": size.belief_games, "beliefs": beliefs,
+            "blueprint": identity["fingerprint"] or identity["spec"],
+            "learned": next((m["sha256"] for m in shipped_models() if m["name"] == learned),
+                            None)}
+
+
+def _made_for_matches(stored, wanted: dict) -> bool:
+    """Whether a cache's made_for is `wanted`; one written before the CURVES_LATER fields
+    were recorded matches on the others."""
+    if not isinstance(stored, dict):
+        return False
+    if not any(k in stored for k in CURVES_LATER):
+        wanted = {k: v for k, v in wanted.items() if k not in CURVES_LATER}
+    return stored == wanted
+
+
+def read_curves(cache: str, made_for: dict) -> Optional[dict]:
+    """The belief curves the cache file `cache` holds if it was made for `made_for`; None
+    if there is no such file or it was made for another run. ValueError naming the file
+    and what to do if it is not a regular file, is larger than MAX_CURVES_BYTES, or is not
+    a whole cache of the layout `belief_curves` writes (a file cut by a disk or an old
+    run, or edited)."""
+    if not os.path.lexists(cache):
+        return None
+    fix = "delete it to compute the belief curves again"
+    try:
+        with os.fdopen(open_regular(cache, os.O_RDONLY, "the belief curves' cache"),
+                       "rb") as f:
+            data = f.read(MAX_CURVES_BYTES + 1)
+    except OSError as err:
+        raise ValueError(f"{cache}: cannot read the belief curves' cache ({err.strerror}); "
+                         f"{fix}") from None
+    if len(data) > MAX_CURVES_BYTES:
+        raise ValueError(f"{cache}: larger than {MAX_CURVES_BYTES:,} bytes, not a belief "
+                         f"curves' cache this program writes; {fix}")
+    try:
+        stored = json.loads(data)
+    except (ValueError, RecursionError) as err:     # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{cache} is not whole JSON ({str(err)[:100]}): a cut or damaged "
+                         f"belief curves' cache; {fix}") from None
+    if not isinstance(stored, dict) or "made_for" not in stored:
+        raise ValueError(f"{cache} is not a belief curves' cache (no made_for); {fix}")
+    if not _made_for_matches(stored["made_for"], made_for):
+        return None
+    beliefs, games = made_for["beliefs"], made_for["games"]
+
+    def numbers(value, length=None) -> bool:
+        return isinstance(value, list) and (length is None or len(value) == length) and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+            for x in value)
+    ce, seconds = stored.get("ce"), stored.get("seconds")
+    if not (isinstance(ce, dict) and isinstance(seconds, dict)
+            and numbers(stored.get("scores"), games)
+            and all(isinstance(ce.get(b), list) and len(ce[b]) == games
+                    and all(numbers(x) for x in ce[b]) for b in beliefs)
+            and numbers([seconds.get(b) for b in beliefs])):
+        raise ValueError(f"{cache}: its curves are not {games} games' cross-entropies of the "
+                         f"beliefs {', '.join(beliefs)} with their seconds and scores; {fix}")
+    return {"ce": {b: [np.asarray(x, dtype=float) for x in ce[b]] for b in beliefs},
+            "seconds": {b: float(seconds[b]) for b in beliefs},
+            "scores": np.asarray(stored["scores"])}
+
+
 def belief_curves(size_name: str, seed: int = 0, progress: bool = True,
                   cache: Optional[str] = None, play: bool = True) -> Optional[dict]:
     """The belief figure's data: per-card cross-entropy of the true hand after every move
     of the strong bot's games in the base game, for the exact, grounded and (where one
     ships and torch is installed) learned beliefs (`lbs_pz.eval.belief_quality`).
-    cache: a JSON file holding them; read if it was made for the same size, seed and
-    beliefs, else written (the exact belief takes seconds per game). play: False -> None
-    unless the cache holds them."""
+    cache: a JSON file holding them; read if it was made for the same run
+    (`curves_made_for`: size, seed, beliefs, the strong bot and the learned belief), else
+    written, whole or not at all (`replaced`; the exact belief takes seconds per game); a
+    damaged cache is a ValueError naming it (`read_curves`). play: False -> None unless
+    the cache holds them."""
     size = SIZES[size_name]
-    config, bot = HanabiConfig(**dict(size.base)), RuleBot("strong")
-    beliefs = ["exact", "grounded"]
-    if torch_available() and find_model("belief", blueprint_identity(bot), config):
-        beliefs.append("learned")
-    made_for = {"size": size_name, "seed": seed, "games": size.belief_games,
-                "beliefs": beliefs}
-    if cache and os.path.exists(cache):
-        with open(cache) as f:
-            stored = json.load(f)
-        if stored.get("made_for") == made_for:
-            return {"ce": {b: [np.asarray(x, dtype=float) for x in stored["ce"][b]]
-                           for b in beliefs},
-                    "seconds": stored["seconds"], "scores": np.asarray(stored["scores"])}
+    made_for = curves_made_for(size_name, seed)
+    beliefs = made_for["beliefs"]
+    if cache:
+        curves = read_curves(cache, made_for)
+        if curves is not None:
+            return curves
     if not play:
         return None
+    config, bot = HanabiConfig(**dict(size.base)), RuleBot("strong")
     curves = run_quality(config, bot, size.belief_games, seed, beliefs, progress=progress)
     if cache:
-        with open(cache, "w") as f:
-            json.dump({"made_for": made_for, "seconds": curves["seconds"],
-                       "scores": curves["scores"].tolist(),
-                       "ce": {b: [x.tolist() for x in curves["ce"][b]] for b in beliefs}}, f)
+        text = json.dumps({"made_for": made_for, "seconds": curves["seconds"],
+                           "scores": curves["scores"].tolist(),
+                           "ce": {b: [x.tolist() for x in curves["ce"][b]] for b in beliefs}})
+        write_atomic(cache, text.encode("utf-8"))
     return curves
+
+
+# --- files ----------------------------------------------------------------------------------
+
+def time_score_png(variant: str) -> str:
+    """The file name of the score-time figure of `variant`."""
+    return f"time_score_{variant.split(',')[0]}.png"
+
+
+REPORT_FILES = ("paper.md", "paper.json", "belief_quality.png", "fixed_budget.png")
+
+
+def check_outputs(out: str, cells: Sequence[Cell]) -> None:
+    """ValueError naming the file unless every table, figure and cache a run of `cells`
+    writes in the folder `out` can be written there (`lbs_pz.files.check_output_path`:
+    a regular file or nothing yet), before the run plays a game."""
+    for name in REPORT_FILES + (CURVES,) + tuple(dict.fromkeys(
+            time_score_png(c.variant) for c in cells)):
+        check_output_path(os.path.join(out, name), "--out")
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -633,31 +828,36 @@ def plot_budget(stats: List[dict], path: str) -> bool:
 def write_report(report: dict, out_dir: str, meta: dict,
                  curves: Optional[dict] = None) -> List[str]:
     """paper.md, paper.json, one time-score PNG per variant with games, fixed_budget.png
-    and, with `curves` (belief_curves), belief_quality.png, in `out_dir`; the paths
-    written."""
+    and, with `curves` (belief_curves), belief_quality.png, in `out_dir`, each written
+    whole or not at all (`replaced`); the paths written."""
     written = []
     md = os.path.join(out_dir, "paper.md")
-    with open(md, "w") as f:
-        f.write(report["markdown"] + "\n")
-        if curves is not None:
-            f.write(f"\nBelief quality: per-card cross-entropy (nats) of the true hand, the "
-                    f"strong bot's {len(curves['scores'])} games, by move number\n\n"
-                    f"```\n{phase_table(curves)}\n```\n")
+    text = report["markdown"] + "\n"
+    if curves is not None:
+        text += (f"\nBelief quality: per-card cross-entropy (nats) of the true hand, the "
+                 f"strong bot's {len(curves['scores'])} games, by move number\n\n"
+                 f"```\n{phase_table(curves)}\n```\n")
+    write_atomic(md, text.encode("utf-8"))
     written.append(md)
     if curves is not None:
         png = os.path.join(out_dir, "belief_quality.png")
-        if plot_belief_curves(curves, png, "strong bot: belief cross-entropy per card"):
+        with replaced(png) as tmp:
+            made = plot_belief_curves(curves, tmp, "strong bot: belief cross-entropy per card")
+        if made:
             written.append(png)
     js = os.path.join(out_dir, "paper.json")
-    with open(js, "w") as f:
-        json.dump({**meta, "cells": report["cells"], "variants": report["variants"]}, f,
-                  indent=1)
+    write_atomic(js, json.dumps({**meta, "cells": report["cells"],
+                                 "variants": report["variants"]}, indent=1).encode("utf-8"))
     written.append(js)
     for variant in dict.fromkeys(s["variant"] for s in report["cells"]):
-        png = os.path.join(out_dir, f"time_score_{variant.split(',')[0]}.png")
-        if plot_time_score(report["cells"], variant, png):
+        png = os.path.join(out_dir, time_score_png(variant))
+        with replaced(png) as tmp:
+            made = plot_time_score(report["cells"], variant, tmp)
+        if made:
             written.append(png)
     png = os.path.join(out_dir, "fixed_budget.png")
-    if plot_budget(report["cells"], png):
+    with replaced(png) as tmp:
+        made = plot_budget(report["cells"], tmp)
+    if made:
         written.append(png)
     return written

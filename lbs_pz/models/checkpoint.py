@@ -74,6 +74,7 @@ MAX_WIDTH = 4096                    # hidden, embed, decoder, value_hidden, valu
 MAX_INPUTS = 1 << 16                # input vector sizes (and any int field not named here)
 MAX_LAYERS = 16                     # stacked LSTM layers
 MAX_PARAMETERS = 1 << 26            # parameters of the built network (256 MiB of float32)
+MAX_ABS_WEIGHT = 1e6                # |weight| (trained networks stay within a few tens)
 ARCHITECTURE_CAPS = {
     "hidden": MAX_WIDTH, "embed": MAX_WIDTH, "decoder": MAX_WIDTH,
     "value_hidden": MAX_WIDTH, "value_lstm": MAX_WIDTH, "layers": MAX_LAYERS,
@@ -185,15 +186,24 @@ def check_trained_for(ckpt: dict, blueprint=None, game=None, allow_mismatch: boo
 
 def check_finite(weights: dict, where: str) -> None:
     """CheckpointError naming `where` (the file) and the tensor if a floating-point tensor
-    of `weights` (a state dict) holds a NaN or an infinity: such a network returns NaN,
-    which a search would silently treat as an estimate."""
+    of `weights` (a state dict) holds a NaN or an infinity, or a value larger in magnitude
+    than MAX_ABS_WEIGHT: such a network returns NaN or absurd outputs, which a search would
+    silently treat as estimates, and no trained network comes near the bound."""
     torch = require_torch("checking weights")
     for key, value in weights.items():
-        if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()) \
-                and not bool(torch.isfinite(value).all()):
+        if not (isinstance(value, torch.Tensor) and (value.is_floating_point()
+                                                     or value.is_complex())):
+            continue
+        if not bool(torch.isfinite(value).all()):
             bad = int((~torch.isfinite(value)).sum())
             raise CheckpointError(f"{where}: weight {key!r} holds {bad} NaN or infinite "
                                   f"value(s); refusing a broken network")
+        largest = float(value.abs().max()) if value.numel() else 0.0
+        if largest > MAX_ABS_WEIGHT:
+            raise CheckpointError(f"{where}: weight {key!r} holds a value of magnitude "
+                                  f"{largest:.3g}, above the bound of {MAX_ABS_WEIGHT:g} that "
+                                  f"no trained network reaches (MAX_ABS_WEIGHT); refusing a "
+                                  f"corrupted or forged file")
 
 
 def check_architecture(architecture: dict, where: str, prefix: str = "") -> None:
@@ -265,7 +275,8 @@ def build_network(ckpt: dict, build, what: str):
 def resolve(path_or_name: str, models_dir: Optional[str] = None) -> str:
     """A file path, or the path of the shipped model `name` / `name.pt` (one the manifest
     of `models_dir`, default this folder, lists). CheckpointError naming the shipped models
-    if it is neither."""
+    if it is neither, or saying how to restore it if it names a listed model whose file is
+    missing (`missing_text`)."""
     if not isinstance(path_or_name, (str, os.PathLike)):
         raise TypeError(f"a checkpoint is a path or a shipped model's name, got "
                         f"{type(path_or_name).__name__}")
@@ -273,14 +284,49 @@ def resolve(path_or_name: str, models_dir: Optional[str] = None) -> str:
     if os.path.isfile(path):
         return path
     names = shipped_names(models_dir)
+    folder = models_dir or MODELS_DIR
     if os.sep not in path and "/" not in path:
         name = path[:-3] if path.endswith(".pt") else path
-        shipped = os.path.join(models_dir or MODELS_DIR, name + ".pt")
+        shipped = os.path.join(folder, name + ".pt")
         if name in names and os.path.isfile(shipped):
             return shipped
+    elif os.path.realpath(os.path.dirname(os.path.abspath(path))) == \
+            os.path.realpath(folder) and path.endswith(".pt"):
+        name = os.path.basename(path)[:-3]      # a shipped model named by its path
+    else:
+        name = None
+    if name in names:
+        entry = next(m for m in shipped_models(models_dir) if m["name"] == name)
+        raise CheckpointError(missing_text(entry, models_dir))
     names = ", ".join(names) or "none"
     raise CheckpointError(f"checkpoint {path!r} does not exist (neither a file nor a "
                           f"shipped model: {names})")
+
+
+def shipped_file(entry: dict, models_dir: Optional[str] = None) -> Optional[str]:
+    """What is wrong with the file of the manifest entry `entry` (a shipped model) in the
+    models folder `models_dir` (default: this folder): "missing", or its size when it is
+    not the one listed; None when it is there at its listed size (its sha256 is checked
+    when it is loaded, `verify_shipped`). Reads no weights."""
+    try:
+        st = os.stat(os.path.join(models_dir or MODELS_DIR, entry["name"] + ".pt"))
+    except FileNotFoundError:
+        return "missing"
+    except OSError as err:
+        return f"unreadable ({err.strerror})"
+    if st.st_size != entry["size"]:
+        return f"{st.st_size} bytes, not the {entry['size']} listed"
+    return None
+
+
+def missing_text(entry: dict, models_dir: Optional[str] = None) -> str:
+    """The one line that says the shipped model `entry` (a manifest entry) has no file in
+    `models_dir` (default: this folder), and how to restore it."""
+    folder = models_dir or MODELS_DIR
+    return (f"shipped model {entry['name']!r} is missing: its manifest lists it, but there "
+            f"is no file {os.path.join(folder, entry['name'] + '.pt')}; reinstall lbs_pz "
+            f"to restore it, or remake it with the commands its manifest entry lists "
+            f"(`lbs-pz models --json`, \"remake\")")
 
 
 def shipped_names(models_dir: Optional[str] = None) -> List[str]:
