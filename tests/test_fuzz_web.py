@@ -68,7 +68,10 @@ QUERY = st.fixed_dictionaries({}, optional={"at": st.one_of(st.integers(-2, 90),
 def client():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        app = create_app(blueprint="strong", search="none", rollouts=4, move_seconds=0.5)
+        # every "move" example opens a play game, and unfinished play games are never
+        # evicted for new ones: a budget above the examples (the budgets have tests of their own)
+        app = create_app(blueprint="strong", search="none", rollouts=4, move_seconds=0.5,
+                         play_cap=1024)
         with TestClient(app, raise_server_exceptions=False) as client:
             client.app_state = app.state
             yield client
