@@ -109,15 +109,14 @@ def test_ctrl_c_saves_a_checkpoint_and_exits_130(tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "lbs_pz.cli", "train-belief", "--blueprint", "simple",
-         "--minutes", "10", "--games-per-step", "2", "--val-games", "4", "--val-every", "1000",
+         "--minutes", "10", "--games-per-step", "2", "--val-games", "4", "--val-every", "1",
          "--embed", "16", "--hidden", "16", "--decoder", "8", "--threads", "1",
          "--out", str(out), "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
-        for line in proc.stdout:           # "step 0: val ...": the loop is running
-            if line.startswith("step 0"):
+        for line in proc.stdout:           # "step 1: val ...": one update is done
+            if line.startswith("step 1"):
                 break
-        time.sleep(1.0)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
     finally:
