@@ -64,6 +64,8 @@ ALLOWED_LOCAL = {
         "the trainer imports torch at its top; `lbs-pz --help` works without torch",
     "lbs_pz/cli/distill.py:run":
         "the trainer imports torch at its top; `lbs-pz --help` works without torch",
+    "lbs_pz/cli/improve.py:run":
+        "the trainers import torch at their top; `lbs-pz --help` works without torch",
     "lbs_pz/cli/paper.py:retrain_belief":
         "the trainer imports torch at its top; `lbs-pz paper` runs without torch",
 }

@@ -1,7 +1,7 @@
 """The `lbs-pz` command: one module per subcommand, each with `add_command(subparsers)`.
 
     lbs-pz demo | eval | compare | search-games | train-belief | train-value
-           | train-blueprint | distill | belief-quality | models | serve
+           | train-blueprint | distill | improve | belief-quality | paper | models | serve
 
 Every command that takes a blueprint takes one spec (`--blueprint SPEC`, see
 `lbs_pz.cli.options.BLUEPRINT_HELP`). A bad parameter (a ValueError, e.g. a checkpoint
@@ -16,14 +16,14 @@ import os
 import sys
 from typing import List, Optional
 
-from lbs_pz.cli import (belief_quality, compare, demo, distill, models, paper, search_games,
-                        serve, train_belief, train_blueprint, train_value)
+from lbs_pz.cli import (belief_quality, compare, demo, distill, improve, models, paper,
+                        search_games, serve, train_belief, train_blueprint, train_value)
 from lbs_pz.cli import eval as eval_command
 from lbs_pz.cli.options import BLUEPRINT_HELP
 from lbs_pz.optional import MissingDependency
 
 SUBCOMMANDS = (demo, eval_command, compare, train_belief, train_value, train_blueprint,
-               distill, search_games, belief_quality, paper, serve, models)
+               distill, improve, search_games, belief_quality, paper, serve, models)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,223 @@
+"""`lbs-pz improve` (lbs_pz/cli/improve.py): rounds of a search's games distilled into a
+public-LSTM net, on a tiny variant (2 players, 3 colours, 3 ranks, 3 cards) with a tiny
+student (a 16-wide net distilled from the strong bot in the test): two rounds end to end,
+a run killed in the middle of its teacher games resumes to the same round table, a run
+stopped by Ctrl-C in the middle of distill or train-belief resumes from the partial
+checkpoint (slow; from train-belief's, to the same round table), --patience, and the
+refusals (another variant, a student that is no net, another command on the same --out).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("torch")
+
+from lbs_pz.cli import build_parser, main  # noqa: E402
+from lbs_pz.cli.improve import settings_of  # noqa: E402
+from lbs_pz.files import open_locked  # noqa: E402
+
+GAME = ["--colors", "3", "--ranks", "3", "--hand-size", "3"]
+TINY = dict(players=2, colors=3, ranks=3, hand_size=3)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory):
+    """lstm:PATH of a tiny net for the tiny variant (a few updates imitating strong)."""
+    from lbs_pz.train.configs import DistillConfig
+    from lbs_pz.train.distill import distill
+    path = str(tmp_path_factory.mktemp("student") / "s0.pt")
+    distill(DistillConfig(teacher="strong", out=path, hidden=16, updates=20, minutes=0,
+                          num_actors=16, batch_size=8, buffer_games=64, eval_games=8,
+                          eval_every=0, curve="none", **TINY),
+            log=lambda *_: None, progress_bar=False)
+    return "lstm:" + path
+
+
+def command(student, out, *extra):
+    return (["improve", "--student", student, "--teacher", "lbs-4", "--rollouts", "8",
+             "--rounds", "2", "--out", str(out), "--games-per-round", "8", "--updates", "10",
+             "--belief-steps", "2", "--belief-games-per-step", "8", "--eval-games", "40",
+             "--backend", "inline", "--seed", "3"] + GAME + list(extra))
+
+
+def state(out):
+    with open(os.path.join(out, "improve.json")) as f:
+        return json.load(f)
+
+
+def rows(out):
+    """The round table's rows without the core-hours column (CPU time varies)."""
+    with open(os.path.join(out, "rounds.md")) as f:
+        lines = [line.split("|") for line in f if line.startswith("| ") and "round |" not in line]
+    return [[c.strip() for i, c in enumerate(cells) if i != 5] for cells in lines]
+
+
+def check_finished(out, rounds=2):
+    s = state(out)
+    assert s["stopped"] is None
+    assert sorted(s["rounds"], key=int) == [str(k) for k in range(rounds + 1)]
+    for k in range(1, rounds + 1):
+        r = s["rounds"][str(k)]
+        assert set(r["steps"]) == {"teacher_games", "distill", "belief", "eval"}
+        assert all(step["done"] for step in r["steps"].values())
+        assert r["games"] == 8 and r["core_hours"] > 0 and isinstance(r["kept"], bool)
+        for name in ("teacher_games.jsonl", "student.pt", "belief.pt", "eval.json"):
+            assert os.path.isfile(os.path.join(out, f"round_{k}", name))
+        with open(os.path.join(out, f"round_{k}", "teacher_games.jsonl")) as f:
+            games = [json.loads(line)["game"] for line in f]
+        assert games == list(range((k - 1) * 8, k * 8))     # no game played twice
+    assert os.path.getsize(os.path.join(out, "rounds.png")) > 0
+    return s
+
+
+def cli(args, capsys):
+    rc = main(args)
+    return rc, capsys.readouterr()
+
+
+def start(args, stderr=subprocess.DEVNULL):
+    """`lbs-pz ARGS` in a subprocess, its stdout a pipe."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1",
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-m", "lbs_pz.cli"] + args, cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=stderr)
+
+
+def wait_for(test, proc, timeout=120.0):
+    """Polls `test()` until it holds (True) or the process ends / time runs out (False)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and proc.poll() is None:
+        if test():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_two_rounds_then_a_run_killed_in_its_teacher_games_resumes_the_same(
+        student, tmp_path, capsys):
+    a = tmp_path / "a"
+    rc, out = cli(command(student, a, "--no-progress"), capsys)
+    assert rc == 0, out.err
+    s = check_finished(str(a))
+    assert all(step["attempts"] == 1 for r in s["rounds"].values() for step in r["steps"].values())
+    table = rows(str(a))
+    assert [r[1] for r in table] == ["0", "1", "2"]
+    assert "best student" in out.out
+
+    # the same command again: nothing is played again
+    rc, out = cli(command(student, a, "--no-progress"), capsys)
+    assert rc == 0 and state(str(a))["rounds"] == s["rounds"]
+    if not s["rounds"]["2"]["kept"]:    # with --patience 1, a third round is not played
+        args = command(student, a, "--no-progress", "--patience", "1", "--rounds", "3")
+        rc, out = cli(args, capsys)
+        assert rc == 0 and "no gain in the last 1 round(s)" in out.out
+        assert not (a / "round_3").exists()
+        assert "stopped before round 3" in state(str(a))["stopped"]
+
+    # killed (SIGKILL) once round 1 has recorded some of its teacher games
+    b = tmp_path / "b"
+    log = b / "round_1" / "teacher_games.jsonl"
+
+    def some_games():
+        return log.exists() and 2 <= log.read_bytes().count(b"\n") < 8
+    proc = start(command(student, b))
+    try:
+        assert wait_for(some_games, proc), "the run ended before round 1's games were half done"
+        proc.kill()
+    finally:
+        proc.communicate()
+    assert not state(str(b))["rounds"]["1"]["steps"]["teacher_games"]["done"]
+    rc, out = cli(command(student, b, "--no-progress"), capsys)
+    assert rc == 0, out.err
+    s = check_finished(str(b))
+    assert s["rounds"]["1"]["steps"]["teacher_games"]["attempts"] == 2
+    assert rows(str(b)) == table        # the same rounds as the run never stopped
+
+
+def test_refusals(student, tmp_path, capsys):
+    # a student of another variant (the game options left at the standard game)
+    args = command(student, tmp_path / "x")
+    rc, out = cli(args[:-len(GAME)], capsys)
+    assert rc == 2 and "--student" in out.err and "3x3" in out.err
+    assert len(out.err.strip().splitlines()) == 1
+    # a teacher blueprint of another variant
+    rc, out = cli(command(student, tmp_path / "x", "--teacher-blueprint",
+                          "lstm:conventions_expert_value_2p"), capsys)
+    assert rc == 2 and "--teacher-blueprint" in out.err and "5x5" in out.err
+    # a student that is not a public-LSTM net
+    rc, out = cli(command("strong", tmp_path / "x"), capsys)
+    assert rc == 2 and "--student" in out.err
+    assert not (tmp_path / "x").exists()        # refused before anything was written
+    # another command on the same --out: refused, naming what differs
+    c = tmp_path / "c"
+    os.makedirs(c)
+    args = build_parser().parse_args(command(student, c))
+    with open(c / "improve.json", "w") as f:     # the record a run of `args` starts with
+        json.dump({"command": "lbs-pz improve ...", "settings": settings_of(args),
+                   "rounds": {}, "stopped": None}, f)
+    rc, out = cli(command(student, c, "--updates", "11", "--seed", "4"), capsys)
+    assert rc == 2 and "--updates 10 there, 11 now" in out.err and "--seed 3 there" in out.err
+    assert len(out.err.strip().splitlines()) == 1
+    # ... but not --rounds, --patience, --workers: the same run, further or elsewhere
+    further = build_parser().parse_args(command(student, c, "--rounds", "5", "--patience",
+                                                "4", "--workers", "2"))
+    assert settings_of(further) == settings_of(args)
+    # a run already working in that folder (it holds the lock): refused at once
+    with open_locked(str(c / "improve.lock"), "--out"):
+        rc, out = cli(command(student, c), capsys)
+    assert rc == 2 and "is in use" in out.err and "improve.lock" in out.err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step,bar", [("distill", "distill"), ("belief", "train-belief")])
+def test_ctrl_c_in_a_trainer_resumes_from_its_checkpoint(student, tmp_path, capsys, step, bar):
+    """Ctrl-C once the trainer of round 1's `step` has made some updates (its progress bar
+    says so): exit 130 with its partial checkpoint saved; the same command goes on from it
+    (--resume), every round finished once, no other step run twice. Stopped in
+    train-belief, the run ends with the round table of a run never stopped (train-belief
+    resumes exactly); stopped in distill it need not (distill refills its buffer of games
+    from where its stream stood, so the batches after the resume differ)."""
+    out_dir = tmp_path / "e"
+    args = command(student, out_dir, "--updates", "120", "--belief-steps", "120")
+    proc = start(args, stderr=subprocess.STDOUT)
+    started = re.compile(rf"{bar}:.*\| *[1-9][0-9]*/120 ".encode())
+    seen, text = False, b""
+    try:
+        while True:
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            text = text[-4096:] + chunk
+            if not seen and started.search(text):
+                seen = True         # training, past its first update: stop it there
+                proc.send_signal(signal.SIGINT)
+    finally:
+        proc.communicate()
+    assert seen and proc.returncode == 130
+    record = state(str(out_dir))["rounds"]["1"]["steps"][step]
+    assert not record["done"] and record["cpu_seconds"] > 0
+    assert os.path.isfile(out_dir / "round_1" / ("student.pt" if step == "distill"
+                                                 else "belief.pt"))
+    rc, out = cli(args + ["--no-progress"], capsys)
+    assert rc == 0, out.err
+    s = state(str(out_dir))
+    for k in ("1", "2"):
+        for name, rec in s["rounds"][k]["steps"].items():
+            assert rec["done"]
+            assert rec["attempts"] == (2 if (k, name) == ("1", step) else 1)
+            assert rec.get("resumed", False) == ((k, name) == ("1", step))
+    if step == "belief":    # train-belief resumes exactly: the rounds of a run never stopped
+        whole = tmp_path / "whole"
+        rc, out = cli(command(student, whole, "--updates", "120", "--belief-steps", "120",
+                              "--no-progress"), capsys)
+        assert rc == 0 and rows(str(whole)) == rows(str(out_dir))
