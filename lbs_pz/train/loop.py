@@ -299,9 +299,9 @@ def run(trainer: Trainer, budget: Budget, out: str, *, resume: Optional[dict] = 
     between evaluations (0: only at the end). Checkpoints go to `out` (claimed for the run,
     `claim_output`: a second run on it is refused) once `save_minutes` of training have
     passed since the last one (checked after every update; 0: none by time), after every
-    `save_every`-th update (0: none by count), at the end and on Ctrl-C. curve: the CSV path of the learning curve ("" none).
-    title: the PNG's title. On Ctrl-C the checkpoint is written and KeyboardInterrupt
-    raised."""
+    `save_every`-th update (0: none by count), at the end and on Ctrl-C. curve: the CSV
+    path of the learning curve ("" none). title: the PNG's title. On Ctrl-C the
+    checkpoint is written and KeyboardInterrupt raised."""
     budget.check()
     check_save_minutes(save_minutes)
     save_seconds = 60.0 * save_minutes
