@@ -63,9 +63,8 @@ from lbs_pz.cli.options import (add_backend_options, add_game_options, add_searc
                                 add_seed_option, check_backend, finite_float_at_least,
                                 game_from, int_at_least, interrupted, one_interrupt,
                                 search_config)
-from lbs_pz.engine import HanabiBatch, HanabiConfig
-from lbs_pz.engine.seeds import EVAL, deal_seeds
-from lbs_pz.eval.evaluate import play_batch
+from lbs_pz.engine import HanabiConfig
+from lbs_pz.eval.evaluate import played_chunks
 from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.files import open_locked, replaced, write_atomic
 from lbs_pz.models import find_model
@@ -392,15 +391,9 @@ class Improve:
 
 def self_play_scores(spec: str, game: HanabiConfig, games: int, seed: int) -> List[int]:
     """Greedy self-play scores of the blueprint `spec` on evaluation deals 0 .. games-1 of
-    run `seed` (`lbs_pz.eval.evaluate.play_batch`), one per deal, in deal order."""
-    blueprint = load_blueprint(spec)
-    scores: List[int] = []
-    for first in range(0, games, 1000):
-        n = min(1000, games - first)
-        batch = HanabiBatch(game, n, seeds=deal_seeds(EVAL, seed, first, n))
-        play_batch(blueprint, batch)
-        scores.extend(int(s) for s in batch.scores())
-    return scores
+    run `seed` (`lbs_pz.eval.evaluate.played_chunks`), one per deal, in deal order."""
+    return [int(s) for batch, _ in played_chunks(load_blueprint(spec), game, games, seed)
+            for s in batch.scores()]
 
 
 # --- the round table ----------------------------------------------------------------------------

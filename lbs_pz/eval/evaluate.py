@@ -81,6 +81,19 @@ def play_batch(blueprint, batch: HanabiBatch) -> np.ndarray:
     return moves
 
 
+def played_chunks(blueprint, config: HanabiConfig, games: int, seed: int,
+                  first_game: int = 0, chunk: int = 1000):
+    """(batch, moves per game) of evaluation games first_game .. first_game + games - 1 of
+    run `seed`, self-played by `blueprint` (`play_batch`) `chunk` games at a time, in deal
+    order: memory is one chunk's, whatever `games` is."""
+    done = 0
+    while done < games:
+        n = min(chunk, games - done)
+        batch = HanabiBatch(config, n, seeds=deal_seeds(EVAL, seed, first_game + done, n))
+        yield batch, play_batch(blueprint, batch)
+        done += n
+
+
 def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: int = 0,
              first_game: int = 0, chunk: int = 1000, progress: bool = False) -> EvalResult:
     """Self-play games first_game .. first_game + games - 1 of the evaluation stream with
@@ -117,10 +130,9 @@ def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: in
         bar = tqdm(total=games, unit="game", desc=f"eval {name}", file=sys.stderr)
     start = time.perf_counter()
     done = 0
-    while done < games:
-        n = min(chunk, games - done)
-        batch = HanabiBatch(config, n, seeds=deal_seeds(EVAL, seed, first_game + done, n))
-        total_moves += int(play_batch(blueprint, batch).sum())
+    for batch, moves in played_chunks(blueprint, config, games, seed, first_game, chunk):
+        n = len(batch)
+        total_moves += int(moves.sum())
         histogram += np.bincount(np.asarray(batch.scores(), dtype=np.int64),
                                  minlength=max_score + 1)[:max_score + 1]
         bombs += sum(batch.get_state(i).life_tokens == 0 for i in range(n))
