@@ -12,13 +12,13 @@ import sys
 import numpy as np
 import pytest
 
-from lbs_pz.agents import RuleBot
+from lbs_pz.agents import RuleBot, blueprint_identity
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
 from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.files import MAX_LINE_BYTES, open_locked
 from lbs_pz.search.methods import MethodSpec
-from lbs_pz.search.recorded_games import read_search_games
+from lbs_pz.search.recorded_games import check_recorded_for, read_search_games
 from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.train.belief import split_search_games, train_belief
 from lbs_pz.train.games import (generate_games, replay_games, replayed_teacher_games,
@@ -57,6 +57,36 @@ def test_search_games_are_training_deals_played_by_the_search_at_one_seat(record
             state.apply(move)
         assert state.is_terminal and state.score == g["score"]
     assert sum(len(g["deviated"]) for g in games) > 0    # SPARTA does leave the bot's moves
+
+
+def test_search_seats_turn_with_the_game_and_all_makes_every_move_the_searchs(recorded,
+                                                                             tmp_path):
+    """("all",): every move searched, "seats" every seat; at 3 players seats (0, 1) of
+    game i are i % 3 and (i + 1) % 3. A reader that learns only the moves (distill) takes
+    every-seat games of a search over another blueprint; one-seat games, whose other moves
+    are the blueprint's, it refuses, as every reader does."""
+    every = str(tmp_path / "all.jsonl")
+    record_search_games(dataclasses.replace(SPARTA, search_seats=("all",)), 3, every, SMALL,
+                        log=lambda s: None)
+    games = read_search_games(every)
+    assert all(g["seats"] == [0, 1] and len(g["searched"]) == len(g["moves"]) for g in games)
+    three = str(tmp_path / "three.jsonl")
+    record_search_games(dataclasses.replace(SPARTA, search_seats=(0, 1), rollouts=4), 3, three,
+                        dict(SMALL, players=3), log=lambda s: None)
+    for g in read_search_games(three):
+        seats = sorted({g["game"] % 3, (g["game"] + 1) % 3})
+        assert g["seats"] == seats and g["seat"] == seats[0]
+        state = HanabiState(HanabiConfig(**dict(SMALL, players=3)), seed=g["deal"])
+        for t, move in enumerate(g["moves"]):
+            assert (t in g["searched"]) == (state.current_player in seats)
+            state.apply(move)
+    simple = blueprint_identity(RuleBot("simple"))
+    check_recorded_for(every, games, HanabiConfig(**SMALL), simple, moves_only=True)
+    with pytest.raises(ValueError, match="recorded with blueprint 'strong'"):
+        check_recorded_for(every, games, HanabiConfig(**SMALL), simple)
+    with pytest.raises(ValueError, match="recorded with blueprint 'strong'"):
+        check_recorded_for(recorded, read_search_games(recorded), HanabiConfig(**SMALL), simple,
+                           moves_only=True)
 
 
 def test_recording_again_plays_only_missing_games_and_refuses_another_search(recorded, tmp_path):
@@ -187,6 +217,8 @@ def test_cli_records_and_checks_its_input(tmp_path):
     assert r.returncode == 2 and "must be a search" in r.stderr
     r = run("--method", "lbs-1", "--blueprint", "nonsense", "--out", str(out))
     assert r.returncode == 2 and "unknown blueprint" in r.stderr
+    r = run("--method", "lbs-1", "--search-seats", "2", "--out", str(out))
+    assert r.returncode == 2 and "--search-seats: seat 2 is not in [0, 2)" in r.stderr
     r = subprocess.run([sys.executable, "-m", "lbs_pz.cli", "distill", "--search-games",
                         str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "x.pt")],
                        capture_output=True, text=True, env=env, timeout=120)

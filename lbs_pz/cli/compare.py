@@ -32,9 +32,10 @@ import warnings
 
 from lbs_pz.cli.options import (add_backend_options, add_blueprint_command, add_blueprint_option,
                                 add_game_options, add_games_option, add_search_options,
-                                add_seed_option, check_backend, check_distinct_outputs,
-                                check_output_path, game_from, int_at_least, interrupted,
-                                one_interrupt, output_errors, search_spec)
+                                add_search_seats_option, add_seed_option, check_backend,
+                                check_distinct_outputs, check_output_path, game_from,
+                                int_at_least, interrupted, one_interrupt, output_errors,
+                                search_seats_from, search_spec)
 from lbs_pz.eval.backends import check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
 from lbs_pz.search.config import METHOD_HELP, parse_method
@@ -79,21 +80,6 @@ def _parse_methods(text: str):
     return methods
 
 
-def _search_seats(text: str, players: int) -> tuple:
-    if text == "all":
-        return ("all",)
-    try:
-        seats = tuple(int(s) for s in text.split(","))
-    except ValueError:
-        raise ValueError(f"--search-seats: comma-separated seats or 'all', got {text!r}") from None
-    for seat in seats:
-        if not 0 <= seat < players:
-            raise ValueError(f"--search-seats: seat {seat} is not in [0, {players})")
-    if len(set(seats)) < len(seats):
-        raise ValueError(f"--search-seats {text!r}: a seat is given twice")
-    return seats
-
-
 def _check_outputs(args) -> None:
     """Every output path, before any game: a bad one fails now, not after the run."""
     check_distinct_outputs(jsonl=args.jsonl, json=args.json, plot=args.plot)
@@ -115,7 +101,7 @@ def run(args) -> int:
     """Blueprint vs SPARTA vs LBS-k on the same deals (markdown, JSON, plot)."""
     config = game_from(args)
     _check_outputs(args)
-    seats = _search_seats(args.search_seats, config.players)
+    seats = search_seats_from(args.search_seats, config.players)
     specs = [search_spec(args, m, search_seats=seats) for m in _parse_methods(args.methods)]
     if "blueprint" not in [s.method for s in specs]:
         specs.insert(0, MethodSpec("blueprint", blueprint=args.blueprint, seed=args.seed))
@@ -168,8 +154,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                         help=f"comma-separated methods: {METHOD_HELP} (default blueprint,lbs-inf)")
     add_blueprint_option(parser)
     add_search_options(parser)
-    parser.add_argument("--search-seats", default="0",
-                        help="seats that search, comma-separated, or 'all' (default 0)")
+    add_search_seats_option(parser, "0", "seats that search")
     add_games_option(parser, 100, "games per method; with --first-game, games FIRST .. "
                      "FIRST + N - 1 of the evaluation stream")
     add_seed_option(parser, "seed of the deals and searches")

@@ -386,6 +386,29 @@ def search_config(args: argparse.Namespace) -> SearchConfig:
                                            if f.name != "seed"})
 
 
+def add_search_seats_option(parser: argparse.ArgumentParser, default: str, what: str) -> None:
+    """--search-seats: comma-separated seats or 'all' (`search_seats_from` reads it)."""
+    parser.add_argument("--search-seats", default=default, metavar="SEATS",
+                        help=f"{what}: comma-separated seats, or 'all' (default {default})")
+
+
+def search_seats_from(text: str, players: int) -> tuple:
+    """`MethodSpec.search_seats` of a --search-seats value: ("all",) or distinct seats in
+    [0, players); ValueError (one line) otherwise."""
+    if text == "all":
+        return ("all",)
+    try:
+        seats = tuple(int(s) for s in text.split(","))
+    except ValueError:
+        raise ValueError(f"--search-seats: comma-separated seats or 'all', got {text!r}") from None
+    for seat in seats:
+        if not 0 <= seat < players:
+            raise ValueError(f"--search-seats: seat {seat} is not in [0, {players})")
+    if len(set(seats)) < len(seats):
+        raise ValueError(f"--search-seats {text!r}: a seat is given twice")
+    return seats
+
+
 def search_spec(args: argparse.Namespace, method: str, **fields):
     """The `MethodSpec` of `method` with the options of `add_search_options` (and
     --blueprint, --seed) from args; `fields` sets the others."""

@@ -2,7 +2,9 @@
 learn the search's moves from (`lbs-pz distill --search-games PATH`: expert iteration).
 
 Game i is deal i of the TRAINING stream of run --seed (never an evaluation deal), played
-by the blueprint with the search at seat i % players; each game is appended to --out as
+by the blueprint with the search at --search-seats turned by i (seat s searches at seat
+(s + i) % players: the default, one seat, covers every seat's view across games; 'all':
+the search plays every move); each game is appended to --out as
 one JSON line (the deal, every move, which moves the search chose and where it left the
 blueprint's move), so running the same command again plays only the missing games (a
 last line cut short by a killed run is removed, with a warning, and its game played again).
@@ -23,8 +25,9 @@ import warnings
 
 from lbs_pz.cli.options import (add_backend_options, add_blueprint_command, add_blueprint_option,
                                 add_game_options, add_games_option, add_search_options,
-                                add_seed_option, check_backend, check_output_path, game_from,
-                                int_at_least, search_spec)
+                                add_search_seats_option, add_seed_option, check_backend,
+                                check_output_path, game_from, int_at_least, search_seats_from,
+                                search_spec)
 from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.search.config import parse_method
 from lbs_pz.search.methods import describe
@@ -35,7 +38,8 @@ def run(args) -> int:
     method = parse_method(args.method)
     if method == "blueprint":
         raise ValueError("--method must be a search: sparta or lbs-K")
-    spec = search_spec(args, method)
+    spec = search_spec(args, method,
+                       search_seats=search_seats_from(args.search_seats, config.players))
     check_backend(args)
     check_output_path(args.out, "--out")        # before the agent is built
     for note in describe(spec, config):          # builds the agent: bad input fails now
@@ -57,6 +61,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                         help="the search: sparta | lbs-K | lbs-inf (default lbs-16)")
     add_blueprint_option(parser)
     add_search_options(parser)
+    add_search_seats_option(parser, "0", "seats that search, turned by the game's index")
     add_games_option(parser, 100, "training deals to play")
     parser.add_argument("--first-game", type=int_at_least(0), default=0,
                         help="index of the first deal (default 0)")

@@ -2,7 +2,10 @@
 imitates the moves that search on top of it makes).
 
 Each game is a deal of the TRAINING stream (never an evaluation deal) played by the
-blueprint with the search at one seat, `game % players` (so every seat's view is covered);
+blueprint with the search at the spec's seats turned by the game's index: seat s of
+`MethodSpec.search_seats` searches at seat (s + game) % players, so a one-seat search
+(the default, seat 0) covers every seat's view across games, and `("all",)` searches at
+every seat (the strongest teacher: every move of the game is the search's);
 a game is one JSON line (`lbs_pz.search.recorded_games`), which records the run (search,
 variant, seed) and the blueprint's fingerprint. The file is appended one whole line per
 game (`lbs_pz.files.append_line`), so an interrupted run resumes where it stopped
@@ -27,19 +30,32 @@ from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games, run_key
 
 
+def searching_seats(spec: MethodSpec, players: int, game: int) -> list:
+    """The seats where `spec`'s search plays in recorded game `game`: every seat for
+    search_seats ("all",), else each of its seats turned by `game` ((s + game) % players),
+    sorted."""
+    if spec.search_seats == ("all",):
+        return list(range(players))
+    return sorted({(int(s) + game) % players for s in spec.search_seats})
+
+
 def play_search_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
-    """Play training deal `game` of run `seed` with the blueprint at every seat but
-    `game % players`, where `spec`'s search plays; returns the game's JSON record."""
+    """Play training deal `game` of run `seed` with `spec`'s search at
+    `searching_seats(spec, players, game)` (each seat its own searcher) and the blueprint
+    at the others; returns the game's JSON record ("seat": the first searching seat,
+    "seats": all of them)."""
     config = HanabiConfig(**config_kwargs)
-    blueprint, searcher = cached_agents(spec, config_kwargs)
-    if searcher is None:
+    seats = searching_seats(spec, config.players, game)
+    blueprint = cached_agents(spec, config_kwargs, seats[0])[0]
+    searchers = {seat: cached_agents(spec, config_kwargs, seat)[1] for seat in seats}
+    if searchers[seats[0]] is None:
         raise ValueError(f"{spec.method!r} does not search: give sparta or lbs-K")
     deal = int(deal_seeds(TRAIN, seed, game, 1)[0])
-    seat = game % config.players
     state = HanabiState(config, seed=deal)
     searched, deviated = [], []
     while not state.is_terminal:
-        if state.current_player == seat:
+        searcher = searchers.get(state.current_player)
+        if searcher is not None:
             result = searcher.search(state)
             searched.append(state.num_moves_played)
             if result.deviated:
@@ -47,8 +63,9 @@ def play_search_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int
             state.apply(result.move)
         else:
             state.apply(blueprint.act(state))
-    return {"game": game, "deal": deal, "seat": seat, "moves": list(state.move_history),
-            "searched": searched, "deviated": deviated, "score": state.score}
+    return {"game": game, "deal": deal, "seat": seats[0], "seats": seats,
+            "moves": list(state.move_history), "searched": searched, "deviated": deviated,
+            "score": state.score}
 
 
 def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=None,
@@ -56,8 +73,8 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
                         log=print, option: str = "out", backend: str = "process",
                         address: Optional[str] = None) -> str:
     """Play training deals first_game .. first_game + games - 1 of run `seed` with the
-    search `spec` at one seat (see the module) on `workers` processes (`backend`
-    "process"), or on a Ray cluster (`backend` "ray": the one at `address`, else a local
+    search `spec` at its seats turned by each game's index (see the module) on `workers`
+    processes (`backend` "process"), or on a Ray cluster (`backend` "ray": the one at `address`, else a local
     Ray with `workers` CPUs), appending each game to the JSONL file `out` as it ends; games
     already in `out` are not played again; every backend records the same games.
     `out` must be a regular file or not exist yet (`files.check_output_path`; errors name

@@ -2,9 +2,10 @@
 `lbs-pz distill --search-games` / `lbs-pz train-belief --search-games` read. One JSON line
 per game:
 
-    {"game": its index in the training stream, "deal": engine seed, "seat": the
-     searching seat, "moves": [every move played], "searched": [move numbers the search
-     chose], "deviated": [those where it left the blueprint's move], "score": final score,
+    {"game": its index in the training stream, "deal": engine seed, "seat": the (first)
+     searching seat, "seats": every searching seat (older files lack it), "moves": [every
+     move played], "searched": [move numbers the search chose], "deviated": [those where it
+     left the blueprint's move], "score": final score,
      "run": JSON of [the search's MethodSpec.to_dict(), the game variant's HanabiConfig
      fields, the run seed], "blueprint_fingerprint": the blueprint's fingerprint}
 
@@ -54,7 +55,9 @@ def _is_game(g) -> bool:
                     for k in ("moves", "searched", "deviated"))
             and set(g["deviated"]) <= set(g["searched"])
             and all(0 <= x < len(g["moves"]) for x in g["searched"])
-            and isinstance(g.get("blueprint_fingerprint", ""), str)):
+            and isinstance(g.get("blueprint_fingerprint", ""), str)
+            and isinstance(g.get("seats", []), list)
+            and all(isinstance(x, int) for x in g.get("seats", []))):
         return False
     try:
         recorded_run(g)
@@ -97,8 +100,15 @@ def _variant_fields(config_kwargs: dict) -> Optional[dict]:
         return None
 
 
+def searched_every_move(g: dict) -> bool:
+    """Whether every move of the recorded game `g` is the search's (it searched at every
+    seat): then no move of it is its blueprint's own."""
+    return len(g["searched"]) == len(g["moves"])
+
+
 def check_recorded_for(path: str, games: List[dict], config: HanabiConfig, blueprint: dict,
-                       option: str = "--search-games", asked: str = "") -> None:
+                       option: str = "--search-games", asked: str = "",
+                       moves_only: bool = False) -> None:
     """ValueError (one line naming `option`, `path` and both sides) unless every game of
     `games` that records what made it was recorded in the game variant `config` and with
     the blueprint `blueprint` (its {"spec", "fingerprint"}, `lbs_pz.agents.
@@ -106,7 +116,9 @@ def check_recorded_for(path: str, games: List[dict], config: HanabiConfig, bluep
     would teach positions of another game, with no error. The blueprint is compared by
     fingerprint where the game records one, else by spec (`asked`, the spec as given, or
     the identity's canonical one). A game that records neither (a file written by hand)
-    is taken as it is."""
+    is taken as it is. With `moves_only` (a reader that learns only the moves played, as
+    distillation does), a game whose every move is the search's (`searched_every_move`)
+    may come from a search over any blueprint: none of its moves is that blueprint's."""
     want = dataclasses.asdict(config)
     names = {blueprint.get("spec"), asked or blueprint.get("spec")}
     for g in games:
@@ -125,6 +137,8 @@ def check_recorded_for(path: str, games: List[dict], config: HanabiConfig, bluep
                 + ", ".join(f"{k}={fields.get(k)}" for k in diff) + "); this run is "
                 + ", ".join(f"{k}={want[k]}" for k in diff)
                 + ": record games in this variant (lbs-pz search-games), or train for theirs")
+        if moves_only and searched_every_move(g):
+            continue
         fingerprint = g.get("blueprint_fingerprint")
         same = fingerprint == blueprint.get("fingerprint") if fingerprint \
             else spec["blueprint"] in names

@@ -16,7 +16,8 @@ random move in a fraction of the games (the teacher plays on from there), so tha
 value sees returns off the teacher's path; with `world_belief` some of those games go on
 in a world the belief drew, as a search's worlds are built. `search_games` (a search's
 recorded games, `lbs_pz.eval.search_games`) makes a fraction of every batch, its moves the
-labels (`lbs_pz.train.games.replayed_teacher_games`).
+labels (`lbs_pz.train.games.replayed_teacher_games`): a search over the teacher, or, when
+it searched at every seat (no move of its games is its blueprint's), over any blueprint.
 
 Objective (`imitation_loss`): the cross-entropy of the teacher's move under a softmax of
 the mover's Q over its LEGAL moves only (the no-op column and illegal moves masked out),
@@ -372,9 +373,11 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     searched: List[Dict[str, np.ndarray]] = []
     if dc.search_games:
         records = read_search_games(dc.search_games)
-        # games of another variant, or of a search over another blueprint than the teacher,
-        # would teach moves of another game: refused, naming both
-        check_recorded_for(dc.search_games, records, config, teacher_id, asked=dc.teacher)
+        # games of another variant, or whose unsearched moves are another blueprint's than
+        # the teacher's, would teach moves of another game: refused, naming both (a game
+        # searched at every seat may come from a search over any blueprint)
+        check_recorded_for(dc.search_games, records, config, teacher_id, asked=dc.teacher,
+                           moves_only=True)
         searched = replayed_teacher_games(records, config, conventions, dc.deviation_weight)
         if not searched:
             raise ValueError(f"--search-games {dc.search_games}: no games in it")
