@@ -59,7 +59,7 @@ def rows(out):
     """The round table's rows without the core-hours column (CPU time varies)."""
     with open(os.path.join(out, "rounds.md")) as f:
         lines = [line.split("|") for line in f if line.startswith("| ") and "round |" not in line]
-    return [[c.strip() for i, c in enumerate(cells) if i != 5] for cells in lines]
+    return [[c.strip() for i, c in enumerate(cells) if i != 6] for cells in lines]
 
 
 def check_finished(out, rounds=2):
@@ -74,8 +74,11 @@ def check_finished(out, rounds=2):
         for name in ("teacher_games.jsonl", "student.pt", "belief.pt", "eval.json"):
             assert os.path.isfile(os.path.join(out, f"round_{k}", name))
         with open(os.path.join(out, f"round_{k}", "teacher_games.jsonl")) as f:
-            games = [json.loads(line)["game"] for line in f]
-        assert games == list(range((k - 1) * 8, k * 8))     # no game played twice
+            records = [json.loads(line) for line in f]
+        assert [g["game"] for g in records] == list(range((k - 1) * 8, k * 8))  # none twice
+        # every seat searched (the default): every move of a game is the teacher's
+        assert all(len(g["searched"]) == len(g["moves"]) and g["seats"] == [0, 1]
+                   for g in records)
     assert os.path.getsize(os.path.join(out, "rounds.png")) > 0
     return s
 
@@ -154,6 +157,10 @@ def test_refusals(student, tmp_path, capsys):
     rc, out = cli(command(student, tmp_path / "x", "--teacher-blueprint",
                           "lstm:conventions_expert_value_2p"), capsys)
     assert rc == 2 and "--teacher-blueprint" in out.err and "5x5" in out.err
+    # one seat searching over a blueprint that is not the student: the other seat's moves
+    # would be taught as the teacher's
+    rc, out = cli(command(student, tmp_path / "x", "--search-seats", "0"), capsys)
+    assert rc == 2 and "--search-seats 0" in out.err and "student" in out.err
     # a student that is not a public-LSTM net
     rc, out = cli(command("strong", tmp_path / "x"), capsys)
     assert rc == 2 and "--student" in out.err
@@ -188,7 +195,10 @@ def test_ctrl_c_in_a_trainer_resumes_from_its_checkpoint(student, tmp_path, caps
     resumes exactly); stopped in distill it need not (distill refills its buffer of games
     from where its stream stood, so the batches after the resume differ)."""
     out_dir = tmp_path / "e"
-    args = command(student, out_dir, "--updates", "120", "--belief-steps", "120")
+    # the teacher searches over the student (round 2: with round 1's belief, if kept), one
+    # seat, turned by the game's index
+    args = command(student, out_dir, "--updates", "120", "--belief-steps", "120",
+                   "--teacher-blueprint", "student", "--search-seats", "0")
     proc = start(args, stderr=subprocess.STDOUT)
     started = re.compile(rf"{bar}:.*\| *[1-9][0-9]*/120 ".encode())
     seen, text = False, b""
@@ -219,5 +229,6 @@ def test_ctrl_c_in_a_trainer_resumes_from_its_checkpoint(student, tmp_path, caps
     if step == "belief":    # train-belief resumes exactly: the rounds of a run never stopped
         whole = tmp_path / "whole"
         rc, out = cli(command(student, whole, "--updates", "120", "--belief-steps", "120",
+                              "--teacher-blueprint", "student", "--search-seats", "0",
                               "--no-progress"), capsys)
         assert rc == 0 and rows(str(whole)) == rows(str(out_dir))

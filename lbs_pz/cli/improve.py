@@ -3,29 +3,35 @@ iteration, Anthony et al. 2017), every step resumable.
 
     lbs-pz improve --out results/improve --rounds 5 --workers 2
     lbs-pz improve --out results/improve --rounds 5 --workers 2   # again: goes on
-    lbs-pz improve --student lstm:mine.pt --teacher-blueprint strong --out DIR
+    lbs-pz improve --student lstm:mine.pt --teacher-blueprint student --out DIR
 
 Round K (K = 1, 2, ...) starts from the last kept student (round 0: --student) and
 1. teacher_games: records --games-per-round games of the teacher search (--teacher, lbs-16
-   by default, with the search options below) over the teacher's blueprint (the current
-   student, or the fixed --teacher-blueprint) on TRAINING deals (K-1)*G .. K*G-1 of run
-   --seed (`lbs_pz.eval.search_games.record_search_games`: the search at seat game %
-   players, the blueprint at the others) into OUT/round_K/teacher_games.jsonl;
+   by default, with the search options below) over --teacher-blueprint (the strong rule
+   bot by default: LBS-16 on its every seat plays 24.17 at about 4 s per game, the search
+   over a public-LSTM net about 73 s; 'student': the current student, searched with its
+   own belief) on TRAINING deals (K-1)*G .. K*G-1 of run
+   --seed (`lbs_pz.eval.search_games.record_search_games`: the search at --search-seats,
+   by default every seat, so every move of a game is the teacher's; one seat is turned by
+   the game's index) into OUT/round_K/teacher_games.jsonl;
 2. distill: distils them into the student (`lbs_pz.train.distill`), starting from its
    weights, half of every batch the search's games with its deviations weighted, the
-   other half fresh self-play of the teacher's blueprint: OUT/round_K/student.pt. The
+   other half the student's own self-play (its own moves: the anchor for positions the
+   search never reached): OUT/round_K/student.pt. The
    defaults (--deviation-weight 30, --search-fraction 0.5, --lr 3e-4, --updates 600) are
    those of the one round run by hand (docs/experiments/expert_iteration.md);
-3. belief: when the teacher searches over the student, trains the new student's learned
-   belief (`lbs_pz.train.belief`) from the previous one (the belief that ships for
-   --student, else the last kept round's; none: from scratch): OUT/round_K/belief.pt,
-   which the next round's search is given explicitly. No value is trained: a public-LSTM
-   net carries its own value head (distill fits it), which LBS bootstraps with;
+3. belief: trains the new student's learned belief (`lbs_pz.train.belief`) from the
+   previous one (the last kept round's, else the one given or shipped for --student;
+   none: from scratch): OUT/round_K/belief.pt, the belief a search over this student uses
+   (given explicitly to the next round's teacher with --teacher-blueprint student). No
+   value is trained: a public-LSTM net carries its own value head (distill fits it),
+   which LBS bootstraps with;
 4. eval: greedy self-play of the new student on EVALUATION deals 0 .. --eval-games - 1 of
    run --seed, paired with the last kept student on the same deals (OUT/round_K/eval.json).
-   The round is kept if its paired gain is > 0; otherwise the next round starts from the
-   last kept student again, and the run stops after --patience rounds in a row without
-   a gain.
+   It is also played on TUNING deals (the evaluation deals of run --seed + 1), paired the
+   same way; the round is kept if its paired gain THERE is > 0 (so the reported scores
+   are not the ones a round was chosen on); otherwise the next round starts from the last
+   kept student again, and the run stops after --patience rounds in a row without a gain.
 
 OUT/improve.json is written whole after every step: the command, the settings, each
 finished step of each round (its CPU seconds: this process and its waited-for children;
@@ -60,9 +66,9 @@ import numpy as np
 
 from lbs_pz.agents import blueprint_identity, load_blueprint
 from lbs_pz.cli.options import (add_backend_options, add_game_options, add_search_options,
-                                add_seed_option, check_backend, finite_float_at_least,
-                                game_from, int_at_least, interrupted, one_interrupt,
-                                search_config)
+                                add_search_seats_option, add_seed_option, check_backend,
+                                finite_float_at_least, game_from, int_at_least, interrupted,
+                                one_interrupt, search_config, search_seats_from)
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.evaluate import played_chunks
 from lbs_pz.eval.search_games import record_search_games
@@ -83,6 +89,7 @@ FREE_OPTIONS = ("rounds", "patience", "out", "workers", "backend", "address", "n
                 "func", "command", "improve_parser")
 # the round run by hand, docs/experiments/expert_iteration.md
 EXPERT_ITERATION = dict(deviation_weight=30.0, search_fraction=0.5, lr=3e-4, updates=600)
+STUDENT = "student"      # --teacher-blueprint: the teacher searches over the current student
 BELIEF_MINUTES = 15.0   # belief_conventions_expert_2p's train-belief run (manifest command)
 
 
@@ -163,6 +170,13 @@ def check_args(args, game: HanabiConfig) -> None:
                          f"lstm:PATH or lstm:NAME (`lbs-pz models`)")
     if parse_method(args.teacher) == "blueprint":
         raise ValueError("--teacher must be a search: sparta or lbs-K")
+    if search_seats_from(args.search_seats, game.players) != ("all",) \
+            and args.teacher_blueprint != STUDENT:
+        raise ValueError(f"--search-seats {args.search_seats} with --teacher-blueprint "
+                         f"{args.teacher_blueprint}: the moves of the seats that do not "
+                         f"search would be {args.teacher_blueprint}'s, taught to the student "
+                         f"as the teacher's; give --search-seats all, or --teacher-blueprint "
+                         f"{STUDENT}")
     check_backend(args)
     if not args.belief_steps and not args.belief_minutes > 0:
         raise ValueError("give --belief-steps > 0 or --belief-minutes > 0")
@@ -171,7 +185,7 @@ def check_args(args, game: HanabiConfig) -> None:
                   search_fraction=args.search_fraction, updates=args.updates, minutes=0.0,
                   device=args.device, seed=args.seed).check()
     check_variant(args.student, game, "--student")
-    if args.teacher_blueprint:
+    if args.teacher_blueprint != STUDENT:
         check_variant(args.teacher_blueprint, game, "--teacher-blueprint")
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
         raise ValueError(f"--out {args.out!r} is a file, not a folder")
@@ -205,8 +219,8 @@ class Improve:
         if j > 0:
             path = os.path.join(round_dir(self.out, j), "belief.pt")
             return path if os.path.isfile(path) else None
-        if self.args.belief_checkpoint:
-            return self.args.belief_checkpoint
+        if self.args.belief_checkpoint and self.args.teacher_blueprint == STUDENT:
+            return self.args.belief_checkpoint      # the search's belief: the student's
         return find_model("belief", blueprint_identity(load_blueprint(self.args.student)),
                           self.game)
 
@@ -214,17 +228,19 @@ class Improve:
         return self.state["rounds"].setdefault(str(k), {"round": k, "steps": {}})
 
     def teacher_spec(self, k: int) -> MethodSpec:
-        """Round k's search: over --teacher-blueprint, else over the last kept student
-        with that student's belief (a trained one passed explicitly)."""
+        """Round k's search: over --teacher-blueprint, or ('student') over the last kept
+        student with that student's belief (a trained one passed explicitly)."""
         search = search_config(self.args)
-        if self.args.teacher_blueprint:
+        seats = search_seats_from(self.args.search_seats, self.game.players)
+        if self.args.teacher_blueprint != STUDENT:
             return MethodSpec(self.args.teacher, blueprint=self.args.teacher_blueprint,
-                              search=search)
+                              search=search, search_seats=seats)
         j = self.kept_before(k)
         if j > 0:       # the belief made for this student; the net's own value
             search = search.replace(belief_checkpoint=self.belief(j), value_checkpoint=None,
                                     belief=None if self.belief(j) else search.belief)
-        return MethodSpec(self.args.teacher, blueprint=self.student(j), search=search)
+        return MethodSpec(self.args.teacher, blueprint=self.student(j), search=search,
+                          search_seats=seats)
 
     # the steps
     def step(self, k: int, name: str, work: Callable[[], dict]) -> dict:
@@ -276,9 +292,8 @@ class Improve:
     def distill(self, k: int) -> dict:
         a, j = self.args, self.kept_before(k)
         out = os.path.join(round_dir(self.out, k), "student.pt")
-        teacher = self.round(k)["steps"]["teacher_games"]["teacher"]["blueprint"]
-        dc = DistillConfig(
-            teacher=teacher, init=self.student(j)[len("lstm:"):], out=out,
+        dc = DistillConfig(         # the teacher of the self-play half: the student itself
+            teacher=self.student(j), init=self.student(j)[len("lstm:"):], out=out,
             search_games=os.path.join(round_dir(self.out, k), "teacher_games.jsonl"),
             deviation_weight=a.deviation_weight, search_fraction=a.search_fraction, lr=a.lr,
             updates=a.updates, minutes=0.0, eval_every=0, eval_games=min(200, a.eval_games),
@@ -290,9 +305,6 @@ class Improve:
 
     def train_belief(self, k: int) -> dict:
         a, j = self.args, self.kept_before(k)
-        if a.teacher_blueprint:
-            return {"skipped": f"the teacher searches over {a.teacher_blueprint}, not the "
-                               f"student: no search uses the student's belief"}
         out = os.path.join(round_dir(self.out, k), "belief.pt")
         start = self.belief(j) or ""
         tc = BeliefTrainConfig(
@@ -309,31 +321,39 @@ class Improve:
         return {"from": start or None, "out": out, "resumed": bool(tc.resume)}
 
     def evaluate(self, k: int) -> dict:
-        """Round k's student (round 0: the start) on the evaluation deals, paired with the
-        last kept student before it; OUT/round_K/eval.json."""
-        scores = self_play_scores(self.student(k), self.game, self.args.eval_games,
-                                  self.args.seed)
-        mean, sem = mean_sem(scores)
-        result = {"student": self.student(k), "games": len(scores), "seed": self.args.seed,
-                  "mean": mean, "sem": sem}
+        """Round k's student (round 0: the start) in greedy self-play on two sets of deals,
+        each paired with the last kept student before it: the TUNING deals (evaluation
+        deals 0 .. --eval-games - 1 of run --seed + 1) decide whether the round is kept
+        (its paired gain there > 0); the evaluation deals of run --seed, which decide
+        nothing, give the round's reported score and gain (OUT/round_K/eval.json)."""
+        a = self.args
+        scores = {name: self_play_scores(self.student(k), self.game, a.eval_games, seed)
+                  for name, seed in (("scores", a.seed), ("tuning_scores", a.seed + 1))}
+        mean, sem = mean_sem(scores["scores"])
+        result = {"student": self.student(k), "games": a.eval_games, "seed": a.seed,
+                  "tuning_seed": a.seed + 1, "mean": mean, "sem": sem}
         if k > 0:
             j = self.kept_before(k)
-            base = self.eval_scores(j)
-            gain, gain_sem = mean_sem(np.asarray(scores) - np.asarray(base))
-            result.update(base_round=j, gain=gain, gain_sem=gain_sem, kept=bool(gain > 0))
+            base = self.eval_record(j)
+            gain, gain_sem = mean_sem(np.subtract(scores["scores"], base["scores"]))
+            tune, tune_sem = mean_sem(np.subtract(scores["tuning_scores"],
+                                                  base["tuning_scores"]))
+            result.update(base_round=j, gain=gain, gain_sem=gain_sem, tuning_gain=tune,
+                          tuning_gain_sem=tune_sem, kept=bool(tune > 0))
         folder = round_dir(self.out, k)
         os.makedirs(folder, exist_ok=True)
         write_atomic(os.path.join(folder, "eval.json"),
-                     (json.dumps(dict(result, scores=scores)) + "\n").encode())
+                     (json.dumps(dict(result, **scores)) + "\n").encode())
         self.log(f"round {k}: {self.student(k)} scores {mean:.3f} +- {sem:.3f} on "
-                 f"{len(scores)} evaluation deals" + (
+                 f"{a.eval_games} evaluation deals" + (
                      f"; {result['gain']:+.3f} +- {result['gain_sem']:.3f} over round "
-                     f"{result['base_round']}" if k > 0 else ""))
+                     f"{result['base_round']} (on the tuning deals, which decide: "
+                     f"{tune:+.3f} +- {tune_sem:.3f})" if k > 0 else ""))
         return result
 
-    def eval_scores(self, j: int) -> List[int]:
+    def eval_record(self, j: int) -> dict:
         with open(os.path.join(round_dir(self.out, j), "eval.json")) as f:
-            return json.load(f)["scores"]
+            return json.load(f)
 
     # the run
     def play_round(self, k: int) -> None:
@@ -348,13 +368,15 @@ class Improve:
         ev = self.step(k, "eval", lambda: self.evaluate(k))
         cpu = sum(s.get("cpu_seconds", 0.0) for s in rec["steps"].values())
         rec.update(score=ev["mean"], sem=ev["sem"], gain=ev["gain"], gain_sem=ev["gain_sem"],
+                   tuning_gain=ev["tuning_gain"], tuning_gain_sem=ev["tuning_gain_sem"],
                    base_round=ev["base_round"], kept=ev["kept"],
                    games=rec["steps"]["teacher_games"]["games"],
                    core_hours=round(cpu / 3600, 4), student=self.student(k))
         save_state(self.out, self.state)
         if not ev["kept"]:
-            self.log(f"round {k} not kept: no gain over round {ev['base_round']} "
-                     f"({ev['gain']:+.3f} +- {ev['gain_sem']:.3f}); the next round starts "
+            self.log(f"round {k} not kept: no gain over round {ev['base_round']} on the "
+                     f"tuning deals ({ev['tuning_gain']:+.3f} +- {ev['tuning_gain_sem']:.3f}); "
+                     f"the next round starts "
                      f"from round {ev['base_round']}'s student")
 
     def without_gain(self, k: int) -> int:
@@ -374,7 +396,8 @@ class Improve:
         save_state(self.out, self.state)
         self.state["stopped"] = None
         for k in range(1, self.args.rounds + 1):
-            if self.without_gain(k - 1) >= self.args.patience:
+            finished = "kept" in self.state["rounds"].get(str(k), {})   # never undone
+            if not finished and self.without_gain(k - 1) >= self.args.patience:
                 self.state["stopped"] = (f"stopped before round {k}: no gain in the last "
                                          f"{self.args.patience} round(s) (--patience "
                                          f"{self.args.patience})")
@@ -406,12 +429,17 @@ def finished_rounds(state: dict) -> List[dict]:
 def round_table(state: dict) -> str:
     """The markdown table of the finished rounds (round 0: the start)."""
     lines = [f"Command: `{state['command']}`", "",
-             "| round | score +- s.e. | gain over the previous kept round +- s.e. | games | "
-             "core-hours | kept |", "|---:|---:|---:|---:|---:|---|"]
+             f"Score: greedy self-play on the evaluation deals of run seed "
+             f"{state['settings']['seed']}; a round is kept if its paired gain on the tuning "
+             f"deals (run seed {state['settings']['seed'] + 1}) is > 0.", "",
+             "| round | score +- s.e. | gain over the previous kept round +- s.e. | "
+             "tuning gain (decides) | games | core-hours | kept |",
+             "|---:|---:|---:|---:|---:|---:|---|"]
     for r in finished_rounds(state):
-        gain = (f"{r['gain']:+.3f} +- {r['gain_sem']:.3f} (round {r['base_round']})"
-                if "gain" in r else "(start)")
-        lines.append(f"| {r['round']} | {r['score']:.3f} +- {r['sem']:.3f} | {gain} | "
+        gain, tune = ((f"{r['gain']:+.3f} +- {r['gain_sem']:.3f} (round {r['base_round']})",
+                       f"{r['tuning_gain']:+.3f} +- {r['tuning_gain_sem']:.3f}")
+                      if "gain" in r else ("(start)", ""))
+        lines.append(f"| {r['round']} | {r['score']:.3f} +- {r['sem']:.3f} | {gain} | {tune} | "
                      f"{r['games']} | {r['core_hours']:.3f} | "
                      f"{'yes' if r['kept'] else 'no'} |")
     if state.get("stopped"):
@@ -478,9 +506,13 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--teacher", default="lbs-16", metavar="METHOD",
                    help="the search whose games are distilled: lbs-K | lbs-inf | sparta "
                         "(default lbs-16)")
-    p.add_argument("--teacher-blueprint", default="", metavar="SPEC",
-                   help="a fixed blueprint the teacher searches over, e.g. strong (default: "
-                        "each round's current student)")
+    p.add_argument("--teacher-blueprint", default="strong", metavar="SPEC",
+                   help="the blueprint the teacher searches over: a fixed one, or 'student' "
+                        "(each round's current student, with its belief). Default strong: "
+                        "LBS-16 on its every seat (24.17) is the strongest cheap teacher "
+                        "(about 4 s per game; over a public-LSTM net about 73 s)")
+    add_search_seats_option(p, "all", "seats where the teacher searches (one seat: turned by "
+                                      "the game's index)")
     p.add_argument("--rounds", type=int_at_least(1), default=5,
                    help="rounds to play (default 5; may be raised to go on)")
     p.add_argument("--out", default=os.path.join("results", "improve"), metavar="DIR",
