@@ -3,6 +3,7 @@ net's card features and architecture options (`lbs_pz.agents.public_lstm`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -448,6 +449,33 @@ def test_resume_continues_the_run(tmp_path):
     with pytest.raises(ValueError, match="not a checkpoint of `lbs-pz distill`"):
         _run(tmp_path, updates=12, minutes=0, hidden=16, resume=other, num_actors=16,
              batch_size=4, buffer_games=32)
+
+
+def test_a_resumed_run_makes_the_updates_of_a_run_never_stopped(tmp_path):
+    """6 updates at once, or 3 then 3 more from the checkpoint (a constant learning rate:
+    the schedule follows each invocation's budget), the ring of games wrapped (16 games
+    kept) and a quarter of every batch from recorded search games: the same weights."""
+    config = HanabiConfig(**SMALL)
+    records = tmp_path / "searched.jsonl"
+    with open(records, "w") as f:
+        for i, g in enumerate(teacher_games(config, RuleBot("simple"), 8, seed=5, stream=TRAIN)):
+            f.write(json.dumps({"game": i, "deal": g["deal"], "seat": 0,
+                                "moves": g["taken"].tolist(),
+                                "searched": list(range(len(g["taken"]))),
+                                "deviated": [0], "score": g["final"]}) + "\n")
+    kw = dict(minutes=0, hidden=16, eval_every=0, eval_games=8, num_actors=8, act_steps=4,
+              batch_size=8, buffer_games=16, lr_final=1.0, search_games=str(records),
+              search_fraction=0.25, deviation_weight=5.0)
+    whole = tmp_path / "whole"
+    half = tmp_path / "half"
+    whole.mkdir(), half.mkdir()
+    _, a = _run(whole, updates=6, **kw)
+    out, _ = _run(half, updates=3, **kw)
+    _, b = _run(half, updates=6, resume=out, **kw)
+    assert b["info"]["progress"]["updates"] == 6
+    assert b["info"]["progress"]["games"] == a["info"]["progress"]["games"] > 16
+    for name, w in a["weights"].items():
+        assert torch.equal(w, b["weights"][name]), name
 
 
 def test_config_checks():

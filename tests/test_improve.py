@@ -3,7 +3,7 @@ public-LSTM net, on a tiny variant (2 players, 3 colours, 3 ranks, 3 cards) with
 student (a 16-wide net distilled from the strong bot in the test): two rounds end to end,
 a run killed in the middle of its teacher games resumes to the same round table, a run
 stopped by Ctrl-C in the middle of distill or train-belief resumes from the partial
-checkpoint (slow; from train-belief's, to the same round table), --patience, and the
+checkpoint to the same round table (slow), --patience, and the
 refusals (another variant, a student that is no net, another command on the same --out).
 """
 
@@ -190,10 +190,8 @@ def test_refusals(student, tmp_path, capsys):
 def test_ctrl_c_in_a_trainer_resumes_from_its_checkpoint(student, tmp_path, capsys, step, bar):
     """Ctrl-C once the trainer of round 1's `step` has made some updates (its progress bar
     says so): exit 130 with its partial checkpoint saved; the same command goes on from it
-    (--resume), every round finished once, no other step run twice. Stopped in
-    train-belief, the run ends with the round table of a run never stopped (train-belief
-    resumes exactly); stopped in distill it need not (distill refills its buffer of games
-    from where its stream stood, so the batches after the resume differ)."""
+    (--resume), every round finished once, no other step run twice, and the run ends with
+    the round table of a run never stopped (both trainers resume exactly)."""
     out_dir = tmp_path / "e"
     # the teacher searches over the student (round 2: with round 1's belief, if kept), one
     # seat, turned by the game's index
@@ -226,9 +224,8 @@ def test_ctrl_c_in_a_trainer_resumes_from_its_checkpoint(student, tmp_path, caps
             assert rec["done"]
             assert rec["attempts"] == (2 if (k, name) == ("1", step) else 1)
             assert rec.get("resumed", False) == ((k, name) == ("1", step))
-    if step == "belief":    # train-belief resumes exactly: the rounds of a run never stopped
-        whole = tmp_path / "whole"
-        rc, out = cli(command(student, whole, "--updates", "120", "--belief-steps", "120",
-                              "--teacher-blueprint", "student", "--search-seats", "0",
-                              "--no-progress"), capsys)
-        assert rc == 0 and rows(str(whole)) == rows(str(out_dir))
+    whole = tmp_path / "whole"
+    rc, out = cli(command(student, whole, "--updates", "120", "--belief-steps", "120",
+                          "--teacher-blueprint", "student", "--search-seats", "0",
+                          "--no-progress"), capsys)
+    assert rc == 0 and rows(str(whole)) == rows(str(out_dir))

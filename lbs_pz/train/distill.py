@@ -58,7 +58,8 @@ at the end and on Ctrl-C: `lbs_pz.train.loop.run`), whose info holds the
 hyper-parameters ("train_config"), the command, the teacher's identity and "progress"
 (counters; "evals" rows [update, seconds, teacher moves seen, held-out agreement,
 self-play mean, s.e.m.]; the learning curve), and whose "resume" entry lets `--resume`
-continue a run; the learning curve as CSV and PNG (`--curve`). `carry_belief_over` copies
+continue a run, to the weights of a run never stopped (the buffer's games are played
+again; with a constant learning rate or a run stopped by Ctrl-C); the learning curve as CSV and PNG (`--curve`). `carry_belief_over` copies
 a learned belief to a net whose value alone was refitted.
 """
 
@@ -384,29 +385,34 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
         log(f"{len(searched)} recorded search games ({sum(len(g['action']) for g in searched):,} "
             f"moves) make {dc.search_fraction:.0%} of every batch")
     n_searched = round(dc.batch_size * dc.search_fraction) if searched else 0   # fraction <= 1
-    rng = np.random.default_rng(dc.seed + 7919 * progress["updates"])
+    # The ring holds the last buffer_games teacher games, game i in slot i % buffer_games;
+    # teacher games are a function of their index alone (on every backend) and each
+    # update draws from a generator of (seed, update), so a resumed run, which plays the
+    # ring's games again and keeps the stream's debt and score in `progress`, makes the
+    # updates of a run never stopped.
     ring: List[Dict[str, np.ndarray]] = []
-    at = 0
-    # the teacher's games, in game order, in blocks of num_actors games played together;
-    # the games of a run are the same on every backend, so are its updates
-    block: List[Dict[str, np.ndarray]] = []
-    stream = {"next": progress["games"], "debt": 0, "score_sum": 0, "scored": 0}
+    block: List[Dict[str, np.ndarray]] = []     # played, not yet in the ring (reversed)
+    stream = {"next": progress["games"]}
+    progress.setdefault("debt", 0)
+    progress.setdefault("score_sum", 0)
+
+    def put(game):
+        i = progress["games"]
+        if len(ring) < dc.buffer_games:
+            ring.append(game)
+        else:
+            ring[i % dc.buffer_games] = game
+        progress["games"] += 1
 
     def fill():
         """The next teacher game into the ring; returns its number of moves."""
-        nonlocal at, block
+        nonlocal block
         if not block:
             block = source.games(stream["next"], dc.num_actors)[::-1]
             stream["next"] += dc.num_actors
         game = block.pop()
-        if len(ring) < dc.buffer_games:
-            ring.append(game)
-        else:
-            ring[at] = game
-            at = (at + 1) % dc.buffer_games
-        progress["games"] += 1
-        stream["score_sum"] += game["final"]
-        stream["scored"] += 1
+        put(game)
+        progress["score_sum"] += int(game["final"])
         return len(game["action"])
 
     losses: List[float] = []
@@ -416,11 +422,12 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     def update(clock):
         # act_steps moves of every one of num_actors games between two updates: in whole
         # games, the rest carried to the next update
-        stream["debt"] += dc.act_steps * dc.num_actors
-        while stream["debt"] > 0:
+        progress["debt"] += dc.act_steps * dc.num_actors
+        while progress["debt"] > 0:
             moves = fill()
-            stream["debt"] -= moves
+            progress["debt"] -= moves
             progress["moves"] += moves
+        rng = np.random.default_rng([dc.seed, 7919, progress["updates"]])
         pick = rng.choice(len(ring), size=dc.batch_size - n_searched, replace=False)
         extra = rng.choice(len(searched), size=n_searched, replace=n_searched > len(searched)) \
             if n_searched else []
@@ -460,8 +467,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
                 "selfplay_sem": row[5], "loss": loss, "value_mse": mse}
 
     def finish():
-        progress["teacher_score"] = stream["score_sum"] / stream["scored"] if stream["scored"] \
-            else None
+        progress["teacher_score"] = progress["score_sum"] / progress["games"] \
+            if progress["games"] else None
 
     def checkpoint():
         return dict(kind=KIND, game=config, architecture=net.arch(), weights=net.state_dict(),
@@ -472,6 +479,13 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     trainer = Trainer("distill", KIND, update, checkpoint, optimizer, progress, evaluate,
                       plot=("agreement", "selfplay_mean"), finish=finish)
     with source:
+        if progress["games"]:           # resumed: the ring's games, played again
+            held = min(progress["games"], dc.buffer_games)
+            first = progress["games"] - held
+            progress["games"] = first
+            for start in range(first, first + held, dc.num_actors):
+                for game in source.games(start, min(dc.num_actors, first + held - start)):
+                    put(game)
         while len(ring) < dc.batch_size:
             fill()
         if dc.value_only and new_head and ckpt is None:
