@@ -163,6 +163,15 @@ SECTIONS = {
         f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 60 && "
         f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --steps 40 "
         f"--blueprint lstm:conventions_expert_value_2p"),
+    "improve-teacher": (
+        "The teacher's games of lbs-pz improve, in-process and on workers",
+        "improve's default teacher, LBS-16 on every seat of the strong bot (256 worlds, every "
+        "other setting resolved), records the same training games in this process, on 2 "
+        "worker processes and on 2 workers of a local Ray: games per second over each run's "
+        "wall clock (the workers' start included) and whether each recorded the in-process "
+        "run's games.",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --teacher-games 2",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --teacher-games 24"),
     "rllib-throughput": (
         "RLlib PPO sampling against MaskablePPO rollouts",
         "benchmarks/rllib_throughput.py: env steps per second of RLlib 2.60 multi-agent "
@@ -598,6 +607,7 @@ HEADLINE = {
     "search-5p": r"^(\||strong, )",
     "paper": r"^(Table 1|\||figure: )",
     "train-sources": r"^(\||\S+, \d+ steps)",
+    "improve-teacher": r"^(\||improve's teacher)",
     "rllib-throughput": r"^(\||Standard 2-player)",
     "rllib-30min": r"^(rllib:|trained |greedy self-play|lbs-pz eval's evaluator|RLlib \(|paired "
                    r"difference|every deal|checks:)",
