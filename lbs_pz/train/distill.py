@@ -59,8 +59,9 @@ hyper-parameters ("train_config"), the command, the teacher's identity and "prog
 (counters; "evals" rows [update, seconds, teacher moves seen, held-out agreement,
 self-play mean, s.e.m.]; the learning curve), and whose "resume" entry lets `--resume`
 continue a run, to the weights of a run never stopped (the buffer's games are played
-again; with a constant learning rate or a run stopped by Ctrl-C); the learning curve as CSV and PNG (`--curve`). `carry_belief_over` copies
-a learned belief to a net whose value alone was refitted.
+again; with a constant learning rate or a run stopped by Ctrl-C); the learning curve as
+CSV and PNG (`--curve`). `carry_belief_over` copies a learned belief to a net whose value
+alone was refitted.
 """
 
 from __future__ import annotations
