@@ -47,9 +47,12 @@ ALLOWED_LOCAL = {
         "PublicLSTMBlueprint / SB3Blueprint / RLlibBlueprint by name: their modules import "
         "torch (and SB3, or Ray's RLlib) at their top; `import lbs_pz.agents` works without "
         "them",
-    "lbs_pz/agents/spec.py:load_blueprint":
-        "lstm:, sb3: and rllib: specs load torch / SB3 / RLlib modules (rllib: imports Ray's "
-        "RLlib, seconds, and needs the [rllib] extra); rule-bot and py: specs need none",
+    "lbs_pz/agents/spec.py:_load_sb3":
+        "sb3: specs load SB3 and torch; rule-bot and py: specs need neither",
+    "lbs_pz/agents/spec.py:_load_lstm":
+        "lstm: specs load torch; rule-bot and py: specs need none",
+    "lbs_pz/agents/spec.py:_load_rllib":
+        "rllib: specs load Ray's RLlib (seconds; the [rllib] extra) and torch",
     "lbs_pz/search/beliefs/__init__.py:__getattr__":
         "LearnedBelief by name: its module imports torch at its top",
     "lbs_pz/search/beliefs/__init__.py:make_belief":

@@ -22,7 +22,7 @@ if not rllib_available():
 
 from engine_helpers import play_random, snapshot  # noqa: E402
 
-from lbs_pz.agents import Blueprint, BlueprintError, SPEC_HELP, blueprint_identity  # noqa: E402
+from lbs_pz.agents import Blueprint, BlueprintError, blueprint_identity, spec_help  # noqa: E402
 from lbs_pz.agents import load_blueprint  # noqa: E402
 from lbs_pz.agents.rllib_policy import (ACTION_MASK, OBSERVATIONS, STATE_FILE,  # noqa: E402
                                         MaskedPPOTorchRLModule, RLlibBlueprint, rllib_spaces)
@@ -256,4 +256,4 @@ def test_a_game_of_other_sizes_or_another_variant_is_refused(blueprint):
 
 
 def test_the_spec_help_names_rllib():
-    assert "rllib:DIR" in SPEC_HELP
+    assert "rllib:DIR" in spec_help()

@@ -3,6 +3,8 @@
     Agent, Blueprint   the protocols (lbs_pz.agents.base explains the contract and shapes)
     load_blueprint     one spec names any blueprint: NAME | sb3:PATH | lstm:PATH |
                        rllib:DIR | py:MODULE_OR_FILE.py:CLASS (lbs_pz.agents.spec)
+    BLUEPRINT_KINDS, BlueprintKind, register_blueprint_kind   the kinds of spec, in one
+                       registry (its loader, whether it reads a file or runs code)
     blueprint_identity {"spec", "fingerprint"} of a blueprint (what checkpoints record)
     as_blueprint       a contract-checked Blueprint for any object with act(state, seat=None)
     PythonBlueprint    the wrapper as_blueprint uses for a user's class
@@ -31,12 +33,14 @@ from lbs_pz.agents.random_agent import RandomAgent
 from lbs_pz.agents.rule_bots import BOT_NAMES, STRONGEST, RuleBot
 from lbs_pz.agents.adapters import EnvPolicy, play_env_episode, seat_policy
 from lbs_pz.agents.python_blueprint import PythonBlueprint, as_blueprint
-from lbs_pz.agents.spec import SPEC_HELP, blueprint_identity, load_blueprint
+from lbs_pz.agents.spec import (BLUEPRINT_KINDS, BlueprintKind, blueprint_identity,
+                                load_blueprint, register_blueprint_kind, spec_forms, spec_help)
 
 __all__ = [
     "Agent", "Blueprint", "BlueprintBase", "BlueprintError", "ViewAgent", "RandomAgent",
     "RuleBot", "BOT_NAMES", "STRONGEST", "EnvPolicy", "play_env_episode", "seat_policy",
-    "PythonBlueprint", "as_blueprint", "load_blueprint", "blueprint_identity", "SPEC_HELP",
+    "PythonBlueprint", "as_blueprint", "load_blueprint", "blueprint_identity", "BLUEPRINT_KINDS",
+    "BlueprintKind", "register_blueprint_kind", "spec_forms", "spec_help",
     "PublicLSTMBlueprint", "PublicLSTMNet", "ARCHITECTURES", "SB3Blueprint", "RLlibBlueprint",
 ]
 

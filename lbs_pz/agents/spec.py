@@ -34,61 +34,121 @@ naming the spec.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 from lbs_pz.agents.base import BlueprintError, file_sha256
 from lbs_pz.agents.python_blueprint import (USER_MODULES, PythonBlueprint,
                                             load_python_blueprint)
 from lbs_pz.agents.rule_bots import BOT_NAMES, RuleBot
 
-SPEC_HELP = ("NAME (rule bot: " + ", ".join(BOT_NAMES) + ") | sb3:PATH (SB3 policy zip) | "
-             "lstm:PATH (public-LSTM checkpoint) | rllib:DIR (RLlib PPO module checkpoint) | "
-             "py:MODULE_OR_FILE.py:CLASS (a class with name and act(state, seat=None))")
+
+@dataclasses.dataclass(frozen=True)
+class BlueprintKind:
+    """One kind of blueprint spec, PREFIX:REST. Every surface that lists or vets specs
+    reads `BLUEPRINT_KINDS`: `load_blueprint`, `spec_help` (the CLI's help), and the
+    page, which refuses a kind that `reads_file` (unless a shipped model's name) or
+    `runs_code` unless its server allows it."""
+    prefix: str                     # "sb3"
+    form: str                       # how the help writes a spec of it, "sb3:PATH"
+    help: str                       # what it names, one line
+    load: Callable[[str], Any]      # REST -> the blueprint (BlueprintError, ValueError, OSError)
+    reads_file: bool = False        # REST names a file or a folder on this machine
+    runs_code: bool = False         # loading it runs code that the spec names
+
+
+BLUEPRINT_KINDS: Dict[str, BlueprintKind] = {}
+
+
+def register_blueprint_kind(kind: BlueprintKind) -> BlueprintKind:
+    """Add a kind of spec (its prefix lower-case, new, not a rule bot's name); returns it."""
+    prefix = kind.prefix
+    if not (isinstance(prefix, str) and prefix.isidentifier() and prefix == prefix.lower()):
+        raise ValueError(f"a blueprint kind's prefix is a lower-case identifier, got {prefix!r}")
+    if prefix in BLUEPRINT_KINDS or prefix in BOT_NAMES:
+        raise ValueError(f"blueprint kind {prefix!r} exists already")
+    BLUEPRINT_KINDS[prefix] = kind
+    return kind
+
+
+# Deliberately lazy (allow-listed in tests/test_layers.py): these modules import torch (and
+# SB3, or Ray's RLlib) at their top; a rule-bot or py: spec needs none.
+def _load_sb3(path: str):
+    from lbs_pz.agents.sb3_policy import SB3Blueprint
+    return SB3Blueprint.load(path)
+
+
+def _load_lstm(path: str):
+    from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
+    return PublicLSTMBlueprint.load(path)
+
+
+def _load_rllib(path: str):
+    from lbs_pz.agents.rllib_policy import RLlibBlueprint
+    return RLlibBlueprint.load(path)
+
+
+for _kind in (
+        BlueprintKind("sb3", "sb3:PATH", "a saved Stable-Baselines3 / sb3-contrib policy (.zip)",
+                      _load_sb3, reads_file=True),
+        BlueprintKind("lstm", "lstm:PATH", "a public-LSTM checkpoint (lbs-pz train-blueprint), "
+                      "or a shipped one by name (lstm:public_lstm_2p)", _load_lstm,
+                      reads_file=True),
+        BlueprintKind("rllib", "rllib:DIR", "a saved RLlib PPO module (examples/rllib_ppo.py "
+                      "--out DIR)", _load_rllib, reads_file=True),
+        BlueprintKind("py", "py:MODULE_OR_FILE.py:CLASS", "your own class: `name` and "
+                      "`act(state, seat=None)` reading state.view(seat) are enough (e.g. "
+                      "py:my_bot.py:MyBot or py:my_package.bots:MyBot); the library batches it",
+                      lambda rest: load_python_blueprint("py:" + rest), runs_code=True)):
+    register_blueprint_kind(_kind)
+
+
+def spec_forms() -> str:
+    """The forms of a spec in one line: "NAME | sb3:PATH | ..."."""
+    return " | ".join(["NAME"] + [k.form for k in BLUEPRINT_KINDS.values()])
+
+
+def spec_help() -> str:
+    """Every form of a spec, one per line, with what it names (the CLI's spec list)."""
+    width = max(len(k.form) for k in BLUEPRINT_KINDS.values()) + 2
+    lines = [f"  {'NAME':<{width}}a C rule bot: {', '.join(BOT_NAMES)}"]
+    for k in BLUEPRINT_KINDS.values():
+        lines.append(f"  {k.form:<{width}}{k.help}")
+    return "\n".join(lines)
 
 
 def load_blueprint(spec: str):
     """The blueprint a spec names (module docstring), with `.spec` set to its canonical
     form. BlueprintError (ValueError) naming the spec when it cannot be loaded."""
     if not isinstance(spec, str) or not spec.strip():
-        raise BlueprintError(f"a blueprint spec is a non-empty string ({SPEC_HELP}), got {spec!r}")
+        raise BlueprintError(f"a blueprint spec is a non-empty string ({spec_forms()}), "
+                             f"got {spec!r}")
     spec = spec.strip()
-    kind, sep, rest = spec.partition(":")
+    prefix, sep, rest = spec.partition(":")
     if not sep:
         name = spec.lower()
         if name not in BOT_NAMES:
-            raise BlueprintError(f"unknown blueprint {spec!r}: a spec is {SPEC_HELP}")
+            raise BlueprintError(f"unknown blueprint {spec!r}: a spec is {spec_forms()} "
+                                 f"(NAME: {', '.join(BOT_NAMES)})")
         bot = RuleBot(name)
         bot.spec = name
         return bot
-    kind = kind.lower()
+    kind = BLUEPRINT_KINDS.get(prefix.lower())
+    if kind is None:
+        raise BlueprintError(f"unknown blueprint spec prefix {prefix.lower() + ':'!r} in "
+                             f"{spec!r}: a spec is {spec_forms()}")
     if not rest:
-        raise BlueprintError(f"blueprint spec {spec!r} names no file: a spec is {SPEC_HELP}")
+        raise BlueprintError(f"blueprint spec {spec!r} names no file: a spec is "
+                             f"{kind.form}")
     try:
-        # Deliberately lazy (allow-listed in tests/test_layers.py): these modules import
-        # torch (and SB3, or Ray's RLlib) at their top; a rule-bot or py: spec needs none.
-        if kind == "sb3":
-            from lbs_pz.agents.sb3_policy import SB3Blueprint
-
-            return SB3Blueprint.load(rest)
-        if kind == "lstm":
-            from lbs_pz.agents.public_lstm import PublicLSTMBlueprint
-
-            return PublicLSTMBlueprint.load(rest)
-        if kind == "rllib":
-            from lbs_pz.agents.rllib_policy import RLlibBlueprint
-
-            return RLlibBlueprint.load(rest)
+        return kind.load(rest)
     except BlueprintError:
         raise
     except (ValueError, OSError, ImportError) as err:     # CheckpointError is a ValueError
         raise BlueprintError(f"blueprint spec {spec!r}: {err}") from None
-    if kind == "py":
-        return load_python_blueprint(spec)
-    raise BlueprintError(f"unknown blueprint spec prefix {kind + ':'!r} in {spec!r}: a spec "
-                         f"is {SPEC_HELP}")
 
 
 # --- identities ----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
            | train-blueprint | distill | improve | belief-quality | paper | models | serve
 
 Every command that takes a blueprint takes one spec (`--blueprint SPEC`, see
-`lbs_pz.cli.options.BLUEPRINT_HELP`). A bad parameter (a ValueError, e.g. a checkpoint
+`lbs_pz.cli.options.blueprint_help`). A bad parameter (a ValueError, e.g. a checkpoint
 trained for another blueprint) or a missing optional dependency (`lbs_pz.optional.
 MissingDependency`, naming the pip extra) is one line on stderr and exit status 2.
 """
@@ -19,7 +19,7 @@ from typing import List, Optional
 from lbs_pz.cli import (belief_quality, compare, demo, distill, improve, models, paper,
                         search_games, serve, train_belief, train_blueprint, train_value)
 from lbs_pz.cli import eval as eval_command
-from lbs_pz.cli.options import BLUEPRINT_HELP
+from lbs_pz.cli.options import blueprint_help
 from lbs_pz.optional import MissingDependency
 
 SUBCOMMANDS = (demo, eval_command, compare, train_belief, train_value, train_blueprint,
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="lbs-pz",
         description="Hanabi research toolkit: exact Cython engine, PettingZoo/Gymnasium "
                     "environments, blueprints and Learned Belief Search.",
-        epilog=BLUEPRINT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=blueprint_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in SUBCOMMANDS:
         module.add_command(sub)

@@ -18,6 +18,7 @@ import textwrap
 import threading
 from typing import Optional
 
+from lbs_pz.agents import spec_forms, spec_help
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.engine.seeds import MAX_GAMES, MAX_SEED, check_run_seed
 from lbs_pz.eval.backends import BACKENDS
@@ -31,15 +32,9 @@ from lbs_pz.search.rollout_search import PRUNING_RULES
 from lbs_pz.train.configs import (ARCH_FIELDS, ARCH_PRESETS, SAVE_MINUTES, curve_path,
                                   curve_png_path)
 
-BLUEPRINT_HELP = """\
-blueprint SPEC (--blueprint), one of:
-  NAME                        a C rule bot: random, simple, weak, medium, strong
-  sb3:PATH                    a saved Stable-Baselines3 / sb3-contrib policy (.zip)
-  lstm:PATH                   a public-LSTM checkpoint (lbs-pz train-blueprint)
-  rllib:DIR                   a saved RLlib PPO module (examples/rllib_ppo.py --out DIR)
-  py:MODULE_OR_FILE.py:CLASS  your own class: `name` and `act(state, seat=None)` reading
-                              state.view(seat) are enough (e.g. py:my_bot.py:MyBot or
-                              py:my_package.bots:MyBot); the library batches it"""
+def blueprint_help() -> str:
+    """The spec list that ends every command's help (from `lbs_pz.agents.BLUEPRINT_KINDS`)."""
+    return "blueprint SPEC (--blueprint), one of:\n" + spec_help()
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -71,8 +66,7 @@ time: it locks OUT.lock, and a second run on it is refused."""
 def add_blueprint_option(parser: argparse.ArgumentParser, default: str = "strong",
                          what: str = "the blueprint") -> None:
     parser.add_argument("--blueprint", default=default, metavar="SPEC",
-                        help=f"{what}: NAME | sb3:PATH | lstm:PATH | rllib:DIR | "
-                             f"py:MODULE_OR_FILE.py:CLASS (default {default}; see the "
+                        help=f"{what}: {spec_forms()} (default {default}; see the "
                              f"spec list below)")
 
 
@@ -304,7 +298,7 @@ def add_blueprint_command(subparsers, name: str, description: str,
                           help: str) -> argparse.ArgumentParser:
     """A subcommand that takes a blueprint: its --help ends with the spec list."""
     return subparsers.add_parser(name, help=help, description=description,
-                                 epilog=BLUEPRINT_HELP,
+                                 epilog=blueprint_help(),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
@@ -315,7 +309,7 @@ def add_trainer_command(subparsers, name: str, description: str, config_cls, run
     for"), a model made FOR a blueprint: --blueprint, --seed and the config's other fields
     (the config carries --progress). Without, a public-LSTM net: the config's fields, its
     architecture (`add_arch_options`: --arch, --hidden) and --no-progress. Its --help
-    ends with when the checkpoint is written (`CHECKPOINT_HELP`)."""
+    ends with when the checkpoint is written (`CHECKPOINT_HELP`) and the spec list."""
     if trained_for is not None:
         parser = add_blueprint_command(subparsers, name, description, help=help)
         parser.epilog = f"{CHECKPOINT_HELP}\n\n{parser.epilog}"
@@ -324,7 +318,7 @@ def add_trainer_command(subparsers, name: str, description: str, config_cls, run
         add_dataclass_options(parser, config_cls, skip=("blueprint", "seed"))
     else:
         parser = subparsers.add_parser(name, description=description, help=help,
-                                       epilog=CHECKPOINT_HELP,
+                                       epilog=f"{CHECKPOINT_HELP}\n\n{blueprint_help()}",
                                        formatter_class=argparse.RawDescriptionHelpFormatter)
         add_dataclass_options(parser, config_cls, skip=ARCH_FIELDS)
         add_arch_options(parser, config_cls)
@@ -335,8 +329,9 @@ def add_trainer_command(subparsers, name: str, description: str, config_cls, run
 
 # How each SearchConfig field becomes an option: its flag (default --field-name) and type.
 _SEARCH_FLAGS = {"precision": "--search-precision"}
-_SEARCH_TYPES = {"rollouts": int_at_least(1), "budget": int_at_least(1), "batch_size": int_at_least(1),
-                 "verify": int_at_least(0), "margin_worlds": int_at_least(0), "delta": finite_float_at_least(0),
+_SEARCH_TYPES = {"rollouts": int_at_least(1), "budget": int_at_least(1),
+                 "batch_size": int_at_least(1), "verify": int_at_least(0),
+                 "margin_worlds": int_at_least(0), "delta": finite_float_at_least(0),
                  "confidence": finite_float_at_least(0),
                  "min_legal_fraction": finite_float_at_least(0),
                  "time_budget": finite_float_at_least(0)}

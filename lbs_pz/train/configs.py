@@ -137,7 +137,7 @@ def check_arch(config, default_arch: Optional[str] = None) -> None:
 @dataclasses.dataclass
 class BeliefTrainConfig:
     """Every hyper-parameter of a `lbs-pz train-belief` run."""
-    blueprint: str = "strong"        # spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
+    blueprint: str = "strong"        # blueprint spec (any kind: the spec list below)
     players: int = 2                 # players of the game variant
     hand_size: Optional[int] = None  # cards per hand (none: 5, or 4 with 4+ players)
     colors: int = 5                  # colors of the game variant
@@ -178,7 +178,7 @@ class BeliefTrainConfig:
 @dataclasses.dataclass
 class ValueTrainConfig:
     """Every hyper-parameter of a `lbs-pz train-value` run (one option each)."""
-    blueprint: str = "strong"     # blueprint spec: NAME | sb3:PATH | lstm:PATH | py:FILE.py:CLASS
+    blueprint: str = "strong"     # blueprint spec (any kind: the spec list below)
     players: int = 2              # players of the game variant
     hand_size: int = 0            # 0: the standard rule
     colors: int = 5               # colors of the game variant
@@ -335,7 +335,7 @@ DISTILL_ARCH = "card_features"  # the architecture of a new distill net (arch No
 @dataclasses.dataclass
 class DistillConfig:
     """Every hyper-parameter of a run (the `lbs-pz distill` options)."""
-    teacher: str = "strong"       # blueprint spec of the teacher (NAME | lstm:PATH | sb3:PATH | py:...)
+    teacher: str = "strong"       # blueprint spec of the teacher (any kind: the spec list below)
     out: str = "distilled.pt"
     players: int = 2
     colors: int = 5

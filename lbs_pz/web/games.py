@@ -54,7 +54,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from lbs_pz.agents import BlueprintError
+from lbs_pz.agents import BLUEPRINT_KINDS, BlueprintError
 from lbs_pz.engine import HanabiConfig, HanabiState, decode_move, move_name
 from lbs_pz.engine.config import COLOR_CHARS
 from lbs_pz.engine.records import from_hanablive, to_hanablive
@@ -742,18 +742,19 @@ class GameStore:
     # --- what a request may name -------------------------------------------------------
 
     def check_spec(self, spec, where: str) -> str:
-        """The blueprint spec `spec` (stripped) if a request may name it: py: (code run on
-        this machine) only with `allow_code`, a file only with `allow_files`, either when
-        it is one of `own_specs`; 403 otherwise, without a word on whether a file exists."""
+        """The blueprint spec `spec` (stripped) if a request may name it: a kind that runs
+        code (`BlueprintKind.runs_code`, py:) only with `allow_code`, one that reads a file
+        only with `allow_files` (or a shipped model's name), either when it is one of
+        `own_specs`; 403 otherwise, without a word on whether a file exists."""
         spec = _text(spec, where).strip()
         if spec in self.own_specs:
             return spec
-        kind, sep, rest = spec.partition(":")
-        kind = kind.strip().lower()
-        if sep and kind == "py" and not self.allow_code:
-            raise ApiError(403, f"{where}: {_shown(spec)} runs Python code on the server; "
-                                f"start it with --allow-code (or --blueprint SPEC) to allow it")
-        if sep and kind in ("sb3", "lstm", "rllib"):
+        prefix, sep, rest = spec.partition(":")
+        kind = BLUEPRINT_KINDS.get(prefix.strip().lower()) if sep else None
+        if kind is not None and kind.runs_code and not self.allow_code:
+            raise ApiError(403, f"{where}: {_shown(spec)} runs code on the server; start it "
+                                f"with --allow-code (or --blueprint SPEC) to allow it")
+        if kind is not None and kind.reads_file:
             self.check_file(rest, where)
         return spec
 
