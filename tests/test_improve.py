@@ -120,6 +120,11 @@ def test_two_rounds_then_a_run_killed_in_its_teacher_games_resumes_the_same(
     # the same command again: nothing is played again
     rc, out = cli(command(student, a, "--no-progress"), capsys)
     assert rc == 0 and state(str(a))["rounds"] == s["rounds"]
+    # the round table from improve.json alone, no other option
+    rc, out = cli(["improve", "--out", str(a), "--report-only"], capsys)
+    assert rc == 0 and out.out == (a / "rounds.md").read_text()
+    rc, out = cli(["improve", "--out", str(tmp_path / "none"), "--report-only"], capsys)
+    assert rc == 2 and "no run in --out" in out.err
     if not s["rounds"]["2"]["kept"]:    # with --patience 1, a third round is not played
         args = command(student, a, "--no-progress", "--patience", "1", "--rounds", "3")
         rc, out = cli(args, capsys)

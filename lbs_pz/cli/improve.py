@@ -37,7 +37,8 @@ OUT/improve.json is written whole after every step: the command, the settings, e
 finished step of each round (its CPU seconds: this process and its waited-for children;
 not Ray workers) and per round its score, paired gain +- s.e., games, core-hours and
 whether it was kept. At the end: OUT/rounds.md (the round table) and OUT/rounds.png (the
-score per round).
+score per round). `lbs-pz improve --out OUT --report-only` prints the table from
+improve.json alone (no other option needed; nothing is played).
 
 Resume: run the same command again. Finished steps are skipped (a finished round is never
 replayed); a step cut short continues: the games log plays only the missing games, and
@@ -86,7 +87,7 @@ LOCK = "improve.lock"       # held (flock) while a run works in OUT
 # results of a round (every backend plays the same games; --out is the run itself), or
 # only how far the run goes (--rounds, --patience)
 FREE_OPTIONS = ("rounds", "patience", "out", "workers", "backend", "address", "no_progress",
-                "func", "command", "improve_parser")
+                "report_only", "func", "command", "improve_parser")
 # the round run by hand, docs/experiments/expert_iteration.md
 EXPERT_ITERATION = dict(deviation_weight=30.0, search_fraction=0.5, lr=3e-4, updates=600)
 STUDENT = "student"      # --teacher-blueprint: the teacher searches over the current student
@@ -474,7 +475,26 @@ def write_tables(out: str, state: dict) -> None:
 
 # --- the command --------------------------------------------------------------------------------
 
+def report(out: str) -> int:
+    """--report-only: the round table of the run in `out`, from its improve.json alone."""
+    path = os.path.join(out, STATE)
+    try:
+        with open(path) as f:
+            state = json.load(f)
+        table = round_table(state)
+    except FileNotFoundError:
+        raise ValueError(f"--report-only: no run in --out {out!r} ({path} does not "
+                         f"exist)") from None
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"--out {out!r}: {path} is not a run record of lbs-pz improve "
+                         f"({type(err).__name__})") from None
+    print(table, end="")
+    return 0
+
+
 def run(args) -> int:
+    if args.report_only:
+        return report(args.out)
     from lbs_pz.train.belief import train_belief     # torch: only when the command runs
     from lbs_pz.train.distill import distill
     game = game_from(args)
@@ -549,6 +569,9 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                    help="where distill and train-belief train (default cpu)")
     add_seed_option(p, "run seed of the training deals, the search and the evaluation deals")
     p.add_argument("--no-progress", action="store_true", help="no progress lines or bars")
+    p.add_argument("--report-only", action="store_true",
+                   help="print the round table of the run in --out (its improve.json) and "
+                        "play nothing")
     add_search_options(p)
     add_game_options(p)
     p.set_defaults(func=run, improve_parser=p)
