@@ -115,6 +115,10 @@ def test_two_rounds_then_a_run_killed_in_its_teacher_games_resumes_the_same(
     assert all(step["attempts"] == 1 for r in s["rounds"].values() for step in r["steps"].values())
     table = rows(str(a))
     assert [r[1] for r in table] == ["0", "1", "2"]
+    # a fixed teacher (the strong bot): round 2 distils the games of rounds 1 and 2
+    assert [s["rounds"][k]["steps"]["distill"]["teacher_games"] for k in "12"] == [8, 16]
+    assert (a / "round_2" / "distill_games.jsonl").read_bytes() == b"".join(
+        (a / f"round_{k}" / "teacher_games.jsonl").read_bytes() for k in (1, 2))
     assert "best student" in out.out
 
     # the same command again: nothing is played again

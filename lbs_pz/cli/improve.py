@@ -15,7 +15,9 @@ Round K (K = 1, 2, ...) starts from the last kept student (round 0: --student) a
    by default every seat, so every move of a game is the teacher's; one seat is turned by
    the game's index) into OUT/round_K/teacher_games.jsonl;
 2. distill: distils them into the student (`lbs_pz.train.distill`), starting from its
-   weights, half of every batch the search's games with its deviations weighted, the
+   weights, half of every batch the search's games (with a fixed teacher, those of the
+   latest rounds before it too, up to DISTILL_GAMES = 6,000 games: the same search
+   played them all) with its deviations weighted, the
    other half the student's own self-play (its own moves: the anchor for positions the
    search never reached): OUT/round_K/student.pt. The
    defaults (--deviation-weight 30, --search-fraction 0.5, --lr 3e-4, --updates 600) are
@@ -91,6 +93,8 @@ FREE_OPTIONS = ("rounds", "patience", "out", "workers", "backend", "address", "n
 # the round run by hand, docs/experiments/expert_iteration.md
 EXPERT_ITERATION = dict(deviation_weight=30.0, search_fraction=0.5, lr=3e-4, updates=600)
 STUDENT = "student"      # --teacher-blueprint: the teacher searches over the current student
+# recorded games one distillation reads at most (about 210 KB of features a game in memory)
+DISTILL_GAMES = 6000
 BELIEF_MINUTES = 15.0   # belief_conventions_expert_2p's train-belief run (manifest command)
 
 
@@ -290,19 +294,40 @@ class Improve:
                     workers=(self.args.workers or 0) if ray else 0,
                     address=(self.args.address or "") if ray else "")
 
+    def distill_games(self, k: int) -> tuple:
+        """(path, games) of the recorded games round k distils: with a fixed teacher
+        (--teacher-blueprint not 'student') the teacher's games of round k and of the
+        latest rounds before it, up to DISTILL_GAMES games (OUT/round_K/
+        distill_games.jsonl; the same search played them all); else round k's own."""
+        own = os.path.join(round_dir(self.out, k), "teacher_games.jsonl")
+        per_round = self.args.games_per_round
+        rounds = 1 if self.args.teacher_blueprint == STUDENT else \
+            min(k, max(1, DISTILL_GAMES // per_round))
+        if rounds == 1:
+            return own, per_round
+        path = os.path.join(round_dir(self.out, k), "distill_games.jsonl")
+        parts = []
+        for j in range(k - rounds + 1, k + 1):
+            with open(os.path.join(round_dir(self.out, j), "teacher_games.jsonl"), "rb") as f:
+                parts.append(f.read())
+        write_atomic(path, b"".join(parts))
+        return path, rounds * per_round
+
     def distill(self, k: int) -> dict:
         a, j = self.args, self.kept_before(k)
         out = os.path.join(round_dir(self.out, k), "student.pt")
+        games, n_games = self.distill_games(k)
         dc = DistillConfig(         # the teacher of the self-play half: the student itself
             teacher=self.student(j), init=self.student(j)[len("lstm:"):], out=out,
-            search_games=os.path.join(round_dir(self.out, k), "teacher_games.jsonl"),
+            search_games=games,
             deviation_weight=a.deviation_weight, search_fraction=a.search_fraction, lr=a.lr,
             updates=a.updates, minutes=0.0, eval_every=0, eval_games=min(200, a.eval_games),
             seed=a.seed, device=a.device, resume=out if os.path.isfile(out) else "",
             players=self.game.players, colors=self.game.colors, ranks=self.game.ranks,
             hand_size=self.game.hand_size, **self.trainer_backend())
         self.distill_fn(dc, log=self.log, progress_bar=not a.no_progress)
-        return {"from": self.student(j), "out": out, "resumed": bool(dc.resume)}
+        return {"from": self.student(j), "out": out, "resumed": bool(dc.resume),
+                "search_games": games, "teacher_games": n_games}
 
     def train_belief(self, k: int) -> dict:
         a, j = self.args, self.kept_before(k)
