@@ -55,7 +55,7 @@ ALLOWED_LOCAL = {
         "rllib: specs load Ray's RLlib (seconds; the [rllib] extra) and torch",
     "lbs_pz/search/beliefs/__init__.py:__getattr__":
         "LearnedBelief by name: its module imports torch at its top",
-    "lbs_pz/search/beliefs/__init__.py:make_belief":
+    "lbs_pz/search/beliefs/__init__.py:_learned":
         "the learned belief (torch) only for kind 'learned'; the others work without torch",
     "lbs_pz/cli/serve.py:run":
         "the web app imports starlette at its top; `lbs-pz --help` works without [web]",

@@ -35,7 +35,7 @@ from lbs_pz.agents import blueprint_identity
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.models import find_model, path as model_path, recommended_settings
 from lbs_pz.optional import install_hint, torch_available
-from lbs_pz.search.beliefs import BELIEF_KINDS, FilteredBelief, make_belief
+from lbs_pz.search.beliefs import FilteredBelief, make_belief, parse_belief
 from lbs_pz.search.rollout_search import pruning_rule
 from lbs_pz.search.value import CentralValue
 
@@ -114,11 +114,10 @@ class SearchConfig:
                 raise ValueError(f"budget must be >= 1 blueprint moves, got {self.budget}")
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be >= 1 worlds, got {self.batch_size}")
-        if self.belief is not None and self.belief not in BELIEF_KINDS:
-            raise ValueError(f"unknown belief {self.belief!r}; choose one of "
-                             f"{', '.join(BELIEF_KINDS)}")
+        if self.belief is not None:
+            parse_belief(self.belief)       # a name of BELIEF_KINDS
         if self.belief_checkpoint is not None and self.belief is not None \
-                and not self.belief.startswith("learned"):
+                and not parse_belief(self.belief)[0].reads_checkpoint:
             raise ValueError(f"--belief-checkpoint loads a learned belief, but the belief is "
                              f"{self.belief!r}: use learned or learned+cf")
         for name in ("belief_checkpoint", "value_checkpoint"):
@@ -272,9 +271,10 @@ def _belief(blueprint, game, config: SearchConfig, method: str, notes: List[str]
         return make_belief("exact", blueprint=blueprint)
     kind = config.belief or ("learned+cf" if config.belief_checkpoint else None)
     if kind is not None:
-        if kind.startswith("learned"):
+        base, filtered = parse_belief(kind)
+        if base.reads_checkpoint:
             return learned_belief(blueprint, game, config.belief_checkpoint,
-                                  config.allow_mismatch, filtered=kind.endswith("+cf"))
+                                  config.allow_mismatch, filtered=filtered)
         return make_belief(kind, blueprint=blueprint)
     found = find_model("belief", blueprint_identity(blueprint), game)
     if found is not None and torch_available():

@@ -38,7 +38,7 @@ from typing import List
 import numpy as np
 
 from lbs_pz.agents.base import counterfactual_mask
-from lbs_pz.agents.rule_bots import RuleBot
+from lbs_pz.agents.spec import load_blueprint
 from lbs_pz.engine import HanabiState
 from lbs_pz.engine.moves import decode_move
 from lbs_pz.search.beliefs import _exact
@@ -54,7 +54,7 @@ class BeliefMemoryError(MemoryError):
 class ExactBelief(Belief):
     """Args:
         blueprint: the policy every other seat is assumed to play, for counterfactual
-            filtering: a rule-bot name ("strong"), a RuleBot, any Blueprint with
+            filtering: a blueprint spec ("strong", "lstm:NAME"), a RuleBot, any Blueprint with
             `act_batch`, or None (no counterfactual filtering: hints and counts only).
         memory_cap: bytes the candidate set may take (default 4 GiB).
     """
@@ -63,11 +63,11 @@ class ExactBelief(Belief):
 
     def __init__(self, blueprint=None, memory_cap: int = DEFAULT_MEMORY_CAP):
         super().__init__()
-        if isinstance(blueprint, str):
-            blueprint = RuleBot(blueprint)
+        if isinstance(blueprint, str):     # a spec, as everywhere: "strong", "lstm:NAME"
+            blueprint = load_blueprint(blueprint)
         if blueprint is not None and not callable(getattr(blueprint, "act_batch", None)):
-            raise TypeError("blueprint must be a rule-bot name, a RuleBot or a Blueprint "
-                            f"with act_batch, got {type(blueprint).__name__}")
+            raise TypeError("blueprint must be a blueprint spec (lbs_pz.agents.load_blueprint) "
+                            f"or a Blueprint with act_batch, got {type(blueprint).__name__}")
         self.blueprint = blueprint
         if isinstance(memory_cap, bool) or not isinstance(memory_cap, (int, np.integer)) \
                 or memory_cap <= 0:

@@ -25,7 +25,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 import numpy as np
 
 from lbs_pz.agents.base import counterfactual_mask
-from lbs_pz.agents.rule_bots import RuleBot
+from lbs_pz.agents.spec import load_blueprint
 from lbs_pz.engine import HanabiState
 from lbs_pz.search.beliefs.base import Belief, as_rng
 
@@ -33,8 +33,8 @@ from lbs_pz.search.beliefs.base import Belief, as_rng
 class FilteredBelief(Belief):
     """Args:
         base: the belief proposing hands (its `sample` must return consistent hands).
-        blueprint: the policy the other seats play: a RuleBot (C speed) or any Blueprint
-            with `act_batch`.
+        blueprint: the policy the other seats play: a blueprint spec ("strong",
+            "lstm:NAME"), a RuleBot (C speed) or any Blueprint with `act_batch`.
         oversample: hands drawn from `base` per hand asked for in the first round of a
             sample. Each later round draws what the fraction this sample's rounds kept
             says the missing hands need, with a quarter more: the filter keeps most hands
@@ -54,11 +54,11 @@ class FilteredBelief(Belief):
         super().__init__()
         if not isinstance(base, Belief):
             raise TypeError(f"base must be a Belief, got {type(base).__name__}")
-        if isinstance(blueprint, str):
-            blueprint = RuleBot(blueprint)
+        if isinstance(blueprint, str):     # a spec, as everywhere: "strong", "lstm:NAME"
+            blueprint = load_blueprint(blueprint)
         if not callable(getattr(blueprint, "act_batch", None)):
-            raise TypeError("blueprint must be a RuleBot or a Blueprint with act_batch, got "
-                            f"{type(blueprint).__name__}")
+            raise TypeError("blueprint must be a blueprint spec (lbs_pz.agents.load_blueprint) "
+                            f"or a Blueprint with act_batch, got {type(blueprint).__name__}")
         if not 1 <= oversample <= max_oversample:
             raise ValueError(f"need 1 <= oversample <= max_oversample, got {oversample} "
                              f"and {max_oversample}")
