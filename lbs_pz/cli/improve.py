@@ -13,7 +13,8 @@ Round K (K = 1, 2, ...) starts from the last kept student (round 0: --student) a
    own belief) on TRAINING deals (K-1)*G .. K*G-1 of run
    --seed (`lbs_pz.eval.search_games.record_search_games`: the search at --search-seats,
    by default every seat, so every move of a game is the teacher's; one seat is turned by
-   the game's index) into OUT/round_K/teacher_games.jsonl;
+   the game's index) into OUT/round_K/teacher_games.jsonl (gzipped once the round is
+   over);
 2. distill: distils them into the student (`lbs_pz.train.distill`), starting from its
    weights, half of every batch the search's games (with a fixed teacher, those of the
    latest rounds before it too, up to DISTILL_GAMES = 6,000 games: the same search
@@ -55,7 +56,9 @@ resume from the same folder with the same --out.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import gzip
 import json
 import os
 import resource
@@ -308,8 +311,13 @@ class Improve:
         path = os.path.join(round_dir(self.out, k), "distill_games.jsonl")
         parts = []
         for j in range(k - rounds + 1, k + 1):
-            with open(os.path.join(round_dir(self.out, j), "teacher_games.jsonl"), "rb") as f:
-                parts.append(f.read())
+            games = os.path.join(round_dir(self.out, j), "teacher_games.jsonl")
+            if os.path.isfile(games):       # round k's, or one not tidied yet
+                with open(games, "rb") as f:
+                    parts.append(f.read())
+            else:
+                with gzip.open(games + ".gz", "rb") as f:
+                    parts.append(f.read())
         write_atomic(path, b"".join(parts))
         return path, rounds * per_round
 
@@ -387,6 +395,7 @@ class Improve:
         rec = self.round(k)
         if "kept" in rec:
             self.log(f"round {k}: finished before ({'kept' if rec['kept'] else 'not kept'})")
+            self.tidy(k)
             return
         self.step(k, "teacher_games", lambda: self.teacher_games(k))
         self.step(k, "distill", lambda: self.distill(k))
@@ -399,11 +408,25 @@ class Improve:
                    games=rec["steps"]["teacher_games"]["games"],
                    core_hours=round(cpu / 3600, 4), student=self.student(k))
         save_state(self.out, self.state)
+        self.tidy(k)
         if not ev["kept"]:
             self.log(f"round {k} not kept: no gain over round {ev['base_round']} on the "
                      f"tuning deals ({ev['tuning_gain']:+.3f} +- {ev['tuning_gain_sem']:.3f}); "
                      f"the next round starts "
                      f"from round {ev['base_round']}'s student")
+
+    def tidy(self, k: int) -> None:
+        """A finished round keeps its teacher's games gzipped (teacher_games.jsonl.gz, about
+        a sixteenth of the size) and drops distill_games.jsonl (made again from the rounds'
+        games when needed)."""
+        folder = round_dir(self.out, k)
+        games = os.path.join(folder, "teacher_games.jsonl")
+        if os.path.isfile(games):
+            with open(games, "rb") as f:
+                write_atomic(games + ".gz", gzip.compress(f.read(), mtime=0))
+            os.remove(games)
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(folder, "distill_games.jsonl"))
 
     def without_gain(self, k: int) -> int:
         """Rounds in a row without a gain, up to round k."""
