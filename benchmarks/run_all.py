@@ -478,6 +478,21 @@ SECTIONS = {
         f"{PY} benchmarks/worlds.py curve results/compute_strong.jsonl && "
         f"{PY} benchmarks/worlds.py curve results/compute_net.jsonl && "
         f"{PY} benchmarks/worlds.py cost --games 3"),
+    "improve": (
+        "A blueprint improved by its own search: lbs-pz improve's rounds",
+        "`lbs-pz improve` with its defaults: the best shipped network, "
+        "lstm:conventions_expert_value_2p, taught each round by LBS-16 on every seat of the "
+        "strong bot (1,500 training games a round, the latest rounds' games up to 6,000), "
+        "its belief retrained, and kept if its greedy self-play gains on 1,000 tuning deals "
+        "(run seed 1); scores and paired gains on 1,000 evaluation deals of run seed 0, "
+        "core-hours of the whole round (the teacher's games on 2 worker processes). The "
+        "run's record, results/improve/improve.json, is in the repository "
+        "(docs/experiments/improve.md); `OMP_NUM_THREADS=1 lbs-pz improve --out "
+        "results/improve --rounds N --workers 2` continues it.",
+        "OMP_NUM_THREADS=1 lbs-pz improve --out results/improve_quick --rounds 1 "
+        "--games-per-round 4 --rollouts 8 --updates 20 --belief-steps 2 --eval-games 50 "
+        "--workers 2 --no-progress && lbs-pz improve --out results/improve_quick --report-only",
+        "lbs-pz improve --out results/improve --report-only"),
     "lbs-worlds-net": (
         "More worlds, no worse: the paper's LBS at 32 and 256 worlds on the best neural blueprint",
         "LBS-16 with the learned belief alone (the paper's LBS: no counterfactual filter) "
@@ -612,6 +627,7 @@ HEADLINE = {
     "rllib-30min": r"^(rllib:|trained |greedy self-play|lbs-pz eval's evaluator|RLlib \(|paired "
                    r"difference|every deal|checks:)",
     "lbs-worlds-net": None,
+    "improve": r"^(\||Command:|Score:|stopped)",
     "compute": None,
     "search-sb3": None,
     "walkthrough": r"^(###|\$ |\||  mean score|done|value:)",

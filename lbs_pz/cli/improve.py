@@ -23,18 +23,18 @@ Round K (K = 1, 2, ...) starts from the last kept student (round 0: --student) a
    search never reached): OUT/round_K/student.pt. The
    defaults (--deviation-weight 30, --search-fraction 0.5, --lr 3e-4, --updates 600) are
    those of the one round run by hand (docs/experiments/expert_iteration.md);
-3. belief: trains the new student's learned belief (`lbs_pz.train.belief`) from the
-   previous one (the last kept round's, else the one given or shipped for --student;
-   none: from scratch): OUT/round_K/belief.pt, the belief a search over this student uses
-   (given explicitly to the next round's teacher with --teacher-blueprint student). No
-   value is trained: a public-LSTM net carries its own value head (distill fits it),
-   which LBS bootstraps with;
-4. eval: greedy self-play of the new student on EVALUATION deals 0 .. --eval-games - 1 of
+3. eval: greedy self-play of the new student on EVALUATION deals 0 .. --eval-games - 1 of
    run --seed, paired with the last kept student on the same deals (OUT/round_K/eval.json).
    It is also played on TUNING deals (the evaluation deals of run --seed + 1), paired the
    same way; the round is kept if its paired gain THERE is > 0 (so the reported scores
    are not the ones a round was chosen on); otherwise the next round starts from the last
-   kept student again, and the run stops after --patience rounds in a row without a gain.
+   kept student again, and the run stops after --patience rounds in a row without a gain;
+4. belief (kept rounds only): trains the new student's learned belief
+   (`lbs_pz.train.belief`) from the previous one (the last kept round's, else the one
+   given or shipped for --student; none: from scratch): OUT/round_K/belief.pt, the belief
+   a search over this student uses (given explicitly to the next round's teacher with
+   --teacher-blueprint student). No value is trained: a public-LSTM net carries its own
+   value head (distill fits it), which LBS bootstraps with.
 
 OUT/improve.json is written whole after every step: the command, the settings, each
 finished step of each round (its CPU seconds: this process and its waited-for children;
@@ -399,8 +399,9 @@ class Improve:
             return
         self.step(k, "teacher_games", lambda: self.teacher_games(k))
         self.step(k, "distill", lambda: self.distill(k))
-        self.step(k, "belief", lambda: self.train_belief(k))
         ev = self.step(k, "eval", lambda: self.evaluate(k))
+        if ev["kept"]:          # a student no round starts from needs no belief
+            self.step(k, "belief", lambda: self.train_belief(k))
         cpu = sum(s.get("cpu_seconds", 0.0) for s in rec["steps"].values())
         rec.update(score=ev["mean"], sem=ev["sem"], gain=ev["gain"], gain_sem=ev["gain_sem"],
                    tuning_gain=ev["tuning_gain"], tuning_gain_sem=ev["tuning_gain_sem"],
