@@ -25,6 +25,9 @@ pytest.importorskip("torch")
 from lbs_pz.cli import build_parser, main  # noqa: E402
 from lbs_pz.cli.improve import settings_of  # noqa: E402
 from lbs_pz.files import open_locked  # noqa: E402
+from lbs_pz.models.checkpoint import load_checkpoint  # noqa: E402
+
+torch = pytest.importorskip("torch")
 
 GAME = ["--colors", "3", "--ranks", "3", "--hand-size", "3"]
 TINY = dict(players=2, colors=3, ranks=3, hand_size=3)
@@ -78,7 +81,11 @@ def check_finished(out, rounds=2):
         for name in ("teacher_games.jsonl.gz", "student.pt", "eval.json"):
             assert os.path.isfile(os.path.join(out, f"round_{k}", name))
         assert os.path.isfile(os.path.join(out, f"round_{k}", "belief.pt")) == r["kept"]
-        assert not os.path.exists(os.path.join(out, f"round_{k}", "teacher_games.jsonl"))
+        slim = load_checkpoint(os.path.join(out, f"round_{k}", "student.pt"))
+        assert slim.get("resume") is None and {w.dtype for w in slim["weights"].values()
+                                               if w.is_floating_point()} == {torch.float16}
+        for name in ("teacher_games.jsonl", "student.train.pt", "belief.train.pt"):
+            assert not os.path.exists(os.path.join(out, f"round_{k}", name))      # tidied
         with gzip.open(os.path.join(out, f"round_{k}", "teacher_games.jsonl.gz")) as f:
             records = [json.loads(line) for line in f]
         assert [g["game"] for g in records] == list(range((k - 1) * 8, k * 8))  # none twice
@@ -232,8 +239,8 @@ def test_ctrl_c_in_a_trainer_resumes_from_its_checkpoint(student, tmp_path, caps
     assert seen and proc.returncode == 130, text[-2000:]    # (belief: round 1 was kept)
     record = state(str(out_dir))["rounds"]["1"]["steps"][step]
     assert not record["done"] and record["cpu_seconds"] > 0
-    assert os.path.isfile(out_dir / "round_1" / ("student.pt" if step == "distill"
-                                                 else "belief.pt"))
+    assert os.path.isfile(out_dir / "round_1" / ("student.train.pt" if step == "distill"
+                                                 else "belief.train.pt"))
     rc, out = cli(args + ["--no-progress"], capsys)
     assert rc == 0, out.err
     s = state(str(out_dir))

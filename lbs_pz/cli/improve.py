@@ -20,7 +20,9 @@ Round K (K = 1, 2, ...) starts from the last kept student (round 0: --student) a
    latest rounds before it too, up to DISTILL_GAMES = 6,000 games: the same search
    played them all) with its deviations weighted, the
    other half the student's own self-play (its own moves: the anchor for positions the
-   search never reached): OUT/round_K/student.pt. The
+   search never reached): OUT/round_K/student.train.pt (the trainer's checkpoint, which a
+   step cut short resumes from) and its slim float16 copy OUT/round_K/student.pt, the
+   student that is evaluated, searched, shipped and started from. The
    defaults (--deviation-weight 30, --search-fraction 0.5, --lr 3e-4, --updates 600) are
    those of the one round run by hand (docs/experiments/expert_iteration.md);
 3. eval: greedy self-play of the new student on EVALUATION deals 0 .. --eval-games - 1 of
@@ -31,7 +33,8 @@ Round K (K = 1, 2, ...) starts from the last kept student (round 0: --student) a
    kept student again, and the run stops after --patience rounds in a row without a gain;
 4. belief (kept rounds only): trains the new student's learned belief
    (`lbs_pz.train.belief`) from the previous one (the last kept round's, else the one
-   given or shipped for --student; none: from scratch): OUT/round_K/belief.pt, the belief
+   given or shipped for --student; none: from scratch): OUT/round_K/belief.train.pt and
+   its slim copy OUT/round_K/belief.pt, the belief
    a search over this student uses (given explicitly to the next round's teacher with
    --teacher-blueprint student). No value is trained: a public-LSTM net carries its own
    value head (distill fits it), which LBS bootstraps with.
@@ -46,8 +49,9 @@ improve.json alone (no other option needed; nothing is played).
 Resume: run the same command again. Finished steps are skipped (a finished round is never
 replayed); a step cut short continues: the games log plays only the missing games, and
 distill and train-belief go on from their last checkpoint (--resume of the partial
-OUT/round_K/student.pt or belief.pt; a checkpoint is written every few minutes and on
-Ctrl-C). --rounds and --patience may be raised to go on with more rounds, and --workers,
+OUT/round_K/student.train.pt or belief.train.pt; a checkpoint is written every few
+minutes and on Ctrl-C). A finished round keeps only what later rounds and a reader need
+(`Improve.tidy`): its slim student and belief, its evaluation, its teacher's games gzipped. --rounds and --patience may be raised to go on with more rounds, and --workers,
 --backend, --address changed; any other option that differs from the run in OUT is
 refused, naming it. Every path (the rounds' students) is recorded as --out spells it:
 resume from the same folder with the same --out.
@@ -80,7 +84,7 @@ from lbs_pz.eval.evaluate import played_chunks
 from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.files import open_locked, replaced, write_atomic
 from lbs_pz.models import find_model
-from lbs_pz.models.checkpoint import describe_game, same_game
+from lbs_pz.models.checkpoint import describe_game, same_game, slim_copy
 from lbs_pz.search.config import parse_method
 from lbs_pz.search.methods import MethodSpec, describe
 from lbs_pz.search.stats import mean_sem
@@ -323,7 +327,7 @@ class Improve:
 
     def distill(self, k: int) -> dict:
         a, j = self.args, self.kept_before(k)
-        out = os.path.join(round_dir(self.out, k), "student.pt")
+        out = os.path.join(round_dir(self.out, k), "student.train.pt")
         games, n_games = self.distill_games(k)
         dc = DistillConfig(         # the teacher of the self-play half: the student itself
             teacher=self.student(j), init=self.student(j)[len("lstm:"):], out=out,
@@ -334,12 +338,13 @@ class Improve:
             players=self.game.players, colors=self.game.colors, ranks=self.game.ranks,
             hand_size=self.game.hand_size, **self.trainer_backend())
         self.distill_fn(dc, log=self.log, progress_bar=not a.no_progress)
-        return {"from": self.student(j), "out": out, "resumed": bool(dc.resume),
-                "search_games": games, "teacher_games": n_games}
+        slim_copy(out, self.student(k)[len("lstm:"):])
+        return {"from": self.student(j), "out": self.student(k), "checkpoint": out,
+                "resumed": bool(dc.resume), "search_games": games, "teacher_games": n_games}
 
     def train_belief(self, k: int) -> dict:
         a, j = self.args, self.kept_before(k)
-        out = os.path.join(round_dir(self.out, k), "belief.pt")
+        out = os.path.join(round_dir(self.out, k), "belief.train.pt")
         start = self.belief(j) or ""
         tc = BeliefTrainConfig(
             blueprint=self.student(k), init=start, out=out,
@@ -352,7 +357,10 @@ class Improve:
             players=self.game.players, colors=self.game.colors, ranks=self.game.ranks,
             hand_size=self.game.hand_size, **self.trainer_backend())
         self.train_belief_fn(tc, log=self.log)
-        return {"from": start or None, "out": out, "resumed": bool(tc.resume)}
+        slim = os.path.join(round_dir(self.out, k), "belief.pt")
+        slim_copy(out, slim)
+        return {"from": start or None, "out": slim, "checkpoint": out,
+                "resumed": bool(tc.resume)}
 
     def evaluate(self, k: int) -> dict:
         """Round k's student (round 0: the start) in greedy self-play on two sets of deals,
@@ -419,8 +427,12 @@ class Improve:
     def tidy(self, k: int) -> None:
         """A finished round keeps its teacher's games gzipped (teacher_games.jsonl.gz, about
         a sixteenth of the size) and drops distill_games.jsonl (made again from the rounds'
-        games when needed)."""
+        games when needed) and the trainers' checkpoints (*.train.pt: only a step cut short
+        resumes from them; student.pt and belief.pt are their slim copies)."""
         folder = round_dir(self.out, k)
+        for name in ("student.train.pt", "belief.train.pt"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(folder, name))
         games = os.path.join(folder, "teacher_games.jsonl")
         if os.path.isfile(games):
             with open(games, "rb") as f:
