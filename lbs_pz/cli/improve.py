@@ -51,7 +51,8 @@ replayed); a step cut short continues: the games log plays only the missing game
 distill and train-belief go on from their last checkpoint (--resume of the partial
 OUT/round_K/student.train.pt or belief.train.pt; a checkpoint is written every few
 minutes and on Ctrl-C). A finished round keeps only what later rounds and a reader need
-(`Improve.tidy`): its slim student and belief, its evaluation, its teacher's games gzipped. --rounds and --patience may be raised to go on with more rounds, and --workers,
+(`Improve.tidy`): its slim student and belief, its evaluation, its teacher's games
+gzipped. --rounds and --patience may be raised to go on with more rounds, and --workers,
 --backend, --address changed; any other option that differs from the run in OUT is
 refused, naming it. Every path (the rounds' students) is recorded as --out spells it:
 resume from the same folder with the same --out.
