@@ -165,13 +165,14 @@ SECTIONS = {
         f"--blueprint lstm:conventions_expert_value_2p"),
     "improve-teacher": (
         "The teacher's games of lbs-pz improve, in-process and on workers",
-        "improve's default teacher, LBS-16 on every seat of the strong bot (256 worlds, every "
-        "other setting resolved), records the same training games in this process, on 2 "
-        "worker processes and on 2 workers of a local Ray: games per second over each run's "
-        "wall clock (the workers' start included) and whether each recorded the in-process "
+        "improve's default teacher, LBS-16 at 32 worlds over the best shipped network (one "
+        "seat, every other setting resolved), records the same training games in this "
+        "process, on 2 worker processes and on 2 workers of a local Ray: games per second "
+        "over each run's wall clock (the workers' start included) and whether each "
+        "recorded the in-process "
         "run's games.",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --teacher-games 2",
-        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --teacher-games 24"),
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --teacher-games 1",
+        f"OMP_NUM_THREADS=1 {PY} benchmarks/train_sources.py --teacher-games 8"),
     "rllib-throughput": (
         "RLlib PPO sampling against MaskablePPO rollouts",
         "benchmarks/rllib_throughput.py: env steps per second of RLlib 2.60 multi-agent "
@@ -481,11 +482,12 @@ SECTIONS = {
     "improve": (
         "A blueprint improved by its own search: lbs-pz improve's rounds",
         "`lbs-pz improve` with its defaults: the best shipped network, "
-        "lstm:conventions_expert_value_2p, taught each round by LBS-16 on every seat of the "
-        "strong bot (1,500 training games a round, the latest rounds' games up to 6,000), "
-        "its belief retrained, and kept if its greedy self-play gains on 1,000 tuning deals "
-        "(run seed 1); scores and paired gains on 1,000 evaluation deals of run seed 0, "
-        "core-hours of the whole round (the teacher's games on 2 worker processes). The "
+        "lstm:conventions_expert_value_2p, taught each round by LBS-16 over itself (32 "
+        "worlds, one seat; 500 training games a round, the latest rounds' games up to "
+        "1,500 distilled), kept if its greedy self-play gains on 1,000 tuning deals (run "
+        "seed 1), then its belief retrained; scores and paired gains on 1,000 evaluation "
+        "deals of run seed 0, core-hours of the whole round (the teacher's games on 2 worker "
+        "processes). The "
         "run's record, results/improve/improve.json, is in the repository "
         "(docs/experiments/improve.md); `OMP_NUM_THREADS=1 lbs-pz improve --out "
         "results/improve --rounds N --workers 2` continues it.",

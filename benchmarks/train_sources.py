@@ -3,8 +3,9 @@ Ray workers (a local Ray), the same run otherwise (`lbs_pz.train.games.GameSourc
 --teacher-games N, `lbs-pz improve`'s teacher games instead.
 
     OMP_NUM_THREADS=1 python benchmarks/train_sources.py --steps 40
-    OMP_NUM_THREADS=1 python benchmarks/train_sources.py --blueprint lstm:conventions_expert_value_2p
-    OMP_NUM_THREADS=1 python benchmarks/train_sources.py --teacher-games 16
+    OMP_NUM_THREADS=1 python benchmarks/train_sources.py \
+        --blueprint lstm:conventions_expert_value_2p
+    OMP_NUM_THREADS=1 python benchmarks/train_sources.py --teacher-games 8
 
 The learner runs in this process either way; the workers play the next steps' games while
 it updates, so they help as far as playing the games, not the update, is the cost (a rule
@@ -16,8 +17,9 @@ strong bot (torch on one thread, no validation between the first and the last st
 games per second counts the training games over the run's own clock. The final weights
 of every run are compared with the in-process run's: the sources give the same data.
 
---teacher-games N: improve's default teacher (LBS-16 on every seat of --blueprint, every
-other setting resolved) records training games 0 .. N-1 of run seed 0
+--teacher-games N: improve's default teacher (LBS-16 at 32 worlds over the default student,
+lstm:conventions_expert_value_2p, one seat turned by the game's index, every other setting
+resolved) records training games 0 .. N-1 of run seed 0
 (`lbs_pz.eval.search_games.record_search_games`) in this process, on 2 worker processes
 and on 2 workers of a local Ray; games per second over each run's wall clock (the
 workers' start included), and whether each run recorded the in-process run's games.
@@ -37,6 +39,8 @@ import torch
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.models.checkpoint import load_checkpoint
+from lbs_pz.cli.improve import TEACHER_ROLLOUTS
+from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.train.belief import train_belief
 from lbs_pz.train.configs import BeliefTrainConfig
@@ -52,7 +56,7 @@ def main() -> None:
                         help="time improve's teacher games instead (N games per run)")
     args = parser.parse_args()
     if args.teacher_games:
-        return teacher_games(args.blueprint, args.teacher_games)
+        return teacher_games(args.teacher_games)
     runs = [("inline", 0), ("ray", 1), ("ray", 2)]
     rows, weights = [], {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -77,9 +81,10 @@ def main() -> None:
 
 
 
-def teacher_games(blueprint: str, games: int) -> None:
+def teacher_games(games: int) -> None:
     """improve's teacher games per second from each source (see the module)."""
-    spec = MethodSpec("lbs-16", blueprint=blueprint, search_seats=("all",))
+    blueprint = "lstm:conventions_expert_value_2p"
+    spec = MethodSpec("lbs-16", blueprint=blueprint, search=SearchConfig(rollouts=TEACHER_ROLLOUTS))
     game = dataclasses.asdict(HanabiConfig())
     rows, recorded = [], {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -89,9 +89,8 @@ def check_finished(out, rounds=2):
         with gzip.open(os.path.join(out, f"round_{k}", "teacher_games.jsonl.gz")) as f:
             records = [json.loads(line) for line in f]
         assert [g["game"] for g in records] == list(range((k - 1) * 8, k * 8))  # none twice
-        # every seat searched (the default): every move of a game is the teacher's
-        assert all(len(g["searched"]) == len(g["moves"]) and g["seats"] == [0, 1]
-                   for g in records)
+        # one seat searched (the default), turned by the game's index
+        assert all(g["seats"] == [g["game"] % 2] for g in records)
     assert os.path.getsize(os.path.join(out, "rounds.png")) > 0
     return s
 
@@ -128,7 +127,7 @@ def test_two_rounds_then_a_run_killed_in_its_teacher_games_resumes_the_same(
     assert all(step["attempts"] == 1 for r in s["rounds"].values() for step in r["steps"].values())
     table = rows(str(a))
     assert [r[1] for r in table] == ["0", "1", "2"]
-    # a fixed teacher (the strong bot): round 2 distils the games of rounds 1 and 2
+    # round 2 distils the games of rounds 1 and 2
     assert [s["rounds"][k]["steps"]["distill"]["teacher_games"] for k in "12"] == [8, 16]
     assert s["rounds"]["2"]["steps"]["distill"]["search_games"].endswith(
         os.path.join("round_2", "distill_games.jsonl"))
@@ -178,11 +177,11 @@ def test_refusals(student, tmp_path, capsys):
     assert len(out.err.strip().splitlines()) == 1
     # a teacher blueprint of another variant
     rc, out = cli(command(student, tmp_path / "x", "--teacher-blueprint",
-                          "lstm:conventions_expert_value_2p"), capsys)
+                          "lstm:conventions_expert_value_2p", "--search-seats", "all"), capsys)
     assert rc == 2 and "--teacher-blueprint" in out.err and "5x5" in out.err
     # one seat searching over a blueprint that is not the student: the other seat's moves
     # would be taught as the teacher's
-    rc, out = cli(command(student, tmp_path / "x", "--search-seats", "0"), capsys)
+    rc, out = cli(command(student, tmp_path / "x", "--teacher-blueprint", "strong"), capsys)
     assert rc == 2 and "--search-seats 0" in out.err and "student" in out.err
     # a student that is not a public-LSTM net
     rc, out = cli(command("strong", tmp_path / "x"), capsys)
@@ -216,11 +215,11 @@ def test_ctrl_c_in_a_trainer_resumes_from_its_checkpoint(student, tmp_path, caps
     (--resume), every round finished once, no other step run twice, and the run ends with
     the round table of a run never stopped (both trainers resume exactly)."""
     out_dir = tmp_path / "e"
-    # distill: the teacher searches over the student, one seat, turned by the game's index;
-    # belief: the default teacher, whose round 1 gains on this student (as in
-    # test_two_rounds...), and so trains a belief
-    extra = (["--updates", "120", "--teacher-blueprint", "student", "--search-seats", "0"]
-             if step == "distill" else ["--updates", "10"])
+    # distill: the default teacher (a search over the student, one seat, turned by the
+    # game's index); belief: LBS on every seat of the strong bot, whose round 1 gains on
+    # this student, and so trains a belief
+    extra = (["--updates", "120"] if step == "distill" else
+             ["--updates", "10", "--teacher-blueprint", "strong", "--search-seats", "all"])
     args = command(student, out_dir, "--belief-steps", "120", *extra)
     proc = start(args, stderr=subprocess.STDOUT)
     started = re.compile(rf"{bar}:.*\| *[1-9][0-9]*/120 ".encode())

@@ -3,27 +3,27 @@ iteration, Anthony et al. 2017), every step resumable.
 
     lbs-pz improve --out results/improve --rounds 5 --workers 2
     lbs-pz improve --out results/improve --rounds 5 --workers 2   # again: goes on
-    lbs-pz improve --student lstm:mine.pt --teacher-blueprint student --out DIR
+    lbs-pz improve --student lstm:mine.pt --out DIR
 
 Round K (K = 1, 2, ...) starts from the last kept student (round 0: --student) and
 1. teacher_games: records --games-per-round games of the teacher search (--teacher, lbs-16
-   by default, with the search options below) over --teacher-blueprint (the strong rule
-   bot by default: LBS-16 on its every seat plays 24.17 at about 4 s per game, the search
-   over a public-LSTM net about 73 s; 'student': the current student, searched with its
-   own belief) on TRAINING deals (K-1)*G .. K*G-1 of run
-   --seed (`lbs_pz.eval.search_games.record_search_games`: the search at --search-seats,
-   by default every seat, so every move of a game is the teacher's; one seat is turned by
-   the game's index) into OUT/round_K/teacher_games.jsonl (gzipped once the round is
-   over);
-2. distill: distils them into the student (`lbs_pz.train.distill`), starting from its
-   weights, half of every batch the search's games (with a fixed teacher, those of the
-   latest rounds before it too, up to DISTILL_GAMES = 6,000 games: the same search
-   played them all) with its deviations weighted, the
-   other half the student's own self-play (its own moves: the anchor for positions the
-   search never reached): OUT/round_K/student.train.pt (the trainer's checkpoint, which a
-   step cut short resumes from) and its slim float16 copy OUT/round_K/student.pt, the
-   student that is evaluated, searched, shipped and started from. The
-   defaults (--deviation-weight 30, --search-fraction 0.5, --lr 3e-4, --updates 600) are
+   by default, 32 worlds, the other search options resolved) over --teacher-blueprint
+   ('student' by default: the current student, searched with its own belief, so that
+   every move the search keeps is the student's own and its deviations are what the
+   student should change; or a fixed blueprint, whose search must then play every seat)
+   on TRAINING deals (K-1)*G .. K*G-1 of run --seed
+   (`lbs_pz.eval.search_games.record_search_games`: the search at --search-seats, one
+   seat by default, turned by the game's index, the student at the others) into
+   OUT/round_K/teacher_games.jsonl (gzipped once the round is over);
+2. distill: distils the teacher's games of round K and of the latest rounds before it,
+   up to DISTILL_GAMES = 1,500 games (as many as the hand-run round distilled), into the
+   student (`lbs_pz.train.distill`), starting from its weights: half of every batch the
+   search's games with its deviations weighted, the other half the student's own
+   self-play (its own moves: the anchor for positions the search never reached):
+   OUT/round_K/student.train.pt (the trainer's checkpoint, which a step cut short
+   resumes from) and its slim float16 copy OUT/round_K/student.pt, the student that is
+   evaluated, searched, shipped and started from. The defaults (--deviation-weight 30,
+   --search-fraction 0.5, --lr 3e-4, --updates 600) are
    those of the one round run by hand (docs/experiments/expert_iteration.md);
 3. eval: greedy self-play of the new student on EVALUATION deals 0 .. --eval-games - 1 of
    run --seed, paired with the last kept student on the same deals (OUT/round_K/eval.json).
@@ -101,8 +101,12 @@ FREE_OPTIONS = ("rounds", "patience", "out", "workers", "backend", "address", "n
 # the round run by hand, docs/experiments/expert_iteration.md
 EXPERT_ITERATION = dict(deviation_weight=30.0, search_fraction=0.5, lr=3e-4, updates=600)
 STUDENT = "student"      # --teacher-blueprint: the teacher searches over the current student
-# recorded games one distillation reads at most (about 210 KB of features a game in memory)
-DISTILL_GAMES = 6000
+# recorded games a round distils at most: as many as the hand-run round distilled, 1,475
+# (expert_iteration.md); about 210 KB of features a game in memory
+DISTILL_GAMES = 1500
+# the teacher's worlds per decision: the hand-run round's (LBS-16 over the net at 256 worlds
+# takes about 100 s a game on one core, at 32 about 20 s)
+TEACHER_ROLLOUTS = 32
 BELIEF_MINUTES = 15.0   # belief_conventions_expert_2p's train-belief run (manifest command)
 
 
@@ -303,14 +307,12 @@ class Improve:
                     address=(self.args.address or "") if ray else "")
 
     def distill_games(self, k: int) -> tuple:
-        """(path, games) of the recorded games round k distils: with a fixed teacher
-        (--teacher-blueprint not 'student') the teacher's games of round k and of the
-        latest rounds before it, up to DISTILL_GAMES games (OUT/round_K/
-        distill_games.jsonl; the same search played them all); else round k's own."""
+        """(path, games) of the recorded games round k distils: the teacher's games of
+        round k and of the latest rounds before it, up to DISTILL_GAMES games (several
+        rounds: OUT/round_K/distill_games.jsonl, made again when needed)."""
         own = os.path.join(round_dir(self.out, k), "teacher_games.jsonl")
         per_round = self.args.games_per_round
-        rounds = 1 if self.args.teacher_blueprint == STUDENT else \
-            min(k, max(1, DISTILL_GAMES // per_round))
+        rounds = min(k, max(1, DISTILL_GAMES // per_round))
         if rounds == 1:
             return own, per_round
         path = os.path.join(round_dir(self.out, k), "distill_games.jsonl")
@@ -588,19 +590,20 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--teacher", default="lbs-16", metavar="METHOD",
                    help="the search whose games are distilled: lbs-K | lbs-inf | sparta "
                         "(default lbs-16)")
-    p.add_argument("--teacher-blueprint", default="strong", metavar="SPEC",
-                   help="the blueprint the teacher searches over: a fixed one, or 'student' "
-                        "(each round's current student, with its belief). Default strong: "
-                        "LBS-16 on its every seat (24.17) is the strongest cheap teacher "
-                        "(about 4 s per game; over a public-LSTM net about 73 s)")
-    add_search_seats_option(p, "all", "seats where the teacher searches (one seat: turned by "
-                                      "the game's index)")
+    p.add_argument("--teacher-blueprint", default=STUDENT, metavar="SPEC",
+                   help="the blueprint the teacher searches over: 'student' (default: each "
+                        "round's current student, with its belief) or a fixed one, e.g. "
+                        "strong, searched at every seat (its moves are not the student's: "
+                        "docs/experiments/improve.md found no gain from it)")
+    add_search_seats_option(p, "0", "seats where the teacher searches, turned by the game's "
+                                    "index")
     p.add_argument("--rounds", type=int_at_least(1), default=5,
                    help="rounds to play (default 5; may be raised to go on)")
     p.add_argument("--out", default=os.path.join("results", "improve"), metavar="DIR",
                    help="the run's folder (default results/improve)")
-    p.add_argument("--games-per-round", type=int_at_least(1), default=1500, metavar="G",
-                   help="teacher games per round (default 1500: the hand-run round had 1,475)")
+    p.add_argument("--games-per-round", type=int_at_least(1), default=500, metavar="G",
+                   help="teacher games per round (default 500: about 85 minutes on 2 cores; "
+                        "a round distils the latest rounds' games, up to 1,500)")
     p.add_argument("--updates", type=int_at_least(1), default=EXPERT_ITERATION["updates"],
                    help="distill updates per round (default 600, as "
                         "docs/experiments/expert_iteration.md)")
@@ -613,7 +616,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--search-fraction", type=finite_float_at_least(0),
                    default=EXPERT_ITERATION["search_fraction"],
                    help="fraction of each batch from the teacher's games, the rest the "
-                        "teacher blueprint's self-play (default 0.5, as expert_iteration.md)")
+                        "student's own self-play (default 0.5, as expert_iteration.md)")
     p.add_argument("--belief-steps", type=int_at_least(0), default=0,
                    help="train-belief steps per round (default 0: --belief-minutes)")
     p.add_argument("--belief-minutes", type=finite_float_at_least(0), default=BELIEF_MINUTES,
@@ -634,7 +637,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--report-only", action="store_true",
                    help="print the round table of the run in --out (its improve.json) and "
                         "play nothing")
-    add_search_options(p)
+    add_search_options(p, defaults={"rollouts": TEACHER_ROLLOUTS})
     add_game_options(p)
     p.set_defaults(func=run, improve_parser=p)
     return p

@@ -338,11 +338,12 @@ _SEARCH_TYPES = {"rollouts": int_at_least(1), "budget": int_at_least(1),
 _SEARCH_CHOICES = {"belief": BELIEF_KINDS, "pruning": PRUNING_RULES, "precision": PRECISIONS}
 
 
-def add_search_options(parser: argparse.ArgumentParser) -> None:
+def add_search_options(parser: argparse.ArgumentParser, defaults: Optional[dict] = None) -> None:
     """One option per `SearchConfig` field but the seed (the run's --seed seeds the
-    search): explained by the field's comment, defaulted by the field; the knobs of
-    speed and of the deviation rule grouped under their own heading. `search_spec`
-    reads them back."""
+    search): explained by the field's comment, defaulted by the field (or by `defaults`,
+    {field: value}, a command's own); the knobs of speed and of the deviation rule grouped
+    under their own heading. `search_spec` reads them back."""
+    defaults = defaults or {}
     comments = field_comments(SearchConfig)
     main = parser.add_argument_group("search")
     advanced = parser.add_argument_group(
@@ -354,14 +355,17 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
         group = advanced if field.name in ADVANCED else main
         flag = _SEARCH_FLAGS.get(field.name, f"--{field.name.replace('_', '-')}")
         about = comments.get(field.name, "")
-        if field.name in SEARCH_DEFAULTS:
+        if field.name in defaults:
+            default_text = f"default {defaults[field.name]!r} here"
+        elif field.name in SEARCH_DEFAULTS:
             default_text = f"default: recommended, else {SEARCH_DEFAULTS[field.name]!r}"
         elif field.default is None:
             default_text = "default: none" if field.name not in ("belief", "refill") else ""
         else:
             default_text = f"default {field.default!r}"
         about = f"{about} ({default_text})" if default_text else about
-        kwargs = {"dest": field.name, "default": field.default, "help": about}
+        kwargs = {"dest": field.name, "default": defaults.get(field.name, field.default),
+                  "help": about}
         if field.name == "allow_mismatch":
             group.add_argument(flag, action="store_true", **kwargs)
         elif field.name in ("refill", "importance"):
