@@ -481,20 +481,19 @@ SECTIONS = {
         f"{PY} benchmarks/worlds.py cost --games 3"),
     "improve": (
         "A blueprint improved by its own search: lbs-pz improve's rounds",
-        "`lbs-pz improve` with its defaults: the best shipped network, "
-        "lstm:conventions_expert_value_2p, taught each round by LBS-16 over itself (32 "
-        "worlds, one seat; 500 training games a round, the latest rounds' games up to "
-        "1,500 distilled), kept if its greedy self-play gains on 1,000 tuning deals (run "
-        "seed 1), then its belief retrained; scores and paired gains on 1,000 evaluation "
-        "deals of run seed 0, core-hours of the whole round (the teacher's games on 2 worker "
-        "processes). The "
-        "run's record, results/improve/improve.json, is in the repository "
-        "(docs/experiments/improve.md); `OMP_NUM_THREADS=1 lbs-pz improve --out "
-        "results/improve --rounds N --workers 2` continues it.",
+        "`lbs-pz improve` on the best shipped network, lstm:conventions_expert_value_2p: "
+        "each round distils a search's games into it, keeps the round if its greedy "
+        "self-play gains on 1,000 tuning deals (run seed 1), then retrains its belief; "
+        "scores and paired gains on 1,000 evaluation deals of run seed 0, core-hours of the "
+        "whole round (the teacher's games on 2 worker processes). The run so far had LBS-16 "
+        "on every seat of the strong bot as the teacher (1,500 games a round); "
+        "docs/experiments/improve.md says why that round did not gain and why the default "
+        "teacher now searches over the student. The run's record, "
+        "results/improve_strong/improve.json, is in the repository.",
         "OMP_NUM_THREADS=1 lbs-pz improve --out results/improve_quick --rounds 1 "
         "--games-per-round 4 --rollouts 8 --updates 20 --belief-steps 2 --eval-games 50 "
         "--workers 2 --no-progress && lbs-pz improve --out results/improve_quick --report-only",
-        "lbs-pz improve --out results/improve --report-only"),
+        "lbs-pz improve --out results/improve_strong --report-only"),
     "lbs-worlds-net": (
         "More worlds, no worse: the paper's LBS at 32 and 256 worlds on the best neural blueprint",
         "LBS-16 with the learned belief alone (the paper's LBS: no counterfactual filter) "

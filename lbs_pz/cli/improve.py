@@ -105,7 +105,7 @@ STUDENT = "student"      # --teacher-blueprint: the teacher searches over the cu
 # (expert_iteration.md); about 210 KB of features a game in memory
 DISTILL_GAMES = 1500
 # the teacher's worlds per decision: the hand-run round's (LBS-16 over the net at 256 worlds
-# takes about 100 s a game on one core, at 32 about 20 s)
+# takes about 100 s a game on one core, at 32 about 15 s: benchmarks/train_sources.py)
 TEACHER_ROLLOUTS = 32
 BELIEF_MINUTES = 15.0   # belief_conventions_expert_2p's train-belief run (manifest command)
 
@@ -602,7 +602,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--out", default=os.path.join("results", "improve"), metavar="DIR",
                    help="the run's folder (default results/improve)")
     p.add_argument("--games-per-round", type=int_at_least(1), default=500, metavar="G",
-                   help="teacher games per round (default 500: about 85 minutes on 2 cores; "
+                   help="teacher games per round (default 500: about 70 minutes on 2 cores; "
                         "a round distils the latest rounds' games, up to 1,500)")
     p.add_argument("--updates", type=int_at_least(1), default=EXPERT_ITERATION["updates"],
                    help="distill updates per round (default 600, as "
