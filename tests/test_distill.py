@@ -633,7 +633,8 @@ def test_a_belief_carries_over_only_to_a_net_with_the_same_moves(tmp_path):
                                 games=20)
     from lbs_pz.agents import blueprint_identity
     assert carried["trained_for"]["fingerprint"] == blueprint_identity(f"lstm:{b}")["fingerprint"]
-    assert carried["info"]["carried_over"]["same_moves_in_positions"] > 20 * 10
+    # every position of the 20 games compared (a game lasts 3 moves at the least: 3 bombs)
+    assert carried["info"]["carried_over"]["same_moves_in_positions"] >= 20 * 3
     with pytest.raises(ValueError, match="differ"):
         carry_belief_over(belief, f"lstm:{a}", f"lstm:{other}", str(tmp_path / "d.pt"),
                           games=20)
