@@ -38,6 +38,7 @@ import dataclasses
 import hashlib
 import inspect
 import os
+import textwrap
 from typing import Any, Callable, Dict, Optional
 
 from lbs_pz.agents.base import BlueprintError, file_sha256
@@ -114,10 +115,11 @@ def spec_forms() -> str:
 def spec_help() -> str:
     """Every form of a spec, one per line, with what it names (the CLI's spec list)."""
     width = max(len(k.form) for k in BLUEPRINT_KINDS.values()) + 2
-    lines = [f"  {'NAME':<{width}}a C rule bot: {', '.join(BOT_NAMES)}"]
-    for k in BLUEPRINT_KINDS.values():
-        lines.append(f"  {k.form:<{width}}{k.help}")
-    return "\n".join(lines)
+    rows = [("NAME", f"a C rule bot: {', '.join(BOT_NAMES)}")] + \
+        [(k.form, k.help) for k in BLUEPRINT_KINDS.values()]
+    return "\n".join(textwrap.fill(text, 88, initial_indent=f"  {form:<{width}}",
+                                   subsequent_indent=" " * (width + 2))
+                     for form, text in rows)
 
 
 def load_blueprint(spec: str):
