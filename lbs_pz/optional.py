@@ -296,6 +296,28 @@ def sigint_ignored():
         signal.signal(signal.SIGINT, previous)
 
 
+@contextlib.contextmanager
+def sigint_deferred():
+    """A SIGINT during this block is held and delivered as it ends, to the handler that was
+    there before (main thread only; elsewhere a no-op): bookkeeping that takes locks (a
+    process pool's submit and wait) cannot be cut between acquiring and releasing one,
+    which would leave the pool's own shutdown waiting on it forever."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            if callable(previous):
+                previous(signal.SIGINT, None)
+            elif previous == signal.SIG_DFL:
+                raise KeyboardInterrupt
+
+
 def rllib_available() -> bool:
     """True if ray.rllib and torch import (the [rllib] extra)."""
     return available("ray.rllib") and available("torch")

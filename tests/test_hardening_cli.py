@@ -17,6 +17,7 @@ import time
 import pytest
 
 from lbs_pz.files import MAX_LINE_BYTES
+from lbs_pz.optional import sigint_deferred
 
 CLI = [sys.executable, "-m", "lbs_pz.cli"]
 # Tiny, fast games: 2 colors (max score 10), hand of 3, two methods.
@@ -221,6 +222,26 @@ def _tampered_logs(tmp_path):
     (tmp_path / "long.jsonl").write_text("\n".join(huge) + "\n")
     logs["a-line-over-the-limit"] = ("long.jsonl", 2)
     return logs
+
+
+def test_a_ctrl_c_inside_the_pools_bookkeeping_is_held_to_its_end():
+    """`sigint_deferred` (around the process pool's wait and submit, which take locks):
+    a SIGINT inside it raises nothing there, then reaches the handler before it as the
+    block ends; with SIGINT ignored before, it stays ignored."""
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with sigint_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)            # the signal arrives, and waits
+            reached.append("end of the block")
+    assert reached == ["end of the block"]
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with sigint_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_impossible_logged_results_are_refused_naming_file_and_line(tmp_path):

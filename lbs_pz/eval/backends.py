@@ -50,7 +50,7 @@ from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.files import (append_line, check_input_path, check_output_path, json_lines,
                           open_locked, open_regular, output_errors)
 from lbs_pz.host import MACHINE_CHARS, machine
-from lbs_pz.optional import ray_lost, ray_session, sigint_ignored
+from lbs_pz.optional import ray_lost, ray_session, sigint_deferred, sigint_ignored
 from lbs_pz.search.config import SearchConfig, recommended_for
 from lbs_pz.search.methods import MethodSpec, build_agent, made_with
 
@@ -199,8 +199,11 @@ def _process_pool(tasks, workers, address, fn=play_game):
         with sigint_ignored():
             pending = {pool.submit(fn, *t) for t in itertools.islice(tasks, window)}
         while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            pending |= {pool.submit(fn, *t) for t in itertools.islice(tasks, len(done))}
+            # wait and submit take the futures' and the pool's locks: a Ctrl-C is held
+            # while they run (a quarter second at most) and raised between them
+            with sigint_deferred():
+                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                pending |= {pool.submit(fn, *t) for t in itertools.islice(tasks, len(done))}
             for future in done:
                 yield future.result()
     except BrokenProcessPool:       # a worker died: its game, and the pool, are lost
