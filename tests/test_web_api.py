@@ -531,7 +531,12 @@ def test_a_failed_search_plays_the_blueprint_and_says_why(client):
     # so it empties once the other deviates; the game goes on with the blueprint's moves.
     seats = [{"blueprint": "strong", "search": "sparta", "rollouts": 4}] * 2
     gid = _new(client, seats, seed=1)["id"]
-    snap = client.post(f"/api/games/{gid}/advance", json={"moves": 17}).json()
+    snap = {"moves_played": 0}
+    for _ in range(17):     # a request plays moves for its time budget: on a busy machine
+        snap = client.post(f"/api/games/{gid}/advance",      # fewer, so ask again
+                           json={"moves": 17 - snap["moves_played"]}).json()
+        if snap["moves_played"] >= 17:
+            break
     assert snap["moves_played"] == 17
     records = [client.get(f"/api/games/{gid}/decisions/{k}").json() for k in snap["decisions"]]
     failed = [d for d in records if "error" in d]
