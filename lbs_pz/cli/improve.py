@@ -149,12 +149,20 @@ def load_state(out: str, args) -> dict:
     return state
 
 
+# spelled out in a run's command even at their defaults: what the run teaches and how much,
+# so that the command still names the run after a default changes
+SPELLED_OUT = ("out", "student", "teacher", "teacher_blueprint", "search_seats", "rollouts",
+               "games_per_round")
+
+
 def command_of(args) -> str:
-    """The `lbs-pz improve` line of `args`: the options that differ from their defaults."""
+    """The `lbs-pz improve` line of `args`: SPELLED_OUT and the options that differ from
+    their defaults."""
     defaults = vars(args.improve_parser.parse_args([]))
     parts = ["lbs-pz improve"]
     for key, value in vars(args).items():
-        if key in ("func", "command", "improve_parser") or value == defaults.get(key):
+        if key in ("func", "command", "improve_parser") or (
+                value == defaults.get(key) and key not in SPELLED_OUT):
             continue
         flag = "--" + key.replace("_", "-")
         parts.append(flag if value is True else f"{flag} {shlex.quote(str(value))}")
