@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import tempfile
 import time
@@ -42,6 +41,7 @@ from lbs_pz.models.checkpoint import load_checkpoint
 from lbs_pz.cli.improve import TEACHER_ROLLOUTS
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.methods import MethodSpec
+from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.train.belief import train_belief
 from lbs_pz.train.configs import BeliefTrainConfig
 
@@ -94,8 +94,7 @@ def teacher_games(games: int) -> None:
             record_search_games(spec, games, out, game, workers=workers, backend=backend,
                                 log=lambda s: None)
             seconds = time.perf_counter() - start
-            with open(out) as f:
-                recorded[backend] = sorted((g["game"], g["moves"]) for g in map(json.loads, f))
+            recorded[backend] = sorted((g["game"], g["moves"]) for g in read_search_games(out))
             rows.append((backend, workers, seconds))
     print(f"\nimprove's teacher, {spec.label()} on {blueprint}, {games} training games:\n")
     print("| source | workers | seconds | games/s | same games as in-process |")

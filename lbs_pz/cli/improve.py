@@ -88,6 +88,7 @@ from lbs_pz.models import find_model
 from lbs_pz.models.checkpoint import describe_game, same_game, slim_copy
 from lbs_pz.search.config import parse_method
 from lbs_pz.search.methods import MethodSpec, describe
+from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.search.stats import mean_sem
 from lbs_pz.train.configs import BeliefTrainConfig, DistillConfig
 
@@ -262,8 +263,9 @@ class Improve:
                               search=search, search_seats=seats)
         j = self.kept_before(k)
         if j > 0:       # the belief made for this student; the net's own value
-            search = search.replace(belief_checkpoint=self.belief(j), value_checkpoint=None,
-                                    belief=None if self.belief(j) else search.belief)
+            belief = self.belief(j)
+            search = search.replace(belief_checkpoint=belief, value_checkpoint=None,
+                                    belief=None if belief else search.belief)
         return MethodSpec(self.args.teacher, blueprint=self.student(j), search=search,
                           search_seats=seats)
 
@@ -303,8 +305,7 @@ class Improve:
                             first_game=(k - 1) * g, workers=self.args.workers or
                             os.cpu_count() or 1, log=self.log, option="--out",
                             backend=self.args.backend, address=self.args.address)
-        with open(path) as f:
-            deviations = sum(len(json.loads(line)["deviated"]) for line in f if line.strip())
+        deviations = sum(len(g["deviated"]) for g in read_search_games(path))
         return {"teacher": spec.to_dict(), "label": spec.label(), "games": g,
                 "first_game": (k - 1) * g, "deviations": deviations}
 
@@ -380,7 +381,8 @@ class Improve:
         (its paired gain there > 0); the evaluation deals of run --seed, which decide
         nothing, give the round's reported score and gain (OUT/round_K/eval.json)."""
         a = self.args
-        scores = {name: self_play_scores(self.student(k), self.game, a.eval_games, seed)
+        student = load_blueprint(self.student(k))
+        scores = {name: self_play_scores(student, self.game, a.eval_games, seed)
                   for name, seed in (("scores", a.seed), ("tuning_scores", a.seed + 1))}
         mean, sem = mean_sem(scores["scores"])
         result = {"student": self.student(k), "games": a.eval_games, "seed": a.seed,
@@ -485,10 +487,10 @@ class Improve:
               f"{os.path.join(self.out, 'rounds.md')}, {os.path.join(self.out, 'rounds.png')}")
 
 
-def self_play_scores(spec: str, game: HanabiConfig, games: int, seed: int) -> List[int]:
-    """Greedy self-play scores of the blueprint `spec` on evaluation deals 0 .. games-1 of
-    run `seed` (`lbs_pz.eval.evaluate.played_chunks`), one per deal, in deal order."""
-    return [int(s) for batch, _ in played_chunks(load_blueprint(spec), game, games, seed)
+def self_play_scores(blueprint, game: HanabiConfig, games: int, seed: int) -> List[int]:
+    """Greedy self-play scores of `blueprint` on evaluation deals 0 .. games-1 of run
+    `seed` (`lbs_pz.eval.evaluate.played_chunks`), one per deal, in deal order."""
+    return [int(s) for batch, _ in played_chunks(blueprint, game, games, seed)
             for s in batch.scores()]
 
 

@@ -393,7 +393,6 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     # updates of a run never stopped.
     ring: List[Dict[str, np.ndarray]] = []
     block: List[Dict[str, np.ndarray]] = []     # played, not yet in the ring (reversed)
-    stream = {"next": progress["games"]}
     progress.setdefault("debt", 0)
     progress.setdefault("score_sum", 0)
 
@@ -408,9 +407,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     def fill():
         """The next teacher game into the ring; returns its number of moves."""
         nonlocal block
-        if not block:
-            block = source.games(stream["next"], dc.num_actors)[::-1]
-            stream["next"] += dc.num_actors
+        if not block:       # every game played before is in the ring: the next is games'
+            block = source.games(progress["games"], dc.num_actors)[::-1]
         game = block.pop()
         put(game)
         progress["score_sum"] += int(game["final"])
