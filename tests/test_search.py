@@ -159,7 +159,7 @@ def test_bad_parameters_are_clear_errors():
 
 @pytest.mark.slow
 def test_sparta_improves_on_the_blueprint_in_a_few_games():
-    """Not a statistical claim (benchmarks/search.py makes those): SPARTA on seat 0 must
+    """Not a statistical claim (`lbs-pz compare` makes those): SPARTA on seat 0 must
     never lose points on these fixed deals and must deviate somewhere."""
     agent = SpartaAgent(BOT, rollouts=64, seed=0)
     diffs = []
