@@ -116,14 +116,18 @@ class Trainer:
     name: str                                          # its command, e.g. "train-belief"
     kind: str                                          # its checkpoint kind
     update: Callable[[Clock], Dict[str, float]]        # one update; returns its losses
-    checkpoint: Callable[[], dict]                     # `make_checkpoint`'s arguments (no progress, no optimizer)
+    # `make_checkpoint`'s arguments (no progress, no optimizer)
+    checkpoint: Callable[[], dict]
     optimizer: Optional[torch.optim.Optimizer] = None  # restored on resume, saved in "resume"
-    progress: Dict[str, Any] = dataclasses.field(default_factory=dict)  # counters (info["progress"])
-    evaluate: Optional[Callable[[Clock], Dict[str, Optional[float]]]] = None  # the metrics of one curve row
-    eval_at_start: bool = False                        # evaluate before the first update of a fresh run
-    plot: Sequence[str] = ()                           # curve columns drawn in the PNG (X_mean with X_sem: error bars)
-    plot_start: bool = False                           # draw the first row's level of plot[0] (and 0.5 below it)
-    finish: Optional[Callable[[], None]] = None        # called after the last update, before the last checkpoint
+    # counters (info["progress"])
+    progress: Dict[str, Any] = dataclasses.field(default_factory=dict)
+    # the metrics of one curve row
+    evaluate: Optional[Callable[[Clock], Dict[str, Optional[float]]]] = None
+    eval_at_start: bool = False         # evaluate before the first update of a fresh run
+    plot: Sequence[str] = ()            # curve columns in the PNG (X_mean with X_sem: error bars)
+    plot_start: bool = False            # draw the first row's level of plot[0] (and 0.5 below it)
+    # called after the last update, before the last checkpoint
+    finish: Optional[Callable[[], None]] = None
 
 
 def read_resume(path: str, kind: str, command: str) -> dict:
@@ -288,6 +292,127 @@ class _StopRequest:
         return False
 
 
+def _restore(trainer: Trainer, resume: Optional[dict], log: Callable[[str], None]) -> None:
+    """Set the counters of `trainer.progress` (zero, or those of the checkpoint `resume`)
+    and, resuming, the optimizer's state, each parameter group keeping this run's
+    learning rate."""
+    progress = trainer.progress
+    progress.setdefault("updates", 0)
+    progress.setdefault("seconds", 0.0)
+    if resume is not None:
+        if trainer.optimizer is not None:
+            lrs = [group["lr"] for group in trainer.optimizer.param_groups]
+            trainer.optimizer.load_state_dict(resume["resume"]["optimizer"])
+            for group, lr in zip(trainer.optimizer.param_groups, lrs):
+                group["lr"] = lr
+        progress.update(resume["info"].get("progress", {}))
+        log(f"resumed from {resume['path']} at update {progress['updates']}")
+    progress.setdefault("curve", [])
+
+
+class _Session:
+    """One invocation of `run`, from its first update to its last checkpoint: the clock,
+    the recent losses and last metrics the progress bar shows, when it last saved and
+    which update it last evaluated."""
+
+    def __init__(self, trainer: Trainer, budget: Budget, out: str, eval_every: int,
+                 save_every: int, save_minutes: float, curve: str, slim_out: str, title: str,
+                 progress_bar: bool):
+        self.trainer, self.out, self.slim_out = trainer, out, slim_out
+        self.curve, self.title = curve, title
+        self.eval_every, self.save_every = eval_every, save_every
+        self.save_seconds = 60.0 * save_minutes
+        self.progress = progress = trainer.progress
+        self.clock = Clock(budget, progress)
+        self.recent: Dict[str, List[float]] = {}        # each loss's last 100 values
+        self.last: Dict[str, Optional[float]] = {}      # the last evaluation's metrics
+        self.saved_at = 0.0         # this invocation's seconds at the last checkpoint
+        self.bar = tqdm(total=budget.updates or None, initial=progress["updates"], unit="upd",
+                        desc=trainer.name, disable=not progress_bar, dynamic_ncols=True)
+        self.evaluated_at = progress["curve"][-1][1] if progress["curve"] else None
+
+    def save(self) -> None:
+        """Write the checkpoint to `out` (and its slim copy to `slim_out`)."""
+        self.saved_at = self.clock.elapsed()
+        self.progress["seconds"] = round(self.clock.seconds(), 1)
+        pieces = self.trainer.checkpoint()
+        write(self.out, pieces, self.progress, self.trainer.optimizer)
+        if self.slim_out:
+            write(self.slim_out, dict(pieces, resume=None, half=True), self.progress,
+                  option="--slim-out")
+
+    def evaluate(self) -> None:
+        """Evaluate now: one more row of the curve (started afresh when the metrics are
+        not those of the rows before), the curve's files rewritten, `last` updated."""
+        progress, trainer = self.progress, self.trainer
+        metrics = trainer.evaluate(self.clock)
+        self.last.clear()
+        self.last.update(metrics)
+        columns = ["minutes", "updates"] + list(metrics)
+        if progress.get("curve_columns", columns) != columns:
+            progress["curve"] = []          # a resumed run of another layout: start afresh
+        progress["curve_columns"] = columns
+        progress["curve"].append([round(self.clock.seconds() / 60, 3), progress["updates"]]
+                                 + list(metrics.values()))
+        if self.curve:
+            first = progress["curve"][0][2 + list(metrics).index(trainer.plot[0])] \
+                if trainer.plot_start and trainer.plot and trainer.plot[0] in metrics else None
+            write_curve(self.curve, columns, progress["curve"], trainer.plot, first,
+                        self.title)
+        self.evaluated_at = progress["updates"]
+
+    def step(self) -> None:
+        """One update of the trainer, then what follows it: the counters, an evaluation
+        and a checkpoint when they are due, the progress bar."""
+        losses = self.trainer.update(self.clock)
+        if losses is None:                 # nothing to learn from yet
+            return
+        self.progress["updates"] += 1
+        u = self.progress["updates"]
+        for key, value in losses.items():
+            self.recent.setdefault(key, []).append(value)
+            del self.recent[key][:-100]
+        if self.trainer.evaluate is not None and self.eval_every and u % self.eval_every == 0:
+            self.evaluate()
+        if (self.save_every and u % self.save_every == 0) or \
+                (self.save_seconds and self.clock.elapsed() - self.saved_at >= self.save_seconds):
+            self.save()
+        self.bar.update(1)
+        if u % 20 == 0 or self.evaluated_at == u:
+            shown = {k: f"{np.mean(v):.3f}" for k, v in self.recent.items() if v}
+            shown.update({k: f"{v:.3f}" for k, v in self.last.items() if isinstance(v, float)})
+            self.bar.set_postfix(shown, refresh=False)
+
+    def train(self, fresh: bool) -> None:
+        """Update until the budget is spent (evaluating first when the trainer asks and the
+        run is `fresh` with no curve yet). On Ctrl-C: save, then raise `Interrupted`."""
+        trainer, progress = self.trainer, self.progress
+        try:
+            with _StopRequest() as stop:
+                if trainer.evaluate is not None and trainer.eval_at_start and fresh \
+                        and not progress["curve"]:
+                    self.evaluate()
+                while not self.clock.done() and not stop.requested:
+                    self.step()
+                if stop.requested:
+                    raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            self.bar.close()
+            self.save()
+            raise Interrupted(f"checkpoint of update {progress['updates']} saved to "
+                              f"{self.out} (--resume {self.out} goes on)") from None
+        self.bar.close()
+
+    def finish(self) -> None:
+        """After the last update: evaluate it (unless done), the trainer's `finish`, the
+        last checkpoint."""
+        if self.trainer.evaluate is not None and self.evaluated_at != self.progress["updates"]:
+            self.evaluate()
+        if self.trainer.finish is not None:
+            self.trainer.finish()
+        self.save()
+
+
 def run(trainer: Trainer, budget: Budget, out: str, *, resume: Optional[dict] = None,
         eval_every: int = 0, save_every: int = 0, save_minutes: float = SAVE_MINUTES,
         curve: str = "", slim_out: str = "", title: str = "", progress_bar: bool = True,
@@ -304,90 +429,10 @@ def run(trainer: Trainer, budget: Budget, out: str, *, resume: Optional[dict] = 
     checkpoint is written and KeyboardInterrupt raised."""
     budget.check()
     check_save_minutes(save_minutes)
-    save_seconds = 60.0 * save_minutes
     with claim_output(out):
-        progress = trainer.progress
-        progress.setdefault("updates", 0)
-        progress.setdefault("seconds", 0.0)
-        if resume is not None:
-            if trainer.optimizer is not None:
-                lrs = [group["lr"] for group in trainer.optimizer.param_groups]
-                trainer.optimizer.load_state_dict(resume["resume"]["optimizer"])
-                for group, lr in zip(trainer.optimizer.param_groups, lrs):
-                    group["lr"] = lr
-            progress.update(resume["info"].get("progress", {}))
-            log(f"resumed from {resume['path']} at update {progress['updates']}")
-        progress.setdefault("curve", [])
-        clock = Clock(budget, progress)
-        recent: Dict[str, List[float]] = {}
-        last: Dict[str, Optional[float]] = {}
-        saved_at = [0.0]        # this invocation's seconds at the last checkpoint
-
-        def save():
-            saved_at[0] = clock.elapsed()
-            progress["seconds"] = round(clock.seconds(), 1)
-            pieces = trainer.checkpoint()
-            write(out, pieces, progress, trainer.optimizer)
-            if slim_out:
-                write(slim_out, dict(pieces, resume=None, half=True), progress,
-                      option="--slim-out")
-
-        def evaluate():
-            metrics = trainer.evaluate(clock)
-            last.clear()
-            last.update(metrics)
-            columns = ["minutes", "updates"] + list(metrics)
-            if progress.get("curve_columns", columns) != columns:
-                progress["curve"] = []          # a resumed run of another layout: start afresh
-            progress["curve_columns"] = columns
-            progress["curve"].append([round(clock.seconds() / 60, 3), progress["updates"]]
-                                     + list(metrics.values()))
-            if curve:
-                first = progress["curve"][0][2 + list(metrics).index(trainer.plot[0])] \
-                    if trainer.plot_start and trainer.plot and trainer.plot[0] in metrics else None
-                write_curve(curve, columns, progress["curve"], trainer.plot, first, title)
-
-        bar = tqdm(total=budget.updates or None, initial=progress["updates"], unit="upd",
-                   desc=trainer.name, disable=not progress_bar, dynamic_ncols=True)
-        evaluated_at = progress["curve"][-1][1] if progress["curve"] else None
-        try:
-            with _StopRequest() as stop:
-                if trainer.evaluate is not None and trainer.eval_at_start and resume is None \
-                        and not progress["curve"]:
-                    evaluate()
-                    evaluated_at = progress["updates"]
-                while not clock.done() and not stop.requested:
-                    losses = trainer.update(clock)
-                    if losses is None:                 # nothing to learn from yet
-                        continue
-                    progress["updates"] += 1
-                    u = progress["updates"]
-                    for key, value in losses.items():
-                        recent.setdefault(key, []).append(value)
-                        del recent[key][:-100]
-                    if trainer.evaluate is not None and eval_every and u % eval_every == 0:
-                        evaluate()
-                        evaluated_at = u
-                    if (save_every and u % save_every == 0) or \
-                            (save_seconds and clock.elapsed() - saved_at[0] >= save_seconds):
-                        save()
-                    bar.update(1)
-                    if u % 20 == 0 or evaluated_at == u:
-                        shown = {k: f"{np.mean(v):.3f}" for k, v in recent.items() if v}
-                        shown.update({k: f"{v:.3f}" for k, v in last.items()
-                                      if isinstance(v, float)})
-                        bar.set_postfix(shown, refresh=False)
-                if stop.requested:
-                    raise KeyboardInterrupt
-        except KeyboardInterrupt:
-            bar.close()
-            save()
-            raise Interrupted(f"checkpoint of update {progress['updates']} saved to {out} "
-                              f"(--resume {out} goes on)") from None
-        bar.close()
-        if trainer.evaluate is not None and evaluated_at != progress["updates"]:
-            evaluate()
-        if trainer.finish is not None:
-            trainer.finish()
-        save()
-        return progress
+        _restore(trainer, resume, log)
+        session = _Session(trainer, budget, out, eval_every, save_every, save_minutes, curve,
+                           slim_out, title, progress_bar)
+        session.train(fresh=resume is None)
+        session.finish()
+        return trainer.progress
