@@ -4,9 +4,11 @@ status 130, and the learning curve is written as CSV and PNG."""
 
 import csv
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -104,24 +106,54 @@ def test_the_curve_is_written_as_csv_and_png(tmp_path):
     assert not os.path.exists(tmp_path / "n.curve.csv")
 
 
+STEP_DEADLINE = 600     # seconds a loaded machine may take to finish a first update
+
+
 def test_ctrl_c_saves_a_checkpoint_and_exits_130(tmp_path):
+    """Ctrl-C is sent once the child's log shows a completed update ("step N: ..." with
+    N >= 1; however long a loaded machine takes to get there, up to STEP_DEADLINE): the
+    run saves a checkpoint of that update and exits with status 130."""
     out = tmp_path / "stopped.pt"
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lbs_pz.cli", "train-belief", "--blueprint", "simple",
-         "--minutes", "10", "--games-per-step", "2", "--val-games", "4", "--val-every", "1",
-         "--embed", "16", "--hidden", "16", "--decoder", "8", "--threads", "1",
-         "--out", str(out), "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        for line in proc.stdout:           # "step 1: val ...": one update is done
-            if line.startswith("step 1"):
-                break
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    stepped = threading.Event()
+
+    def watch(stream):          # the child's stdout, read to its end
+        for line in stream:
+            match = re.match(r"step (\d+):", line)
+            if match and int(match.group(1)) >= 1:
+                stepped.set()
+
+    with open(tmp_path / "stderr.txt", "a+") as err_file:     # the child appends
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "lbs_pz.cli", "train-belief", "--blueprint", "simple",
+             "--minutes", "10", "--games-per-step", "2", "--val-games", "4", "--val-every", "1",
+             "--embed", "16", "--hidden", "16", "--decoder", "8", "--threads", "1",
+             "--out", str(out), "--no-progress"],
+            stdout=subprocess.PIPE, stderr=err_file, text=True, env=env)
+        reader = threading.Thread(target=watch, args=(proc.stdout,), daemon=True)
+        reader.start()
+        try:
+            deadline = time.monotonic() + STEP_DEADLINE
+            while not stepped.wait(0.5) and proc.poll() is None \
+                    and time.monotonic() < deadline:
+                pass
+            if not stepped.is_set():
+                status = proc.poll()
+                proc.kill()
+                proc.wait()
+                err_file.seek(0)
+                pytest.fail(f"no completed update within {STEP_DEADLINE} s (exit status "
+                            f"{status}): {err_file.read()[-2000:]}")
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            reader.join(timeout=10)
+            proc.stdout.close()
+        err_file.seek(0)
+        err = err_file.read()
     assert proc.returncode == 130, err[-2000:]
     assert "interrupted" in err and str(out) in err
     ckpt = load_checkpoint(str(out), "belief")
