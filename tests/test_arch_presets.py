@@ -140,11 +140,14 @@ def test_every_recorded_command_makes_its_checkpoints_architecture(name, line):
 
 def _documented_lines():
     """Every `lbs-pz train-blueprint|distill ...` command written in the README, the
-    experiments and the benchmarks (continuation lines joined)."""
+    experiments (and their scripts) and the benchmarks (their scripts and sections.toml;
+    continuation lines joined)."""
     files = [os.path.join(ROOT, "README.md")] + sorted(
         glob.glob(os.path.join(ROOT, "docs", "experiments", "*.md"))
+        + glob.glob(os.path.join(ROOT, "docs", "experiments", "*.py"))
         + glob.glob(os.path.join(ROOT, "benchmarks", "*.py"))
-        + glob.glob(os.path.join(ROOT, "benchmarks", "*.sh")))
+        + glob.glob(os.path.join(ROOT, "benchmarks", "*.sh"))
+        + glob.glob(os.path.join(ROOT, "benchmarks", "*.toml")))
     out = []
     for path in files:
         text = open(path).read().replace("\\\n", " ")
