@@ -362,12 +362,12 @@ def test_pruning_rule_is_checked():
 
 
 def test_pruning_check_runs_every_rule_on_the_same_worlds(capsys):
-    """benchmarks/pruning_check.py: every rule searches the same decisions; none rolls out
+    """docs/experiments/pruning_check.py: every rule searches the same decisions; none rolls out
     more than "off" at any of them, "threshold" no more than "paired" in all; the report
     has one row per rule, and an unknown rule is a usage error."""
     import os
     import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "docs", "experiments"))
     import pruning_check
 
     results = pruning_check.check("strong", "grounded", 16, 96, 1, ["threshold", "paired"],
@@ -388,12 +388,12 @@ def test_pruning_check_runs_every_rule_on_the_same_worlds(capsys):
 
 
 def test_deviation_check_can_follow_the_search_s_own_games():
-    """benchmarks/deviation_check.py: a move sent into the walk is the one seat 0 plays
+    """docs/experiments/deviation_check.py: a move sent into the walk is the one seat 0 plays
     (the search's own games); --follow search plays the search's moves and still measures
     every deviation; an unknown --follow is an error."""
     import os
     import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "docs", "experiments"))
     import deviation_check
 
     walk = deviation_check.seat0_decisions("strong", "grounded", 1, 8, 1, log=lambda *_: None)

@@ -110,12 +110,12 @@ def test_lbs_k_bootstraps_with_the_value(trained):
 
 
 def test_value_ranking_pairs_the_claim_and_the_rollouts_in_the_same_worlds():
-    """benchmarks/value_ranking.py: with k past the end of every game the value is never
+    """docs/experiments/value_ranking.py: with k past the end of every game the value is never
     used, so LBS-k's claimed gains equal the gains to the end world for world (same
     hands, same decks): every value error is exactly 0. At k = 1 they differ."""
     import os
     import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "docs", "experiments"))
     import torch
     import value_ranking
 

@@ -2,7 +2,7 @@
 public-LSTM architecture a run names (preset and width), the greedy self-play figure
 of a public-LSTM net, the command line a run records in its checkpoint (from its
 hyper-parameter dataclass, as `lbs_pz.cli.options` turns fields into options), the torch
-set-up of a run, and the blueprint a run trains for."""
+set-up of a run, one clipped gradient step, and the blueprint a run trains for."""
 
 from __future__ import annotations
 
@@ -114,6 +114,17 @@ def torch_setup(config) -> torch.device:
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     return torch.device(config.device)
+
+
+def clipped_step(optimizer: torch.optim.Optimizer, loss: torch.Tensor, parameters,
+                 max_norm: float) -> None:
+    """One step of `optimizer` on `loss`: the gradients cleared (set to None), `loss`
+    back-propagated, the gradients of `parameters` clipped to a total norm of `max_norm`,
+    the step taken."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(parameters, max_norm)
+    optimizer.step()
 
 
 def load_training_blueprint(spec: str):

@@ -1,6 +1,7 @@
 """What each pruning rule costs and whether it changes the search's move.
 
-    python benchmarks/pruning_check.py --blueprint lstm:conventions_expert_value_2p --depth 16 --games 4
+    python docs/experiments/pruning_check.py --blueprint lstm:conventions_expert_value_2p \\
+        --depth 16 --games 4
 
 Plays the blueprint's own games on evaluation deals. At each of seat 0's decisions it
 samples the search's worlds once from the belief and runs LBS-k on them once per rule, with
@@ -8,6 +9,8 @@ the same seed (so the same hands and the same re-dealt decks): "off" (every lega
 every world) and each pruning rule, in turn, in a rotating order. A rule's move is then
 compared with "off"'s: pruning is meant to save rollouts, not to change the decision.
 Reports per rule the rollouts and seconds per decision and the decisions whose move differs.
+The questions it answers: pruning_and_precision.md and python_blueprints.md (the
+pruning-strong and pruning-python sections of benchmarks/sections.toml run it).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 from lbs_pz.search.rollout_search import PRUNING_RULES, search_move  # noqa: E402
 

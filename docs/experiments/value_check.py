@@ -1,6 +1,7 @@
 """Is a blueprint's own value right where LBS-k uses it? Predicted against realised scores.
 
-    python benchmarks/value_check.py --blueprint lstm:conventions_expert_value_2p --games 1000
+    python docs/experiments/value_check.py --blueprint lstm:conventions_expert_value_2p \\
+        --games 1000
 
 LBS-k bootstraps with `blueprint.value(worlds)` after a candidate move and k blueprint
 moves, so the value must be right after moves the blueprint itself would not make. For
@@ -9,6 +10,7 @@ legal one, a random play), this plays `--games` evaluation deals with the bluepr
 to t, makes that move, asks the value, plays the game out with the blueprint and prints
 the mean predicted and realised final score (their difference is the value's bias; a
 positive bias after bad moves is what makes search deviate wrongly) and the correlation.
+Its figures: finetuning.md.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 from lbs_pz.agents import load_blueprint  # noqa: E402
 from lbs_pz.engine import HanabiBatch, HanabiConfig  # noqa: E402
@@ -69,8 +71,8 @@ def main(argv=None) -> int:
     config = HanabiConfig()
     print(f"{args.blueprint}: value after a move at move number t against the realised final "
           f"score ({args.games} evaluation deals)")
-    print(f"| t | move at t | games | predicted | realised | bias | correlation |")
-    print(f"|---:|---|---:|---:|---:|---:|---:|")
+    print("| t | move at t | games | predicted | realised | bias | correlation |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
     for t in (int(x) for x in args.moves.split(",")):
         for kind in KINDS:
             p, r, c, n = check(bp, config, args.games, t, kind, args.seed)

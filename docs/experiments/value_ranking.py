@@ -1,6 +1,7 @@
 """How the net's own value ranks EVERY candidate move where LBS-k uses it.
 
-    python benchmarks/value_ranking.py --blueprint lstm:conventions_expert_value_2p --depth 1 --games 4
+    python docs/experiments/value_ranking.py --blueprint lstm:conventions_expert_value_2p \\
+        --depth 1 --games 4
 
 deviation_check.py measures the moves the search picks; this script measures all of them,
 to tell a value that is off by a constant for off-path moves from one whose errors are
@@ -11,7 +12,9 @@ samples `--worlds` own hands from the belief and, in those same worlds (same han
 re-dealt decks), scores every legal move twice: as LBS-k does (the move, k blueprint
 moves, then the blueprint's own value) and by rollouts to the end of the game (no value).
 A move's gain is its mean paired difference with the blueprint's move; its value error is
-the first gain minus the second, so the belief and the deck cancel out.
+the first gain minus the second, so the belief and the deck cancel out. The question it
+answers, and its figures: where_deviations_go_wrong.md (and value_stream.md,
+deviation_threshold.md).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 from lbs_pz.search.rollout_search import move_returns  # noqa: E402
 

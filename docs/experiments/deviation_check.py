@@ -1,6 +1,9 @@
 """Where do LBS-k's deviations go wrong: the value, the belief, or neither?
 
-    python benchmarks/deviation_check.py --blueprint lstm:conventions_expert_value_2p --depth 1 --games 5
+    python docs/experiments/deviation_check.py --blueprint lstm:conventions_expert_value_2p \\
+        --depth 1 --games 5
+
+The question it answers, and its figures: where_deviations_go_wrong.md (and more_worlds.md).
 
 Plays the blueprint's own games on evaluation deals and, at each of seat 0's decisions,
 runs the search (`--depth` blueprint moves, then the blueprint's own value; `--belief`
@@ -29,7 +32,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
 from lbs_pz.engine.moves import decode_move  # noqa: E402
@@ -174,7 +177,8 @@ def main(argv=None) -> int:
     except ValueError as err:            # a bad spec, belief or seed: say so, no traceback
         parser.error(str(err))
     print(f"{args.blueprint}, LBS-{args.depth} with the {args.belief} belief and the "
-          f"blueprint's own value, {args.rollouts} worlds, delta {args.delta:g}; seat 0's decisions in "
+          f"blueprint's own value, {args.rollouts} worlds, delta {args.delta:g}; seat 0's "
+          f"decisions in "
           f"{args.games} of the "
           + ("search's own games" if args.follow == "search" else "blueprint's self-play games")
           + " (evaluation deals); gains of the search's move over the blueprint's, mean +- "

@@ -2,9 +2,12 @@
 one core: an LSTM step (256 -> 256) and the policy's first linear layer (1021 -> 256), at
 450 rows (a search's batch of worlds). Says whether bf16 rollouts pay on this CPU.
 
-    OMP_NUM_THREADS=1 python benchmarks/bf16_products.py
-    ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 OMP_NUM_THREADS=1 python benchmarks/bf16_products.py
-(the second: the same CPU limited to AVX2, as most laptops and desktops are)
+    OMP_NUM_THREADS=1 python docs/experiments/bf16_products.py
+    ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 OMP_NUM_THREADS=1 \\
+        python docs/experiments/bf16_products.py
+(the second: the same CPU limited to AVX2, as most laptops and desktops are). The question
+it answers: pruning_and_precision.md (the search-precision section of
+benchmarks/sections.toml runs it).
 """
 
 import argparse
@@ -43,7 +46,8 @@ def main(argv=None) -> int:
             wide = torch.randn(n, 1021, dtype=dtype)
             times["LSTM step", dtype] = per_call_ms(lambda: lstm(x, (state, state)), args.repeats)
             times["linear layer", dtype] = per_call_ms(lambda: linear(wide), args.repeats)
-    print(f"{machine()}, one core, {n} rows; ATen CPU capability {torch.backends.cpu.get_cpu_capability()}")
+    print(f"{machine()}, one core, {n} rows; ATen CPU capability "
+          f"{torch.backends.cpu.get_cpu_capability()}")
     print("| product | float32 ms | bfloat16 ms | bfloat16 / float32 |")
     print("|---|---:|---:|---:|")
     for product in ("LSTM step", "linear layer"):
