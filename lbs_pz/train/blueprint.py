@@ -73,8 +73,8 @@ from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.engine import HanabiBatch
 from lbs_pz.engine.seeds import TRAIN, deal_seeds
 from lbs_pz.models.checkpoint import CheckpointError, game_to_dict, load_checkpoint
-from lbs_pz.train.common import (command_line, game_config, net_options,
-                                 self_play, start_mismatch, torch_setup)
+from lbs_pz.train.common import (clipped_step, command_line, game_config, lstm_checkpoint,
+                                 net_options, self_play, start_mismatch, torch_setup)
 from lbs_pz.train.configs import (BLUEPRINT_ARCH, FINETUNE, SCRATCH,  # noqa: F401 (the presets)
                                   MAX_CENTRED, BlueprintTrainConfig, DistillConfig)
 from lbs_pz.train.distill import distill
@@ -435,46 +435,48 @@ def frozen(net):
     return net
 
 
-@claims_out
-def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = True) -> dict:
-    """Run training as configured (`lbs_pz.train.loop.run`); returns the progress dict
-    (also in the checkpoint's info).
+def fresh_progress() -> dict:
+    """The counters of a new run (info["progress"])."""
+    return {"updates": 0, "env_steps": 0, "demo_steps": 0, "games": 0, "demo_games": 0,
+            "seconds": 0.0, "evals": [], "train_scores": [], "curve": []}
 
-    With `tc.init` the net (architecture and weights) and the target net start from that
-    checkpoint, the None fields take the FINETUNE preset, and a frozen copy of the start
-    net anchors the greedy policy (`vdn_loss`). A fresh run evaluates the start first, so
-    the curve's first row is the starting level."""
-    tc.check()
-    ckpt = read_resume(tc.resume, KIND, "train-blueprint") if tc.resume else None
-    if ckpt is not None and not tc.init:
-        # resuming a fine-tuning run: its start (and so its preset) carries over
-        tc = dataclasses.replace(tc, init=str(ckpt["info"].get("train_config", {}).get("init", "")))
-    tc = tc.resolved()
-    device = torch_setup(tc)
-    config = game_config(tc)
-    init = None
-    progress = {"updates": 0, "env_steps": 0, "demo_steps": 0, "games": 0, "demo_games": 0,
-                "seconds": 0.0, "evals": [], "train_scores": [], "curve": []}
+
+def resumed_nets(tc: BlueprintTrainConfig, config, ckpt: dict, device, progress: dict):
+    """(net, anchor net or None) of the checkpoint `ckpt` that `--resume` names, its
+    counters put into `progress`. ValueError for a checkpoint of another game or (a run
+    without --init) another net than `scratch_net`, or not of train-blueprint."""
+    expected = game_to_dict(config)
+    scratch = None if tc.init else scratch_net(tc, config).arch()
+    if ckpt["game"] != expected or (not tc.init and ckpt["architecture"] != scratch):
+        raise ValueError(f"--resume {tc.resume}: trained for {ckpt['game']} "
+                         f"{ckpt['architecture']}, this run is {expected}"
+                         + (f" {scratch}" if scratch else ""))
+    if "target" not in ckpt["resume"]:
+        raise ValueError(f"--resume {tc.resume}: not a checkpoint of train-blueprint "
+                         f"(use it as --init instead)")
+    try:
+        net = PublicLSTMNet(**ckpt["architecture"]).to(device)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"--resume {tc.resume}: bad architecture: {err}") from None
+    net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
+    progress.update(ckpt["info"].get("progress", {}))
     anchor_net = None
+    if "anchor" in ckpt["resume"]:
+        anchor_net = copy.deepcopy(net)
+        anchor_net.load_state_dict(ckpt["resume"]["anchor"])
+    return net, anchor_net
+
+
+def start_nets(tc: BlueprintTrainConfig, config, ckpt: Optional[dict], device,
+               progress: dict, log=print):
+    """(net, target net, anchor net or None, the loaded --init checkpoint or None) of a
+    run: resumed (`resumed_nets`), started from --init (`init_checkpoint`; its copy is
+    the anchor, progress["init"] says where it came from) or new (`scratch_net`). The
+    target net is a copy of the net (resumed: its saved weights), in eval mode; the
+    anchor is `frozen`. ValueError for anchor_weight > 0 without an anchor."""
+    init = anchor_net = None
     if ckpt is not None:
-        expected = game_to_dict(config)
-        scratch = None if tc.init else scratch_net(tc, config).arch()
-        if ckpt["game"] != expected or (not tc.init and ckpt["architecture"] != scratch):
-            raise ValueError(f"--resume {tc.resume}: trained for {ckpt['game']} "
-                             f"{ckpt['architecture']}, this run is {expected}"
-                             + (f" {scratch}" if scratch else ""))
-        if "target" not in ckpt["resume"]:
-            raise ValueError(f"--resume {tc.resume}: not a checkpoint of train-blueprint "
-                             f"(use it as --init instead)")
-        try:
-            net = PublicLSTMNet(**ckpt["architecture"]).to(device)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"--resume {tc.resume}: bad architecture: {err}") from None
-        net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
-        progress.update(ckpt["info"].get("progress", {}))
-        if "anchor" in ckpt["resume"]:
-            anchor_net = copy.deepcopy(net)
-            anchor_net.load_state_dict(ckpt["resume"]["anchor"])
+        net, anchor_net = resumed_nets(tc, config, ckpt, device, progress)
     elif tc.init:
         init = init_checkpoint(tc, config, log)
         net = init["net"].to(device)
@@ -492,124 +494,194 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
     if ckpt is not None:
         target_net.load_state_dict(ckpt["resume"]["target"])
     target_net.eval()
-    net.train()
-    optimizer = torch.optim.Adam(net.parameters(), lr=tc.lr, eps=tc.adam_eps)
+    return net, target_net, anchor_net, init
 
-    seed = tc.seed + 1000 * progress["updates"]          # fresh exploration after a resume
-    rng = np.random.default_rng(seed)
-    # deals: the TRAIN stream of run tc.seed, the agent's games from 0, the demonstrations'
-    # from 2**31; a resumed run goes on after the games it has finished
-    actors = Actors(config, tc.num_actors, seed + 1,
-                    actor_epsilons(tc.num_actors, tc.eps, tc.eps_alpha),
-                    life_penalty=tc.life_penalty, deal_seed=tc.seed,
-                    first_game=progress["games"], conventions=net.conventions > 0)
-    dims = (config.encoding_size, config.players, config.num_moves, net.conventions)
-    replay = GameReplay(tc.replay_games, actors.max_len, *dims)
-    demo_actors = demo_replay = None
-    if tc.demo_bot:
-        demo_actors = Actors(config, tc.demo_actors, seed + 2, bot=tc.demo_bot,
-                             deal_seed=tc.seed, first_game=DEMO_GAMES + progress["demo_games"],
-                             conventions=net.conventions > 0)
-        demo_replay = GameReplay(tc.demo_replay_games, actors.max_len, *dims)
-    recent: Dict[str, List[float]] = {"td": [], "margin": [], "anchor": [], "q_mean": []}
-    stats: Dict[str, float] = {}
 
-    def anchor_weight_now():
-        if anchor_net is None or tc.anchor_weight == 0:
+def mean100(xs) -> Optional[float]:
+    """The mean of the last 100 values of `xs` (None for none)."""
+    return float(np.mean(xs[-100:])) if xs else None
+
+
+class QLearning:
+    """What `train_blueprint` hands the training loop: the nets, the optimizer, the
+    actors and replays (the agent's, and the demonstrations' with `tc.demo_bot`), the
+    counters and the recent losses, with `update`, `evaluate`, `finish` and
+    `checkpoint`. Exploration is seeded by tc.seed + 1000 * the updates done (fresh after
+    a resume); the agent's games go on after those it has finished, the demonstrations'
+    from game DEMO_GAMES on."""
+
+    def __init__(self, tc: BlueprintTrainConfig, config, net, target_net, anchor_net,
+                 progress: dict, init: Optional[dict] = None, log=print):
+        self.tc, self.config, self.progress, self.init, self.log = tc, config, progress, init, log
+        self.net, self.target_net, self.anchor_net = net, target_net, anchor_net
+        net.train()
+        self.optimizer = torch.optim.Adam(net.parameters(), lr=tc.lr, eps=tc.adam_eps)
+        seed = tc.seed + 1000 * progress["updates"]      # fresh exploration after a resume
+        self.rng = np.random.default_rng(seed)
+        # deals: the TRAIN stream of run tc.seed, the agent's games from 0, the
+        # demonstrations' from 2**31; a resumed run goes on after the games it has finished
+        self.actors = Actors(config, tc.num_actors, seed + 1,
+                             actor_epsilons(tc.num_actors, tc.eps, tc.eps_alpha),
+                             life_penalty=tc.life_penalty, deal_seed=tc.seed,
+                             first_game=progress["games"], conventions=net.conventions > 0)
+        dims = (config.encoding_size, config.players, config.num_moves, net.conventions)
+        self.replay = GameReplay(tc.replay_games, self.actors.max_len, *dims)
+        self.demo_actors = self.demo_replay = None
+        if tc.demo_bot:
+            self.demo_actors = Actors(config, tc.demo_actors, seed + 2, bot=tc.demo_bot,
+                                      deal_seed=tc.seed,
+                                      first_game=DEMO_GAMES + progress["demo_games"],
+                                      conventions=net.conventions > 0)
+            self.demo_replay = GameReplay(tc.demo_replay_games, self.actors.max_len, *dims)
+        self.recent: Dict[str, List[float]] = {"td": [], "margin": [], "anchor": [],
+                                               "q_mean": []}
+        self.stats: Dict[str, float] = {}
+
+    def anchor_weight(self) -> float:
+        """The anchor's weight now: tc.anchor_weight, halving every anchor_half_life
+        updates when that is > 0 (0 without an anchor net)."""
+        tc = self.tc
+        if self.anchor_net is None or tc.anchor_weight == 0:
             return 0.0
         if tc.anchor_half_life <= 0:
             return tc.anchor_weight
-        return tc.anchor_weight * 0.5 ** (progress["updates"] / tc.anchor_half_life)
+        return tc.anchor_weight * 0.5 ** (self.progress["updates"] / tc.anchor_half_life)
 
-    def update(clock):
-        # 1. act: every actor game moves act_steps times (one batched call each); during
-        #    the demonstration-only pre-training the agent's own actors wait
-        pretraining = demo_replay is not None and progress["updates"] < tc.pretrain_updates
-        for _ in range(tc.act_steps):
+    def act(self, pretraining: bool) -> None:
+        """Every actor game moves act_steps times (one batched call each), finished games
+        into their replay; during the demonstration-only pre-training the agent's own
+        actors wait."""
+        progress = self.progress
+        for _ in range(self.tc.act_steps):
             if not pretraining:
-                for game in actors.step(net):
-                    replay.add(game)
+                for game in self.actors.step(self.net):
+                    self.replay.add(game)
                     progress["games"] += 1
-                progress["env_steps"] += actors.n
-            if demo_actors is not None:
-                for game in demo_actors.step():
-                    demo_replay.add(game)
+                progress["env_steps"] += self.actors.n
+            if self.demo_actors is not None:
+                for game in self.demo_actors.step():
+                    self.demo_replay.add(game)
                     progress["demo_games"] += 1
-                progress["demo_steps"] += demo_actors.n
-        # 2. learn from a batch of games: demonstrations only until the agent has stored
-        #    learning_starts games of its own, then a demo_fraction of the batch
-        if demo_replay is not None:
-            if len(demo_replay) < min(tc.learning_starts, tc.batch_size):
+                progress["demo_steps"] += self.demo_actors.n
+
+    def demo_count(self, pretraining: bool) -> Optional[int]:
+        """How many of a batch's games are demonstrations: all of them until the agent has
+        stored learning_starts games of its own (and while pre-training), then a
+        demo_fraction of the batch; None while there is not enough to learn from."""
+        tc = self.tc
+        if self.demo_replay is not None:
+            if len(self.demo_replay) < min(tc.learning_starts, tc.batch_size):
                 return None
-            own_ready = not pretraining and len(replay) >= tc.learning_starts
-            n_demo = round(tc.batch_size * tc.demo_fraction) if own_ready else tc.batch_size
-        elif len(replay) >= tc.learning_starts:
-            n_demo = 0
-        else:
-            return None
+            own_ready = not pretraining and len(self.replay) >= tc.learning_starts
+            return round(tc.batch_size * tc.demo_fraction) if own_ready else tc.batch_size
+        return 0 if len(self.replay) >= tc.learning_starts else None
+
+    def sample(self, n_demo: int):
+        """A batch of games drawn by priority: batch_size - n_demo of the agent's, n_demo
+        demonstrations. Returns (parts: [(replay, game indices)], games: arrays (k, T, ...)
+        cut to the longest game, importance weights float32 (k,), is_demo bool (k,))."""
+        tc, rng = self.tc, self.rng
         parts, weights = [], []
-        for buf, n in ((replay, tc.batch_size - n_demo), (demo_replay, n_demo)):
+        for buf, n in ((self.replay, tc.batch_size - n_demo), (self.demo_replay, n_demo)):
             if n > 0:
                 idx, w = buf.sample(n, rng, tc.priority_exponent, tc.is_exponent)
                 parts.append((buf, idx))
                 weights.append(w)
         t_max = max(int(buf.length[idx].max()) for buf, idx in parts)
         games = {name: np.concatenate([getattr(buf, name)[idx, :t_max] for buf, idx in parts])
-                 for name in replay.fields}
+                 for name in self.replay.fields}
         games["length"] = np.concatenate([buf.length[idx] for buf, idx in parts])
-        is_demo = np.concatenate([np.full(len(idx), buf is demo_replay) for buf, idx in parts])
-        loss, td, margin, prio = vdn_loss(net, target_net, games, np.concatenate(weights),
-                                          is_demo, tc, anchor_net, anchor_weight_now(), stats)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), tc.grad_clip)
-        optimizer.step()
+        is_demo = np.concatenate([np.full(len(idx), buf is self.demo_replay)
+                                  for buf, idx in parts])
+        return parts, games, np.concatenate(weights), is_demo
+
+    def update(self, clock):
+        """Act, then one step on `vdn_loss` of a sampled batch (None while there is not
+        enough to learn from): the sampled games' priorities renewed, the target net
+        copied every target_every updates. Returns the losses {"td", "margin", "anchor"}."""
+        tc, net, stats = self.tc, self.net, self.stats
+        pretraining = self.demo_replay is not None and \
+            self.progress["updates"] < tc.pretrain_updates
+        self.act(pretraining)
+        n_demo = self.demo_count(pretraining)
+        if n_demo is None:
+            return None
+        parts, games, weights, is_demo = self.sample(n_demo)
+        loss, td, margin, prio = vdn_loss(net, self.target_net, games, weights, is_demo, tc,
+                                          self.anchor_net, self.anchor_weight(), stats)
+        clipped_step(self.optimizer, loss, net.parameters(), tc.grad_clip)
         at = 0
         for buf, idx in parts:
             buf.priority[idx] = prio[at:at + len(idx)]
             at += len(idx)
         for key, value in (("td", td), ("margin", margin), ("anchor", stats["anchor"]),
                            ("q_mean", stats["q_mean"])):
-            recent[key].append(value)
-        if (progress["updates"] + 1) % tc.target_every == 0:
-            target_net.load_state_dict(net.state_dict())
+            self.recent[key].append(value)
+        if (self.progress["updates"] + 1) % tc.target_every == 0:
+            self.target_net.load_state_dict(net.state_dict())
         return {"td": td, "margin": margin, "anchor": stats["anchor"]}
 
-    def mean100(xs):
-        return float(np.mean(xs[-100:])) if xs else None
-
-    def evaluate(clock):
-        mean, sem = self_play(net, config, tc.eval_games, tc.seed)
+    def evaluate(self, clock) -> dict:
+        """Greedy self-play on EVAL deals (a row of progress["evals"]; the first of a
+        --init run is the start's level), logged, with the recent losses: a curve row."""
+        tc, progress, recent = self.tc, self.progress, self.recent
+        mean, sem = self_play(self.net, self.config, tc.eval_games, tc.seed)
         u = progress["updates"]
         progress["evals"].append([u, progress["env_steps"], round(clock.seconds(), 1), mean, sem])
-        if init is not None and "selfplay" not in progress["init"]:
+        if self.init is not None and "selfplay" not in progress["init"]:
             progress["init"]["selfplay"] = [mean, sem]      # the start's level
-        own = actors.scores[-200:]
-        log(f"update {u}: greedy self-play {mean:.2f} +- {sem:.2f} over {tc.eval_games} EVAL "
-            f"games; env steps {progress['env_steps']:,}; td {mean100(recent['td']) or 0:.4f}")
+        own = self.actors.scores[-200:]
+        self.log(f"update {u}: greedy self-play {mean:.2f} +- {sem:.2f} over {tc.eval_games} "
+                 f"EVAL games; env steps {progress['env_steps']:,}; td "
+                 f"{mean100(recent['td']) or 0:.4f}")
         return {"env_steps": progress["env_steps"], "games": progress["games"],
                 "selfplay_mean": mean, "selfplay_sem": sem, "td_loss": mean100(recent["td"]),
                 "anchor_loss": mean100(recent["anchor"]),
-                "margin_loss": mean100(recent["margin"]), "anchor_weight": anchor_weight_now(),
+                "margin_loss": mean100(recent["margin"]), "anchor_weight": self.anchor_weight(),
                 "q_tot_mean": mean100(recent["q_mean"]),
                 "own_score": float(np.mean(own)) if own else None}
 
-    def finish():
-        progress["train_scores"] = [float(np.mean(actors.scores[-500:]))] if actors.scores else []
-        progress["td_losses"] = [float(x) for x in recent["td"][-2000:]]
+    def finish(self) -> None:
+        """The run's last training scores and TD losses, into the counters."""
+        scores = self.actors.scores
+        self.progress["train_scores"] = [float(np.mean(scores[-500:]))] if scores else []
+        self.progress["td_losses"] = [float(x) for x in self.recent["td"][-2000:]]
 
-    def checkpoint():
-        resume = {"target": {k: v.detach().cpu() for k, v in target_net.state_dict().items()}}
-        if anchor_net is not None:
-            resume["anchor"] = {k: v.detach().cpu() for k, v in anchor_net.state_dict().items()}
-        return dict(kind=KIND, game=config, architecture=net.arch(), weights=net.state_dict(),
-                    trained_for=None, info={"command": command_line("train-blueprint", tc),
-                                            "train_config": dataclasses.asdict(tc)},
-                    resume=resume)
+    def checkpoint(self) -> dict:
+        """`make_checkpoint`'s arguments: the net, the hyper-parameters, and in "resume"
+        the target net (and the anchor net)."""
+        resume = {"target": {k: v.detach().cpu()
+                             for k, v in self.target_net.state_dict().items()}}
+        if self.anchor_net is not None:
+            resume["anchor"] = {k: v.detach().cpu()
+                                for k, v in self.anchor_net.state_dict().items()}
+        return lstm_checkpoint(KIND, self.net, self.config, "train-blueprint", self.tc,
+                               resume=resume)
 
-    trainer = Trainer("train-blueprint", KIND, update, checkpoint, optimizer, progress,
-                      evaluate, eval_at_start=True, plot=("selfplay_mean",),
-                      plot_start=bool(tc.init), finish=finish)
+
+@claims_out
+def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = True) -> dict:
+    """Run training as configured (`lbs_pz.train.loop.run`); returns the progress dict
+    (also in the checkpoint's info).
+
+    With `tc.init` the net (architecture and weights) and the target net start from that
+    checkpoint, the None fields take the FINETUNE preset, and a frozen copy of the start
+    net anchors the greedy policy (`vdn_loss`). A fresh run evaluates the start first, so
+    the curve's first row is the starting level."""
+    tc.check()
+    ckpt = read_resume(tc.resume, KIND, "train-blueprint") if tc.resume else None
+    if ckpt is not None and not tc.init:
+        # resuming a fine-tuning run: its start (and so its preset) carries over
+        tc = dataclasses.replace(tc, init=str(ckpt["info"].get("train_config", {}).get("init", "")))
+    tc = tc.resolved()
+    device = torch_setup(tc)
+    config = game_config(tc)
+    progress = fresh_progress()
+    net, target_net, anchor_net, init = start_nets(tc, config, ckpt, device, progress, log)
+    learning = QLearning(tc, config, net, target_net, anchor_net, progress, init, log)
+    trainer = Trainer("train-blueprint", KIND, learning.update, learning.checkpoint,
+                      learning.optimizer, progress, learning.evaluate, eval_at_start=True,
+                      plot=("selfplay_mean",), plot_start=bool(tc.init), finish=learning.finish)
     run(trainer, Budget(tc.minutes, tc.updates), tc.out, resume=ckpt,
         eval_every=tc.eval_every, save_every=tc.save_every, save_minutes=tc.save_minutes,
         curve=tc.curve_path(), slim_out=tc.slim_out, title=f"{os.path.basename(tc.out)}: "

@@ -2,7 +2,8 @@
 public-LSTM architecture a run names (preset and width), the greedy self-play figure
 of a public-LSTM net, the command line a run records in its checkpoint (from its
 hyper-parameter dataclass, as `lbs_pz.cli.options` turns fields into options), the torch
-set-up of a run, one clipped gradient step, and the blueprint a run trains for."""
+set-up of a run, one clipped gradient step, the checkpoint of a public-LSTM run, and the
+blueprint a run trains for."""
 
 from __future__ import annotations
 
@@ -125,6 +126,22 @@ def clipped_step(optimizer: torch.optim.Optimizer, loss: torch.Tensor, parameter
     loss.backward()
     torch.nn.utils.clip_grad_norm_(parameters, max_norm)
     optimizer.step()
+
+
+def lstm_checkpoint(kind: str, net, config: HanabiConfig, command: str, run_config,
+                    info=None, resume=None) -> dict:
+    """`make_checkpoint`'s arguments for the public-LSTM net `net` of a run of `command`
+    (e.g. "distill") with hyper-parameters `run_config` in the game `config`: the net's
+    architecture and weights, trained for no blueprint, info = the command line, the
+    hyper-parameters ("train_config") and `info`; `resume` (when given) its resume
+    entry."""
+    pieces = dict(kind=kind, game=config, architecture=net.arch(), weights=net.state_dict(),
+                  trained_for=None, info={"command": command_line(command, run_config),
+                                          "train_config": dataclasses.asdict(run_config),
+                                          **(info or {})})
+    if resume is not None:
+        pieces["resume"] = resume
+    return pieces
 
 
 def load_training_blueprint(spec: str):
