@@ -66,7 +66,6 @@ alone was refitted.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import Dict, List, Optional
 
@@ -80,8 +79,9 @@ from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.models.checkpoint import (check_trained_for, game_of, game_to_dict,
                                       load_checkpoint, save_checkpoint)
 from lbs_pz.search.recorded_games import check_recorded_for, read_search_games
-from lbs_pz.train.common import (command_line, game_config, named_options, net_options,
-                                 self_play, start_mismatch, torch_setup)
+from lbs_pz.train.common import (clipped_step, command_line, game_config, lstm_checkpoint,
+                                 named_options, net_options, self_play, start_mismatch,
+                                 torch_setup)
 from lbs_pz.train.configs import DISTILL_ARCH, DistillConfig, curve_path
 from lbs_pz.train.games import GameSource, replayed_teacher_games, teacher_games
 from lbs_pz.train.loop import Budget, Trainer, claims_out, read_resume, run
@@ -326,6 +326,221 @@ def start_net(dc: DistillConfig, config, log=print):
     return net, start
 
 
+def value_only_optimizer(net, dc: DistillConfig) -> torch.optim.Optimizer:
+    """Adam (learning rate dc.lr) over the parameters that train: every one, or with
+    `dc.value_only` the value's own (those named v_*), the others frozen."""
+    if dc.value_only:
+        # Q = V + A - mean(A) (or max): the moves are the argmax of A, so fitting V alone
+        # (a linear layer on the frozen features, or an MLP of its own: value_hidden)
+        # recalibrates the net's value without changing a move; with a public stream of
+        # the value's own (value_lstm), that stream (v_pub_in, v_lstm) trains too.
+        for name, param in net.named_parameters():
+            param.requires_grad_(name.startswith("v_"))
+    return torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=dc.lr)
+
+
+def resume_net(dc: DistillConfig, config, net, ckpt: dict, progress: dict) -> None:
+    """Load the weights and counters of the `--resume` checkpoint `ckpt` into `net` and
+    `progress`. ValueError for a checkpoint of another game or net, or not of distill."""
+    if ckpt["game"] != game_to_dict(config) or ckpt["architecture"] != net.arch():
+        raise ValueError(f"--resume {dc.resume}: made for {ckpt['game']} "
+                         f"{ckpt['architecture']}, this run is {game_to_dict(config)} "
+                         f"{net.arch()}")
+    if "teacher" not in ckpt["info"] or "evals" not in ckpt["info"].get("progress", {}):
+        raise ValueError(f"--resume {dc.resume}: not a checkpoint of `lbs-pz distill`")
+    net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
+    progress.update(ckpt["info"]["progress"])
+
+
+def held_out_games(config, teacher, dc: DistillConfig, conventions: bool) -> list:
+    """The teacher's games of EVAL deals 0 .. dc.eval_games - 1 (`teacher_games`, in
+    blocks of dc.num_actors): what the held-out agreement is measured on."""
+    return [game for first in range(0, dc.eval_games, dc.num_actors)
+            for game in teacher_games(config, teacher, min(dc.num_actors,
+                                                           dc.eval_games - first),
+                                      dc.seed, first, EVAL, conventions=conventions)]
+
+
+def searched_games(dc: DistillConfig, config, teacher_id: dict, conventions: bool,
+                   log=print) -> list:
+    """The recorded search games of `dc.search_games` as distillation games
+    (`replayed_teacher_games`), [] without them. ValueError for a file of none, or of
+    games recorded in another variant or whose unsearched moves are not the teacher's."""
+    if not dc.search_games:
+        return []
+    records = read_search_games(dc.search_games)
+    # games of another variant, or whose unsearched moves are another blueprint's than
+    # the teacher's, would teach moves of another game: refused, naming both (a game
+    # searched at every seat may come from a search over any blueprint)
+    check_recorded_for(dc.search_games, records, config, teacher_id, asked=dc.teacher,
+                       moves_only=True)
+    searched = replayed_teacher_games(records, config, conventions, dc.deviation_weight)
+    if not searched:
+        raise ValueError(f"--search-games {dc.search_games}: no games in it")
+    log(f"{len(searched)} recorded search games ({sum(len(g['action']) for g in searched):,} "
+        f"moves) make {dc.search_fraction:.0%} of every batch")
+    return searched
+
+
+class TeacherRing:
+    """The last `buffer_games` teacher games of the stream, game i in slot i % buffer_games,
+    played by `source` in blocks of `num_actors` games. Teacher games are a function of
+    their index alone (on every backend) and the stream's position, its debt of moves and
+    its score are counters in `progress` ("games", "debt", "score_sum", "moves"), so a
+    resumed run, which plays the ring's games again (`play_again`), makes the updates of
+    a run never stopped."""
+
+    def __init__(self, source: GameSource, progress: dict, buffer_games: int, num_actors: int):
+        self.source, self.progress = source, progress
+        self.buffer_games, self.num_actors = buffer_games, num_actors
+        self.games: List[Dict[str, np.ndarray]] = []
+        self.block: List[Dict[str, np.ndarray]] = []    # played, not yet in the ring (reversed)
+        progress.setdefault("debt", 0)
+        progress.setdefault("score_sum", 0)
+
+    def put(self, game) -> None:
+        """Game progress["games"] into its slot; the stream moves on by one game."""
+        i = self.progress["games"]
+        if len(self.games) < self.buffer_games:
+            self.games.append(game)
+        else:
+            self.games[i % self.buffer_games] = game
+        self.progress["games"] += 1
+
+    def fill(self) -> int:
+        """The next teacher game into the ring; returns its number of moves."""
+        if not self.block:  # every game played before is in the ring: the next is games'
+            self.block = self.source.games(self.progress["games"], self.num_actors)[::-1]
+        game = self.block.pop()
+        self.put(game)
+        self.progress["score_sum"] += int(game["final"])
+        return len(game["action"])
+
+    def advance(self, moves: int) -> None:
+        """`moves` more teacher moves into the ring, in whole games: the moves past them
+        are carried over (progress["debt"])."""
+        progress = self.progress
+        progress["debt"] += moves
+        while progress["debt"] > 0:
+            played = self.fill()
+            progress["debt"] -= played
+            progress["moves"] += played
+
+    def play_again(self) -> None:
+        """A resumed run's ring: the last min(games, buffer_games) games of the stream,
+        played again."""
+        progress = self.progress
+        if not progress["games"]:
+            return
+        held = min(progress["games"], self.buffer_games)
+        first = progress["games"] - held
+        progress["games"] = first
+        for start in range(first, first + held, self.num_actors):
+            for game in self.source.games(start, min(self.num_actors, first + held - start)):
+                self.put(game)
+
+    def top_up(self, games: int) -> None:
+        """Teacher games into the ring until it holds `games`."""
+        while len(self.games) < games:
+            self.fill()
+
+
+class Imitation:
+    """What `distill` hands the training loop: the net, its optimizer, the ring of teacher
+    games, the recorded search games and the held-out games, the counters and the recent
+    losses, with `update`, `evaluate`, `finish` and `checkpoint`."""
+
+    def __init__(self, dc: DistillConfig, config, net, optimizer, ring: TeacherRing,
+                 searched: list, held_out: list, teacher_id: dict, device, log=print):
+        self.dc, self.config, self.net, self.optimizer = dc, config, net, optimizer
+        self.ring, self.searched, self.held_out = ring, searched, held_out
+        self.teacher_id, self.device, self.log = teacher_id, device, log
+        self.progress = ring.progress
+        # the recorded games' share of a batch (search_fraction <= 1)
+        self.n_searched = round(dc.batch_size * dc.search_fraction) if searched else 0
+        self.losses: List[float] = []
+        self.value_losses: List[float] = []
+        net.train()
+
+    def value_seats(self) -> int:
+        """How many of a batch's games get every seat's vector (`collate`'s seats): all of
+        them for a value-only fit, a quarter with a value term, else none."""
+        dc = self.dc
+        return dc.batch_size if dc.value_only else \
+            max(1, dc.batch_size // 4) if dc.value_weight > 0 else 0
+
+    def batch(self) -> Dict:
+        """This update's batch, collated: batch_size - n_searched games of the ring and
+        n_searched recorded games, drawn by a generator of (seed, update) (the teacher's
+        games first: the value term reads the first games of a batch)."""
+        dc, ring_games = self.dc, self.ring.games
+        rng = np.random.default_rng([dc.seed, 7919, self.progress["updates"]])
+        pick = rng.choice(len(ring_games), size=dc.batch_size - self.n_searched, replace=False)
+        extra = rng.choice(len(self.searched), size=self.n_searched,
+                           replace=self.n_searched > len(self.searched)) \
+            if self.n_searched else []
+        return collate([ring_games[i] for i in pick] + [self.searched[i] for i in extra],
+                       self.device, seats=self.value_seats())
+
+    def update(self, clock) -> dict:
+        """act_steps moves of every one of num_actors games into the ring, then one step on
+        `imitation_loss` of a batch, the learning rate falling linearly to lr * lr_final
+        over the budget. Returns {"loss"} (and "value_loss" with a value term)."""
+        dc = self.dc
+        self.ring.advance(dc.act_steps * dc.num_actors)
+        b = self.batch()
+        for group in self.optimizer.param_groups:       # linear decay over the budget
+            group["lr"] = dc.lr * (1 - (1 - dc.lr_final) * clock.fraction())
+        loss, _, _, value_loss = imitation_loss(self.net, b, dc.value_weight, dc.value_only)
+        clipped_step(self.optimizer, loss, self.net.parameters(), dc.grad_clip)
+        self.losses.append(float(loss.detach()))
+        self.value_losses.append(value_loss)
+        out = {"loss": self.losses[-1]}
+        if dc.value_weight > 0 or dc.value_only:
+            out["value_loss"] = value_loss
+        return out
+
+    def level_head(self) -> None:
+        """Level a new value head on the ring's first batch_size games
+        (`level_value_head`), logged."""
+        batch_size = self.dc.batch_size
+        shift = level_value_head(self.net, collate(self.ring.games[:batch_size], self.device,
+                                                   seats=batch_size))
+        self.log(f"the new value head starts levelled on {batch_size} games: Q-sum "
+                 f"{shift:+.2f}")
+
+    def evaluate(self, clock) -> dict:
+        """Held-out agreement and greedy self-play (a row of progress["evals"]), logged,
+        with the recent losses: a curve row."""
+        dc, progress = self.dc, self.progress
+        acc = agreement(self.net, self.held_out)
+        sp = self_play(self.net, self.config, dc.eval_games, dc.seed)
+        row = [progress["updates"], round(clock.seconds(), 1), progress["moves"], round(acc, 4),
+               round(sp[0], 3), round(sp[1], 3)]
+        progress["evals"].append(row)
+        loss = float(np.mean(self.losses[-50:])) if self.losses else None
+        # the value loss is half the squared error: report the mean squared error itself
+        mse = 2 * float(np.mean(self.value_losses[-50:])) \
+            if self.value_losses and dc.value_weight > 0 else None
+        self.log(f"update {row[0]}: {row[1]:.0f} s, held-out agreement {acc:.3f}, greedy "
+                 f"self-play {sp[0]:.2f} +- {sp[1]:.2f} ({dc.eval_games} EVAL deals); loss "
+                 f"{loss if loss is not None else float('nan'):.3f}"
+                 + (f", value mse {mse:.2f}" if mse is not None else ""))
+        return {"moves": progress["moves"], "agreement": row[3], "selfplay_mean": row[4],
+                "selfplay_sem": row[5], "loss": loss, "value_mse": mse}
+
+    def finish(self) -> None:
+        """The teacher's mean score over the stream's games, into the counters."""
+        progress = self.progress
+        progress["teacher_score"] = progress["score_sum"] / progress["games"] \
+            if progress["games"] else None
+
+    def checkpoint(self) -> dict:
+        """`make_checkpoint`'s arguments: the net, the hyper-parameters, the teacher."""
+        return lstm_checkpoint(KIND, self.net, self.config, "distill", self.dc,
+                               info={"teacher": self.teacher_id})
+
+
 @claims_out
 def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     """Run distillation as configured (`lbs_pz.train.loop.run`); returns the checkpoint
@@ -339,26 +554,11 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     # a new value MLP or a new centring
     new_head = start is not None and net.arch() != start["architecture"]
     net = net.to(device)
-    if dc.value_only:
-        # Q = V + A - mean(A) (or max): the moves are the argmax of A, so fitting V alone
-        # (a linear layer on the frozen features, or an MLP of its own: value_hidden)
-        # recalibrates the net's value without changing a move; with a public stream of
-        # the value's own (value_lstm), that stream (v_pub_in, v_lstm) trains too.
-        for name, param in net.named_parameters():
-            param.requires_grad_(name.startswith("v_"))
-    optimizer = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=dc.lr)
+    optimizer = value_only_optimizer(net, dc)
     progress = {"updates": 0, "games": 0, "moves": 0, "seconds": 0.0, "evals": []}
     ckpt = read_resume(dc.resume, KIND, "distill") if dc.resume else None
     if ckpt is not None:
-        if ckpt["game"] != game_to_dict(config) or ckpt["architecture"] != net.arch():
-            raise ValueError(f"--resume {dc.resume}: made for {ckpt['game']} "
-                             f"{ckpt['architecture']}, this run is {game_to_dict(config)} "
-                             f"{net.arch()}")
-        if "teacher" not in ckpt["info"] or "evals" not in ckpt["info"].get("progress", {}):
-            raise ValueError(f"--resume {dc.resume}: not a checkpoint of `lbs-pz distill`")
-        net.load_state_dict({k: v.float() for k, v in ckpt["weights"].items()})
-        progress.update(ckpt["info"]["progress"])
-
+        resume_net(dc, config, net, ckpt, progress)
     conventions = net.conventions > 0        # from the options, or --init's / --resume's net
     source = GameSource("teacher", dc.teacher, config, dc.seed, backend=dc.backend,
                         workers=dc.workers, address=dc.address, blueprint=teacher,
@@ -368,130 +568,19 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     if dc.world_belief:
         log(f"{dc.world_fraction:.0%} of the explore games go on in a world drawn from "
             f"{dc.world_belief}")
-    held_out = [game for first in range(0, dc.eval_games, dc.num_actors)
-                for game in teacher_games(config, teacher, min(dc.num_actors,
-                                                               dc.eval_games - first),
-                                          dc.seed, first, EVAL, conventions=conventions)]
-    searched: List[Dict[str, np.ndarray]] = []
-    if dc.search_games:
-        records = read_search_games(dc.search_games)
-        # games of another variant, or whose unsearched moves are another blueprint's than
-        # the teacher's, would teach moves of another game: refused, naming both (a game
-        # searched at every seat may come from a search over any blueprint)
-        check_recorded_for(dc.search_games, records, config, teacher_id, asked=dc.teacher,
-                           moves_only=True)
-        searched = replayed_teacher_games(records, config, conventions, dc.deviation_weight)
-        if not searched:
-            raise ValueError(f"--search-games {dc.search_games}: no games in it")
-        log(f"{len(searched)} recorded search games ({sum(len(g['action']) for g in searched):,} "
-            f"moves) make {dc.search_fraction:.0%} of every batch")
-    n_searched = round(dc.batch_size * dc.search_fraction) if searched else 0   # fraction <= 1
-    # The ring holds the last buffer_games teacher games, game i in slot i % buffer_games;
-    # teacher games are a function of their index alone (on every backend) and each
-    # update draws from a generator of (seed, update), so a resumed run, which plays the
-    # ring's games again and keeps the stream's debt and score in `progress`, makes the
-    # updates of a run never stopped.
-    ring: List[Dict[str, np.ndarray]] = []
-    block: List[Dict[str, np.ndarray]] = []     # played, not yet in the ring (reversed)
-    progress.setdefault("debt", 0)
-    progress.setdefault("score_sum", 0)
-
-    def put(game):
-        i = progress["games"]
-        if len(ring) < dc.buffer_games:
-            ring.append(game)
-        else:
-            ring[i % dc.buffer_games] = game
-        progress["games"] += 1
-
-    def fill():
-        """The next teacher game into the ring; returns its number of moves."""
-        nonlocal block
-        if not block:       # every game played before is in the ring: the next is games'
-            block = source.games(progress["games"], dc.num_actors)[::-1]
-        game = block.pop()
-        put(game)
-        progress["score_sum"] += int(game["final"])
-        return len(game["action"])
-
-    losses: List[float] = []
-    value_losses: List[float] = []
-    net.train()
-
-    def update(clock):
-        # act_steps moves of every one of num_actors games between two updates: in whole
-        # games, the rest carried to the next update
-        progress["debt"] += dc.act_steps * dc.num_actors
-        while progress["debt"] > 0:
-            moves = fill()
-            progress["debt"] -= moves
-            progress["moves"] += moves
-        rng = np.random.default_rng([dc.seed, 7919, progress["updates"]])
-        pick = rng.choice(len(ring), size=dc.batch_size - n_searched, replace=False)
-        extra = rng.choice(len(searched), size=n_searched, replace=n_searched > len(searched)) \
-            if n_searched else []
-        # the teacher's games first: the value term reads the first games of a batch
-        b = collate([ring[i] for i in pick] + [searched[i] for i in extra], device,
-                    seats=dc.batch_size if dc.value_only else
-                    max(1, dc.batch_size // 4) if dc.value_weight > 0 else 0)
-        for group in optimizer.param_groups:       # linear decay over the budget
-            group["lr"] = dc.lr * (1 - (1 - dc.lr_final) * clock.fraction())
-        loss, _, _, value_loss = imitation_loss(net, b, dc.value_weight, dc.value_only)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), dc.grad_clip)
-        optimizer.step()
-        losses.append(float(loss.detach()))
-        value_losses.append(value_loss)
-        out = {"loss": losses[-1]}
-        if dc.value_weight > 0 or dc.value_only:
-            out["value_loss"] = value_loss
-        return out
-
-    def evaluate(clock):
-        acc = agreement(net, held_out)
-        sp = self_play(net, config, dc.eval_games, dc.seed)
-        row = [progress["updates"], round(clock.seconds(), 1), progress["moves"], round(acc, 4),
-               round(sp[0], 3), round(sp[1], 3)]
-        progress["evals"].append(row)
-        loss = float(np.mean(losses[-50:])) if losses else None
-        # the value loss is half the squared error: report the mean squared error itself
-        mse = 2 * float(np.mean(value_losses[-50:])) if value_losses and dc.value_weight > 0 \
-            else None
-        log(f"update {row[0]}: {row[1]:.0f} s, held-out agreement {acc:.3f}, greedy "
-            f"self-play {sp[0]:.2f} +- {sp[1]:.2f} ({dc.eval_games} EVAL deals); loss "
-            f"{loss if loss is not None else float('nan'):.3f}"
-            + (f", value mse {mse:.2f}" if mse is not None else ""))
-        return {"moves": progress["moves"], "agreement": row[3], "selfplay_mean": row[4],
-                "selfplay_sem": row[5], "loss": loss, "value_mse": mse}
-
-    def finish():
-        progress["teacher_score"] = progress["score_sum"] / progress["games"] \
-            if progress["games"] else None
-
-    def checkpoint():
-        return dict(kind=KIND, game=config, architecture=net.arch(), weights=net.state_dict(),
-                    trained_for=None, info={"command": command_line("distill", dc),
-                                            "train_config": dataclasses.asdict(dc),
-                                            "teacher": teacher_id})
-
-    trainer = Trainer("distill", KIND, update, checkpoint, optimizer, progress, evaluate,
-                      plot=("agreement", "selfplay_mean"), finish=finish)
+    held_out = held_out_games(config, teacher, dc, conventions)
+    searched = searched_games(dc, config, teacher_id, conventions, log)
+    ring = TeacherRing(source, progress, dc.buffer_games, dc.num_actors)
+    imitation = Imitation(dc, config, net, optimizer, ring, searched, held_out, teacher_id,
+                          device, log)
+    trainer = Trainer("distill", KIND, imitation.update, imitation.checkpoint, optimizer,
+                      progress, imitation.evaluate, plot=("agreement", "selfplay_mean"),
+                      finish=imitation.finish)
     with source:
-        if progress["games"]:           # resumed: the ring's games, played again
-            held = min(progress["games"], dc.buffer_games)
-            first = progress["games"] - held
-            progress["games"] = first
-            for start in range(first, first + held, dc.num_actors):
-                for game in source.games(start, min(dc.num_actors, first + held - start)):
-                    put(game)
-        while len(ring) < dc.batch_size:
-            fill()
+        ring.play_again()               # resumed: the ring's games, played again
+        ring.top_up(dc.batch_size)
         if dc.value_only and new_head and ckpt is None:
-            shift = level_value_head(net, collate(ring[:dc.batch_size], device,
-                                                  seats=dc.batch_size))
-            log(f"the new value head starts levelled on {dc.batch_size} games: Q-sum "
-                f"{shift:+.2f}")
+            imitation.level_head()
         run(trainer, Budget(dc.minutes, dc.updates), dc.out, resume=ckpt,
             eval_every=dc.eval_every, save_every=dc.save_every, save_minutes=dc.save_minutes,
             curve=curve_path(dc.out, dc.curve),
