@@ -270,17 +270,9 @@ def teacher_games(config, teacher, n: int, seed: int, first_game: int = 0,
     batch = HanabiBatch(config, n, seeds=deals)
     record = _MoveRecord(config, batch, conventions)
     world_fraction = float(world_fraction) if world_belief is not None else 0.0
-    perturb_at = np.full(n, -1, dtype=np.int64)
-    redeal = np.zeros(n, dtype=bool)
-    rngs: Dict[int, np.random.Generator] = {}      # the explore games' own RNGs
-    for i in range(n) if explore > 0 else ():
-        rng = np.random.default_rng([int(seed), first_game + i, STREAM_CODES[stream]])
-        at = int(rng.integers(0, config.deck_size))
-        if rng.random() < explore:
-            perturb_at[i], rngs[i] = at, rng
-            redeal[i] = rng.random() < world_fraction
+    perturb_at, redeal, rngs = _explore_plan(n, seed, first_game, stream, explore,
+                                             world_fraction, config.deck_size)
     lengths = np.zeros(n, dtype=np.int64)
-    rows = np.arange(n)
     t = 0
     while True:
         live = ~batch.terminals()
@@ -290,29 +282,76 @@ def teacher_games(config, teacher, n: int, seed: int, first_game: int = 0,
         for i in perturbed[redeal[perturbed]]:
             redeal[i] = _redeal(batch, int(i), world_belief, rngs[i])
         legal = record.observe(t)
-        actions = np.asarray(teacher.act_batch(batch), dtype=np.int64)
-        if actions.shape != (n,) or (actions[live] < 0).any() \
-                or not legal[rows[live], np.clip(actions[live], 0, None)].all():
-            raise ValueError(f"teacher {getattr(teacher, 'name', teacher)!r}: act_batch gave "
-                             f"an illegal move")
-        actions[~live] = -1
-        taken = actions.copy()
-        for i in perturbed:
-            rng = rngs[i]
-            if redeal[i] and rng.random() < 0.5:
-                continue                      # the teacher's own move, in the belief's world
-            others = np.flatnonzero(legal[i])
-            others = others[others != actions[i]]
-            if others.size:
-                taken[i] = rng.choice(others)
+        actions = _teacher_moves(teacher, batch, legal, live)
+        taken = _explored_moves(actions, perturbed, legal, redeal, rngs)
         record.buf["action"][:, t] = actions
         record.buf["taken"][:, t] = taken
         batch.step(taken)
         t += 1
         lengths[live] = t
-    scores = batch.scores()
+    return _teacher_game_dicts(record, deals, batch.scores(), lengths, perturb_at, redeal)
+
+
+def _explore_plan(n: int, seed: int, first_game: int, stream: str, explore: float,
+                  world_fraction: float, deck_size: int):
+    """Where `teacher_games`' games 0 .. n-1 (games first_game .. of `stream`) explore:
+    (perturb_at int64 (n,): the move number of a game's random move, -1 for none; redeal
+    bool (n,): whether that move is made in a world the belief draws; rngs: game -> its
+    own Generator, seeded by (seed, game, stream code), for each game that explores).
+    Every game draws its move number first, then whether it explores, then (if so)
+    whether it is redealt, so a game's plan depends on its index alone."""
+    perturb_at = np.full(n, -1, dtype=np.int64)
+    redeal = np.zeros(n, dtype=bool)
+    rngs: Dict[int, np.random.Generator] = {}      # the explore games' own RNGs
+    for i in range(n) if explore > 0 else ():
+        rng = np.random.default_rng([int(seed), first_game + i, STREAM_CODES[stream]])
+        at = int(rng.integers(0, deck_size))
+        if rng.random() < explore:
+            perturb_at[i], rngs[i] = at, rng
+            redeal[i] = rng.random() < world_fraction
+    return perturb_at, redeal, rngs
+
+
+def _teacher_moves(teacher, batch, legal: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """The teacher's move in every game of `batch` (one `act_batch`), int64 (n,), -1 in
+    the games over (`live` False). ValueError for a move that is not one of `legal` (bool
+    (n, M)) in a live game."""
+    n = len(live)
+    rows = np.arange(n)
+    actions = np.asarray(teacher.act_batch(batch), dtype=np.int64)
+    if actions.shape != (n,) or (actions[live] < 0).any() \
+            or not legal[rows[live], np.clip(actions[live], 0, None)].all():
+        raise ValueError(f"teacher {getattr(teacher, 'name', teacher)!r}: act_batch gave "
+                         f"an illegal move")
+    actions[~live] = -1
+    return actions
+
+
+def _explored_moves(actions: np.ndarray, perturbed: np.ndarray, legal: np.ndarray,
+                    redeal: np.ndarray, rngs: Dict[int, np.random.Generator]) -> np.ndarray:
+    """The moves played, int64 (n,): the teacher's `actions`, but in each game of
+    `perturbed` (indices of the games exploring at this move) a random legal move other
+    than the teacher's, drawn from the game's own RNG (in a redealt game, with probability
+    1/2 the teacher's own move)."""
+    taken = actions.copy()
+    for i in perturbed:
+        rng = rngs[i]
+        if redeal[i] and rng.random() < 0.5:
+            continue                      # the teacher's own move, in the belief's world
+        others = np.flatnonzero(legal[i])
+        others = others[others != actions[i]]
+        if others.size:
+            taken[i] = rng.choice(others)
+    return taken
+
+
+def _teacher_game_dicts(record: _MoveRecord, deals, scores, lengths: np.ndarray,
+                        perturb_at: np.ndarray, redeal: np.ndarray) -> List[Dict[str, np.ndarray]]:
+    """Each game of `record` cut to its length (`lengths` (n,)), with its ints "deal",
+    "final" (`scores` (n,)), "value_from" (its explored move number, 0 when it made none)
+    and "redealt" (1 when that move was made in a world the belief drew)."""
     games = []
-    for i in range(n):
+    for i in range(len(lengths)):
         game = record.game(i, int(lengths[i]))
         perturbed = 0 <= perturb_at[i] < lengths[i]
         game.update(deal=int(deals[i]), final=int(scores[i]),
@@ -385,7 +424,8 @@ TEACHER_OPTIONS = ("explore", "conventions", "world_belief", "world_fraction")
 SOURCE_BACKENDS = ("inline", "ray")
 RERUN = ("the run's last checkpoint, if it wrote one (--out, every --save-minutes of "
          "training), is kept: run the same command with --resume OUT to go on")
-_LOADED: Dict[object, object] = {}   # per worker process: spec -> blueprint, (belief, spec) -> belief
+# per worker process: spec -> blueprint, (belief, spec) -> belief
+_LOADED: Dict[object, object] = {}
 
 
 def _load(spec: str, world_belief: str = ""):
