@@ -16,6 +16,15 @@ cut back if a write fails part way, so that nothing is left in a buffer to fail 
 when the file is closed; a last line cut by a killed run is dropped with a warning and, on
 resume, removed (`json_lines`), so that the lines appended after it stay valid.
 
+A log is read the same plain or gzipped (`read_lines` and `json_lines` tell them by their
+first bytes, `open_log` opens either by path): a finished run's log is kept in the
+repository once, gzipped (`gzip -9nk results/X.jsonl`, then `git add results/X.jsonl.gz`;
+`gzip_log` does the same), and its live log (X.jsonl) stays out of git. A run that continues
+such a log makes its live log from the committed copy when it has none (`seed_log`); a
+report reads whichever is there (`readable_log`: the live log, else the committed one). A
+gzipped log is read only: a run appends to the plain one. What the repository does not ship
+(a run's live logs, checkpoints, figures) is made again by the command that made it.
+
     check_output_path("results.json", "--json")     # ValueError: one line naming both
     with output_errors("results.json", "--json"):   # OSError (disk full) -> ValueError
         write_json(...)
@@ -25,10 +34,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gzip
 import json
 import os
 import stat
 import warnings
+import zlib
 from typing import Any, BinaryIO, Iterator, Tuple
 
 try:                    # POSIX: a log is locked while a run appends to it
@@ -38,6 +49,8 @@ except ImportError:     # pragma: no cover (Windows): no lock
 
 MAX_LINE_BYTES = 2**20      # the longest line a game log may hold (a logged game is ~1 KB)
 READ_BYTES = 2**16          # what `read_lines` reads at a time
+GZIP_MAGIC = b"\x1f\x8b"     # the first bytes of a gzip file
+COMMITTED = ".gz"           # a finished log as the repository keeps it: X.jsonl -> X.jsonl.gz
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -131,11 +144,118 @@ def open_locked(path: str, option: str):
     return os.fdopen(fd, "r+b", buffering=0)
 
 
+def is_gzipped(f: BinaryIO) -> bool:
+    """Whether the binary file `f` holds gzip data from its current position (its first
+    bytes are gzip's magic number); `f` is left where it was."""
+    where = f.tell()
+    head = f.read(len(GZIP_MAGIC))
+    f.seek(where)
+    return head == GZIP_MAGIC
+
+
+class _Gunzipped:
+    """The decompressed bytes of the gzipped binary file `f`, read like a file (`read`,
+    `tell`, `seek`, `close`: closing closes `f`); a damaged or cut gzip stream is a ValueError
+    naming `path` and `option`, not a zlib or EOF error."""
+
+    def __init__(self, f: BinaryIO, path: str, option: str):
+        self._raw, self._path, self._option = f, path, option
+        self._stream = gzip.GzipFile(fileobj=f, mode="rb")
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return self._stream.read(size)
+        except (OSError, EOFError, zlib.error) as err:
+            raise ValueError(f"{self._option} {self._path!r}: not a whole gzip file "
+                             f"({str(err)[:80] or type(err).__name__}); fetch it again, or "
+                             f"give the plain log") from None
+
+    def tell(self) -> int:
+        return self._stream.tell()
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        try:
+            return self._stream.seek(offset, whence)
+        except (OSError, EOFError, zlib.error) as err:
+            raise ValueError(f"{self._option} {self._path!r}: not a whole gzip file "
+                             f"({str(err)[:80] or type(err).__name__})") from None
+
+    def close(self) -> None:
+        self._stream.close()
+        self._raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def log_stream(f: BinaryIO, path: str, option: str):
+    """The lines of the binary file `f` from its current position, plain or gzipped: `f`
+    itself, or, if it holds gzip data there (`is_gzipped`), a reader of its decompressed
+    bytes (read a bounded size at a time, like `f`). The one place that tells the two."""
+    return _Gunzipped(f, path, option) if is_gzipped(f) else f
+
+
+def open_log(path: str, option: str, what: str = "log"):
+    """The log at `path` opened to read, binary, plain or gzipped alike (`log_stream`):
+    close it, or use it in a `with` block. ValueError naming `option` if `path` is not a
+    regular file (a FIFO or a device is refused unopened) or cannot be opened."""
+    check_input_path(path, option, what)
+    try:
+        fd = open_regular(path, os.O_RDONLY, option)
+    except OSError as err:
+        raise ValueError(f"{option} {path!r}: cannot read it ({err.strerror})") from None
+    return log_stream(os.fdopen(fd, "rb", buffering=0), path, option)
+
+
+def readable_log(path: str) -> str:
+    """The file a report of the log `path` reads: `path` if something is there (the live
+    log, which a run appends to), else its committed copy `path` + ".gz" if that exists
+    (a finished log as the repository keeps it), else `path` (the reader says it is
+    missing)."""
+    if path and not os.path.lexists(path) and os.path.lexists(path + COMMITTED):
+        return path + COMMITTED
+    return path
+
+
+def seed_log(path: str, option: str) -> bool:
+    """Make the live log `path` a run continues from its committed copy `path` + ".gz"
+    when `path` does not exist yet and the copy does (a fresh clone continuing a run whose
+    log the repository keeps gzipped): True if it did. Written whole or not at all
+    (`replaced`), read a bounded size at a time; ValueError naming `option` for a damaged
+    copy (the live log is then not made)."""
+    if not path or os.path.lexists(path) or not os.path.lexists(path + COMMITTED):
+        return False
+    with open_log(path + COMMITTED, option) as src, replaced(path, option) as tmp:
+        with open(tmp, "wb") as dst:
+            for chunk in iter(lambda: src.read(READ_BYTES), b""):
+                dst.write(chunk)
+    return True
+
+
+def gzip_log(path: str, option: str = "--out") -> str:
+    """`path` + ".gz": the finished log `path` gzipped (level 9, no name or time in its
+    header, so the same log gives the same bytes), written whole or not at all; the
+    plain log is left as it is. How a finished run's log is kept (committed once)."""
+    out = path + COMMITTED
+    with open_log(path, option) as src, replaced(out, option) as tmp:
+        with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
+                                                   compresslevel=9, mtime=0) as dst:
+            for chunk in iter(lambda: src.read(READ_BYTES), b""):
+                dst.write(chunk)
+    return out
+
+
 def read_lines(f: BinaryIO, path: str, option: str) -> Iterator[Tuple[int, int, bytes]]:
     """(line number from 1, offset of its first byte, its bytes with the newline, if any)
     of each line of the binary file `f` (buffered or not) from its current position, read
     READ_BYTES at a time; ValueError naming `path`, the line and `option` for a line
-    longer than MAX_LINE_BYTES (read no further than that bound: memory stays bounded)."""
+    longer than MAX_LINE_BYTES (read no further than that bound: memory stays bounded).
+    A gzipped file is read decompressed (`log_stream`; offsets are then of its
+    decompressed bytes); a damaged gzip stream is a ValueError naming `path`."""
+    f = log_stream(f, path, option)
     number, offset = 0, f.tell()
     buf, start, scanned, ended = bytearray(), 0, 0, False   # buf[start:]: not yet yielded
     while True:
@@ -176,7 +296,14 @@ def json_lines(f: BinaryIO, path: str, option: str, what: str, repair: bool = Fa
     A line that is not JSON before the last (or, with `unterminated_only`, a last one that
     ends with its newline) is a ValueError naming `path` and the line: that is not an
     interrupted write, and guessing could lose lines. The value of each line is the
-    caller's to check."""
+    caller's to check. A gzipped file (a finished log as the repository keeps it) is read
+    the same (`read_lines`) but never repaired: with `repair` it is a ValueError naming
+    `path`, since a run appends to the plain log only."""
+    if repair and is_gzipped(f):
+        plain = path[:-len(COMMITTED)] if path.endswith(COMMITTED) else "a plain log"
+        raise ValueError(f"{option} {path!r} is gzipped (a finished log as the repository "
+                         f"keeps it): a run appends to a plain log only; give {plain} "
+                         f"(made from it when missing), or decompress it (gunzip -k)")
     broken, last = None, b""
     for number, offset, raw in read_lines(f, path, option):
         last = raw

@@ -38,6 +38,7 @@ from lbs_pz.cli.options import (add_backend_options, add_blueprint_command, add_
                                 search_seats_from, search_spec)
 from lbs_pz.eval.backends import check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
+from lbs_pz.files import readable_log, seed_log
 from lbs_pz.search.config import METHOD_HELP, parse_method
 from lbs_pz.search.methods import MethodSpec, describe
 
@@ -55,8 +56,10 @@ interrupting and resuming:
   run warns (file and line), drops it and plays that game again. A broken line
   elsewhere is an error. --report-only reports the games of the log in range without
   playing; it fails if the log is missing or holds no games for a method, variant or
-  seed asked for. Every logged game is checked against its variant (field types, the
-  score within the maximum, a plausible number of moves): a line that cannot be true
+  seed asked for. A log kept gzipped (PATH.gz, as the repository keeps a finished one)
+  is read as it is; a run on PATH with no file there starts from PATH.gz's games. Every
+  logged game is checked against its variant (field types, the score within the
+  maximum, a plausible number of moves): a line that cannot be true
   is an error naming the file and line (remove it: its game is played again). A run
   locks its log: a second run on the same --jsonl is refused while the first one runs.
   Outputs (--json, --plot, --jsonl) are checked before any game: each must be a regular
@@ -86,6 +89,7 @@ def _check_outputs(args) -> None:
     if args.report_only:
         if not args.jsonl:
             raise ValueError("--report-only reads the games of --jsonl PATH: give it")
+        args.jsonl = readable_log(args.jsonl)       # no PATH: its committed PATH.gz
         check_log_path(args.jsonl, must_exist=True, option="--jsonl")
     elif args.jsonl:
         check_output_path(args.jsonl, "--jsonl")
@@ -106,6 +110,9 @@ def run(args) -> int:
     if "blueprint" not in [s.method for s in specs]:
         specs.insert(0, MethodSpec("blueprint", blueprint=args.blueprint, seed=args.seed))
     config_kwargs = dataclasses.asdict(config)
+    if args.jsonl and not args.report_only and seed_log(args.jsonl, "--jsonl"):
+        print(f"{args.jsonl}: made from its committed copy {args.jsonl}.gz; this run "
+              f"continues it", file=sys.stderr)
     with warnings.catch_warnings():     # e.g. an incomplete last line in the log: one line
         warnings.showwarning = lambda message, *rest: print(
             f"lbs-pz compare: warning: {message}", file=sys.stderr)
@@ -162,9 +169,11 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                         help="index of the first deal (to split a run; default 0)")
     parser.add_argument("--jsonl", metavar="PATH",
                         help="append every finished game to PATH; games already there "
-                             "are reused, so an interrupted run resumes")
+                             "are reused, so an interrupted run resumes (no PATH yet: it "
+                             "starts from PATH.gz, a committed log, if there is one)")
     parser.add_argument("--report-only", action="store_true",
-                        help="play nothing: report the games of --jsonl PATH in range")
+                        help="play nothing: report the games of --jsonl PATH in range "
+                             "(PATH may be gzipped; no PATH: PATH.gz)")
     add_backend_options(parser, "processes or Ray workers (default: all cores)")
     parser.add_argument("--json", metavar="PATH", help="write rows and per-game results as JSON")
     parser.add_argument("--plot", metavar="PNG", help="plot score vs seconds per game")

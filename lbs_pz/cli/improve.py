@@ -63,7 +63,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import gzip
 import json
 import os
 import resource
@@ -83,7 +82,7 @@ from lbs_pz.cli.options import (add_backend_options, add_game_options, add_searc
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.evaluate import played_chunks
 from lbs_pz.eval.search_games import record_search_games
-from lbs_pz.files import open_locked, replaced, write_atomic
+from lbs_pz.files import gzip_log, open_locked, open_log, readable_log, replaced, write_atomic
 from lbs_pz.models import find_model
 from lbs_pz.models.checkpoint import describe_game, same_game, slim_copy
 from lbs_pz.search.config import parse_method
@@ -328,12 +327,9 @@ class Improve:
         parts = []
         for j in range(k - rounds + 1, k + 1):
             games = os.path.join(round_dir(self.out, j), "teacher_games.jsonl")
-            if os.path.isfile(games):       # round k's, or one not tidied yet
-                with open(games, "rb") as f:
-                    parts.append(f.read())
-            else:
-                with gzip.open(games + ".gz", "rb") as f:
-                    parts.append(f.read())
+            # round k's, or one not tidied yet; else its gzipped copy
+            with open_log(readable_log(games), "--out") as f:
+                parts.append(f.read())
         write_atomic(path, b"".join(parts))
         return path, rounds * per_round
 
@@ -448,8 +444,7 @@ class Improve:
                 os.remove(os.path.join(folder, name))
         games = os.path.join(folder, "teacher_games.jsonl")
         if os.path.isfile(games):
-            with open(games, "rb") as f:
-                write_atomic(games + ".gz", gzip.compress(f.read(), mtime=0))
+            gzip_log(games)
             os.remove(games)
         with contextlib.suppress(FileNotFoundError):
             os.remove(os.path.join(folder, "distill_games.jsonl"))

@@ -15,14 +15,16 @@ bot's games (exact, grounded, learned). See `lbs_pz.eval.paper`.
     lbs-pz paper --tiny                     # seconds: a 3-colour game, the same code paths
 
 Every game goes to OUT/games.jsonl: run the same command again after an interrupt and
-only the missing games are played. The cells play in passes: first those of the
-headline figures to all their deals, then the others to 20, to 100, then to all;
-after each pass the tables (OUT/paper.md), OUT/paper.json and the figures
-(OUT/time_score_*.png, OUT/belief_quality.png) are rewritten, so a long run stopped at
-any point has every table. At the end it prints Table 1 and each figure the run is
-judged by against its target. SPARTA whose exact belief would not fit its memory cap is
-not run, and its cell says why. Every table, figure and cache is written whole or not
-at all (a temporary file renamed over it), so a run killed at any moment resumes.
+only the missing games are played. A finished run's log is kept gzipped
+(OUT/games.jsonl.gz, as results/paper_full/ in the repository): --report-only reads it
+when OUT/games.jsonl is missing, and a run starts OUT/games.jsonl from it. The cells
+play in passes: first those of the headline figures to all their deals, then the others
+to 20, to 100, then to all; after each pass the tables (OUT/paper.md), OUT/paper.json and
+the figures (OUT/time_score_*.png, OUT/belief_quality.png) are rewritten, so a long run
+stopped at any point has every table. At the end it prints Table 1 and each figure the
+run is judged by against its target. SPARTA whose exact belief would not fit its memory
+cap is not run, and its cell says why. Every table, figure and cache is written whole or
+not at all (a temporary file renamed over it), so a run killed at any moment resumes.
 
 OUT belongs to one run (size and seed): the belief it retrains on LBS-16's games
 (OUT/belief_on_lbs.pt) records the run, the game and the strong bot it was made for, and
@@ -54,6 +56,7 @@ from lbs_pz.eval.paper import (CURVES, RETRAINED_BELIEF, RETRAINED_GAMES, SIZES,
                                retrain_game, retrain_spec, retrained_made_for, run_cells,
                                write_report)
 from lbs_pz.eval.search_games import record_search_games
+from lbs_pz.files import readable_log
 from lbs_pz.models import find_model
 from lbs_pz.models.checkpoint import read as read_checkpoint, write as write_checkpoint
 from lbs_pz.optional import torch_available
@@ -109,7 +112,7 @@ def run_folder(out: str, report_only: bool) -> None:
                          f"tables and figures into a folder; give the path of a folder (new "
                          f"or existing)")
     log = os.path.join(out, "games.jsonl")
-    if report_only and not os.path.isfile(log):
+    if report_only and not os.path.isfile(readable_log(log)):
         raise SystemExit(f"lbs-pz paper: error: --report-only reads {log}, which does not "
                          f"exist: run without --report-only first")
     try:
@@ -168,7 +171,8 @@ def run(args) -> int:
             print(f"wrote {path}")
     try:
         with one_interrupt():
-            run_cells(cells, log, seed=args.seed, backend=args.backend, workers=args.workers,
+            run_cells(cells, readable_log(log) if args.report_only else log, seed=args.seed,
+                      backend=args.backend, workers=args.workers,
                       progress=not args.no_progress, on_cell=on_cell, on_pass=on_pass,
                       play=not args.report_only)
     except KeyboardInterrupt:

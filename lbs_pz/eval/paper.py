@@ -8,7 +8,9 @@ A cell is one search method on one blueprint in one game variant over a number o
 evaluation deals (`Cell`). Every cell's games go to ONE compare log through
 `lbs_pz.eval.backends.collect`, keyed by method, settings, variant and run seed: a rerun
 plays only the games the log lacks, so an interrupted run resumes where it stopped and
-its tables equal an uninterrupted run's.
+its tables equal an uninterrupted run's. The repository keeps a finished run's logs
+gzipped (results/paper_full/games.jsonl.gz, lbs_games.jsonl.gz): a report reads one as it
+is, and a run with no live log makes it from its .gz first (`lbs_pz.files.seed_log`).
 
 The tables:
 1. variants: 5-card, 6-card and 7-card with at most 4 information tokens (the paper's
@@ -63,8 +65,8 @@ from lbs_pz.eval.backends import collect
 from lbs_pz.eval.belief_quality import (phase_means, phase_table, plot as plot_belief_curves,
                                         run_quality)
 from lbs_pz.eval.report import summarize
-from lbs_pz.files import (check_output_path, open_regular, read_lines,
-                           replaced, write_atomic)
+from lbs_pz.files import (check_output_path, open_regular, read_lines, readable_log,
+                           replaced, seed_log, write_atomic)
 from lbs_pz.models import (CheckpointError, check_trained_for, find_model, load_checkpoint,
                            shipped_models)
 from lbs_pz.models.checkpoint import describe_game
@@ -209,7 +211,8 @@ def check_retrained(out: str, size_name: str, seed: int, play: bool = True) -> N
     holds), or, with `play` and no belief yet, if OUT/lbs_games.jsonl holds another run's
     recorded games (its first line names their run). A run never reuses another's
     belief: the games it plays with it would stand for this run's."""
-    path, games = os.path.join(out, RETRAINED_BELIEF), os.path.join(out, RETRAINED_GAMES)
+    path = os.path.join(out, RETRAINED_BELIEF)
+    games = readable_log(os.path.join(out, RETRAINED_GAMES))    # or its committed .gz
     fix = f"delete {path} and {games} to retrain it here, or give this run another --out"
     want = retrained_made_for(size_name, seed)
     if os.path.exists(path):
@@ -378,7 +381,11 @@ def run_cells(cells: Sequence[Cell], log: str, seed: int = 0, backend: str = "pr
     on_cell(i, n, cell, deals) is called before each cell of a pass (progress) and
     on_pass(k, passes, results so far) after each pass (write the tables).
     play: False -> play nothing, one pass reading the games `log` holds (the tables of a
-    run still under way or stopped)."""
+    run still under way or stopped; `log` may be gzipped). Playing, a missing `log` is
+    first made from its committed copy `log`.gz if there is one (`lbs_pz.files.seed_log`),
+    so that a run on a fresh clone continues the run the repository keeps."""
+    if play:
+        seed_log(log, "game log")
     out: Dict[Cell, object] = {}
     passes = schedule(cells, rounds) if play else [[(c, c.deals) for c in cells]]
     for k, step in enumerate(passes):

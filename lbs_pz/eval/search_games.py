@@ -25,7 +25,7 @@ from lbs_pz.agents import blueprint_identity, load_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
 from lbs_pz.eval.backends import BACKENDS, cached_agents
-from lbs_pz.files import append_line, check_output_path, open_locked, output_errors
+from lbs_pz.files import append_line, check_output_path, open_locked, output_errors, seed_log
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games, run_key
 
@@ -78,9 +78,11 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     Ray with `workers` CPUs), appending each game to the JSONL file `out` as it ends; games
     already in `out` are not played again; every backend records the same games.
     `out` must be a regular file or not exist yet (`files.check_output_path`; errors name
-    it as `option`), locked while the run appends to it. A last line cut short (a run
-    killed while writing it) is removed with a warning and its game played again; a
-    broken line before it, or games of another search, variant, seed or blueprint file,
+    it as `option`), locked while the run appends to it; missing, it is made from `out`.gz
+    when that exists (a finished log as the repository keeps it: `files.seed_log`). A
+    last line cut short (a run killed while writing it) is removed with a warning and its
+    game played again; a broken line before it, or games of another search, variant,
+    seed or blueprint file,
     are a ValueError. Games are handed to the workers a few at a time, so memory does not
     grow with `games`."""
     check_run_seed(seed)
@@ -95,6 +97,8 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
                          f"0 .. {MAX_GAMES - 1}")
     config_kwargs = dict(config_kwargs or {})
     check_output_path(out, option)          # a regular file or nothing yet, never a FIFO
+    if seed_log(out, option):               # a committed log (OUT.gz): this run continues it
+        log(f"{out}: made from its committed copy {out}.gz")
     run = run_key(spec.to_dict(), config_kwargs, seed)
     fingerprint = blueprint_identity(load_blueprint(spec.blueprint))["fingerprint"] or ""
     log_file = open_locked(out, option)     # one run records into a file at a time

@@ -383,23 +383,11 @@ def _locked(game, change: Callable) -> Callable:
     return run
 
 
-def create_app(blueprint: str = "strong", search: str = "lbs-16",
-               rollouts: int = SearchConfig.rollouts,
-               cap: int = MAX_GAMES_KEPT, allowed_hosts: Optional[Sequence[str]] = None,
-               allow_code: bool = False, allow_files: bool = False,
-               move_seconds: float = MOVE_SECONDS, request_seconds: float = REQUEST_SECONDS,
-               workers: int = WORKERS, queue: int = QUEUE,
-               play_cap: int = MAX_PLAY_GAMES) -> Starlette:
-    """The app. `blueprint`, `search`, `rollouts`: the page's defaults for new seats
-    (checked here: a bad spec is a ValueError); `cap`, `play_cap`: watch games (and
-    replays) and play games kept in memory, two budgets (`GameStore`).
-    `allowed_hosts`: the Host headers answered (None: any; `lbs-pz serve` on localhost
-    passes the local names, which stops DNS-rebinding pages). `allow_code`: requests may
-    name any py: blueprint (Python code run here) and any file; `allow_files`: any
-    sb3:PATH / lstm:PATH / rllib:DIR blueprint and checkpoint path; otherwise only
-    `blueprint` itself beside the names. `move_seconds`: a search move's time budget and
-    a request's time for moves; `request_seconds`: when a request still working answers
-    503; `workers`, `queue`: jobs at a time and requests waiting for one (module docstring)."""
+def _check_settings(blueprint: str, search: str, rollouts: int, move_seconds: float,
+                    request_seconds: float, workers: int, queue: int, cap: int,
+                    play_cap: int) -> str:
+    """`create_app`'s settings checked, a bad one a ValueError naming it (the blueprint
+    spec: `load_blueprint`'s BlueprintError); returns the search parsed (`parse_search`)."""
     load_blueprint(blueprint)                       # BlueprintError (ValueError) if bad
     try:
         search = parse_search(search)
@@ -417,124 +405,183 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
                                ("play_cap", play_cap, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
-    store = GameStore(default_rollouts=rollouts, cap=cap, own_specs=(blueprint,),
-                      allow_code=allow_code, allow_files=allow_files,
-                      move_seconds=float(move_seconds), play_cap=play_cap)
-    jobs = Jobs(workers, queue, float(request_seconds))
-    slice_seconds = float(move_seconds)
+    return search
 
-    async def index(request: Request):
-        path = os.path.join(STATIC_DIR, "index.html")
-        if os.path.isfile(path):
-            return FileResponse(path, media_type="text/html")
-        return HTMLResponse(PLACEHOLDER)
 
-    async def options(request: Request):
+async def index(request: Request):
+    """The single-page app (a placeholder page when its file is missing)."""
+    path = os.path.join(STATIC_DIR, "index.html")
+    if os.path.isfile(path):
+        return FileResponse(path, media_type="text/html")
+    return HTMLResponse(PLACEHOLDER)
+
+
+async def _api_error(request: Request, exc: ApiError):
+    return _error(exc.status, exc.message)
+
+
+async def _http_error(request: Request, exc: HTTPException):
+    return _error(exc.status_code, exc.detail or "error")
+
+
+async def _server_error(request: Request, exc: Exception):
+    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return _error(500, SERVER_FAILED)
+
+
+class _Api:
+    """The API's routes (module docstring) over one app's state: its games (`GameStore`),
+    its jobs (`Jobs`), the defaults it offers for new seats and the limits it states.
+    move_seconds: a request's time for moves (a search move's time budget)."""
+
+    def __init__(self, store: GameStore, jobs: Jobs, blueprint: str, search: str,
+                 rollouts: int, move_seconds: float, request_seconds: float, cap: int,
+                 play_cap: int, allow_code: bool, allow_files: bool):
+        self.store, self.jobs = store, jobs
+        self.blueprint, self.search, self.rollouts = blueprint, search, rollouts
+        self.move_seconds, self.request_seconds = move_seconds, request_seconds
+        self.cap, self.play_cap = cap, play_cap
+        self.allow_code, self.allow_files = allow_code, allow_files
+        self.slice_seconds = float(move_seconds)
+
+    async def options(self, request: Request):
+        """GET /api/options: the blueprints and searches offered, the defaults, the limits."""
         blueprints = list(BLUEPRINT_EXAMPLES)
-        if blueprint not in blueprints:
-            blueprints.insert(0, blueprint)
+        if self.blueprint not in blueprints:
+            blueprints.insert(0, self.blueprint)
         return Json({"blueprints": blueprints, "searches": list(SEARCHES),
                      "default_variant": variant_dict(HanabiConfig()),
-                     "server_blueprint": blueprint, "server_search": search,
-                     "server_rollouts": rollouts,
+                     "server_blueprint": self.blueprint, "server_search": self.search,
+                     "server_rollouts": self.rollouts,
                      "limits": {"search": dict(SEARCH_CAPS), "body_bytes": MAX_BODY_BYTES,
-                                "games": cap, "play_games": play_cap,
-                                "move_seconds": move_seconds,
-                                "request_seconds": request_seconds,
-                                "allow_code": allow_code,
-                                "allow_files": allow_files or allow_code}})
+                                "games": self.cap, "play_games": self.play_cap,
+                                "move_seconds": self.move_seconds,
+                                "request_seconds": self.request_seconds,
+                                "allow_code": self.allow_code,
+                                "allow_files": self.allow_files or self.allow_code}})
 
-    async def create_game(request: Request):
-        body = await _body(request)
-        store.check_room(body.get("mode", "watch"))     # a full play budget: 503 before work
-
-        def build():            # loading a net takes a while; play: agents move first
-            game = store.create(body)
-            if game.mode == "play":
-                game.advance(-1, slice_seconds)
-            return game, game.snapshot()
-        game, state = await jobs.run(build)
+    async def _created(self, build: Callable):
+        """201 {"id", "state"} of the game `build()` makes in a job (returning (game, its
+        snapshot)); the game is stored once the response is ready, so a failed request
+        stores nothing."""
+        game, state = await self.jobs.run(build)
         response = Json({"id": game.id, "state": state}, status_code=201)
-        store.add(game)         # once the response is ready: a failed request stores nothing
+        self.store.add(game)
         return response
 
-    async def recent_games(request: Request):
-        return Json({"games": store.recent()})
+    async def create_game(self, request: Request):
+        """POST /api/games: a new game (play mode: the agents move first)."""
+        body = await _body(request)
+        self.store.check_room(body.get("mode", "watch"))  # a full play budget: 503 before work
 
-    async def get_game(request: Request):
-        game = store.get(request.path_params["id"])
+        def build():            # loading a net takes a while; play: agents move first
+            game = self.store.create(body)
+            if game.mode == "play":
+                game.advance(-1, self.slice_seconds)
+            return game, game.snapshot()
+        return await self._created(build)
+
+    async def replay(self, request: Request):
+        """POST /api/replays: a game replayed from a hanab.live or JSONL record."""
+        body = await _body(request)
+
+        def build():
+            game = self.store.replay(body)
+            return game, game.snapshot()
+        return await self._created(build)
+
+    async def recent_games(self, request: Request):
+        """GET /api/games: the newest games."""
+        return Json({"games": self.store.recent()})
+
+    async def get_game(self, request: Request):
+        """GET /api/games/{id}?at=K&view=V: a snapshot."""
+        game = self.store.get(request.path_params["id"])
         q = request.query_params
         return Json(game.snapshot(q.get("at"), q.get("view")))
 
-    async def advance(request: Request):
+    async def advance(self, request: Request):
+        """POST /api/games/{id}/advance {"moves": n}: the agents play n moves (-1: out)."""
         body = await _body(request)
-        game = store.get(request.path_params["id"])
+        game = self.store.get(request.path_params["id"])
         n = body.get("moves", 1)
         if isinstance(n, bool) or not isinstance(n, int) or n < -1:
             raise ApiError(400, f"moves must be a number of moves >= 1, or -1 (play out), "
                                 f"got {str(n)[:40]!r}")
-        return Json(await jobs.run(_locked(game, lambda: game.advance(n, slice_seconds))))
+        return Json(await self.jobs.run(_locked(
+            game, lambda: game.advance(n, self.slice_seconds))))
 
-    async def move(request: Request):
+    async def move(self, request: Request):
+        """POST /api/games/{id}/move {"move", "turn"}: the human's move (play mode)."""
         body = await _body(request)
-        game = store.get(request.path_params["id"])
+        game = self.store.get(request.path_params["id"])
         if "move" not in body or "turn" not in body:
             raise ApiError(400, "a move body is {\"move\": id, \"turn\": moves played}")
-        return Json(await jobs.run(_locked(
-            game, lambda: game.human_move(body["move"], body["turn"], slice_seconds))))
+        return Json(await self.jobs.run(_locked(
+            game, lambda: game.human_move(body["move"], body["turn"], self.slice_seconds))))
 
-    async def decision(request: Request):
-        game = store.get(request.path_params["id"])
+    async def decision(self, request: Request):
+        """GET /api/games/{id}/decisions/{k}: the decision of move k."""
+        game = self.store.get(request.path_params["id"])
         try:
             k = int(request.path_params["k"])
         except ValueError:
             raise ApiError(404, f"no move {request.path_params['k'][:40]!r}") from None
         return Json(game.decision(k))
 
-    async def export(request: Request):
-        game = store.get(request.path_params["id"])
+    async def export(self, request: Request):
+        """GET /api/games/{id}/export: the game as hanab.live JSON."""
+        game = self.store.get(request.path_params["id"])
         return Json(game.export())
 
-    async def replay(request: Request):
-        body = await _body(request)
+    def routes(self) -> list:
+        """The app's routes: the page, the API (each handler `_answered`), the static files."""
+        return [
+            Route("/", index),
+            Route("/games/{id}", index),        # a game's own address: the page opens it
+            Route("/api/options", _answered(self.options)),
+            Route("/api/games", _answered(self.create_game), methods=["POST"]),
+            Route("/api/games", _answered(self.recent_games), methods=["GET"]),
+            Route("/api/games/{id}", _answered(self.get_game)),
+            Route("/api/games/{id}/advance", _answered(self.advance), methods=["POST"]),
+            Route("/api/games/{id}/move", _answered(self.move), methods=["POST"]),
+            Route("/api/games/{id}/decisions/{k}", _answered(self.decision)),
+            Route("/api/games/{id}/export", _answered(self.export)),
+            Route("/api/replays", _answered(self.replay), methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
+        ]
 
-        def build():
-            game = store.replay(body)
-            return game, game.snapshot()
-        game, state = await jobs.run(build)
-        response = Json({"id": game.id, "state": state}, status_code=201)
-        store.add(game)
-        return response
 
-    async def api_error(request: Request, exc: ApiError):
-        return _error(exc.status, exc.message)
-
-    async def http_error(request: Request, exc: HTTPException):
-        return _error(exc.status_code, exc.detail or "error")
-
-    async def server_error(request: Request, exc: Exception):
-        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
-        return _error(500, SERVER_FAILED)
-
-    routes = [
-        Route("/", index),
-        Route("/games/{id}", index),        # a game's own address: the page opens it
-        Route("/api/options", _answered(options)),
-        Route("/api/games", _answered(create_game), methods=["POST"]),
-        Route("/api/games", _answered(recent_games), methods=["GET"]),
-        Route("/api/games/{id}", _answered(get_game)),
-        Route("/api/games/{id}/advance", _answered(advance), methods=["POST"]),
-        Route("/api/games/{id}/move", _answered(move), methods=["POST"]),
-        Route("/api/games/{id}/decisions/{k}", _answered(decision)),
-        Route("/api/games/{id}/export", _answered(export)),
-        Route("/api/replays", _answered(replay), methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
-    ]
+def create_app(blueprint: str = "strong", search: str = "lbs-16",
+               rollouts: int = SearchConfig.rollouts,
+               cap: int = MAX_GAMES_KEPT, allowed_hosts: Optional[Sequence[str]] = None,
+               allow_code: bool = False, allow_files: bool = False,
+               move_seconds: float = MOVE_SECONDS, request_seconds: float = REQUEST_SECONDS,
+               workers: int = WORKERS, queue: int = QUEUE,
+               play_cap: int = MAX_PLAY_GAMES) -> Starlette:
+    """The app. `blueprint`, `search`, `rollouts`: the page's defaults for new seats
+    (checked here: a bad spec is a ValueError); `cap`, `play_cap`: watch games (and
+    replays) and play games kept in memory, two budgets (`GameStore`).
+    `allowed_hosts`: the Host headers answered (None: any; `lbs-pz serve` on localhost
+    passes the local names, which stops DNS-rebinding pages). `allow_code`: requests may
+    name any py: blueprint (Python code run here) and any file; `allow_files`: any
+    sb3:PATH / lstm:PATH / rllib:DIR blueprint and checkpoint path; otherwise only
+    `blueprint` itself beside the names. `move_seconds`: a search move's time budget and
+    a request's time for moves; `request_seconds`: when a request still working answers
+    503; `workers`, `queue`: jobs at a time and requests waiting for one (module docstring)."""
+    search = _check_settings(blueprint, search, rollouts, move_seconds, request_seconds,
+                             workers, queue, cap, play_cap)
+    store = GameStore(default_rollouts=rollouts, cap=cap, own_specs=(blueprint,),
+                      allow_code=allow_code, allow_files=allow_files,
+                      move_seconds=float(move_seconds), play_cap=play_cap)
+    jobs = Jobs(workers, queue, float(request_seconds))
+    api = _Api(store, jobs, blueprint, search, rollouts, move_seconds, request_seconds, cap,
+               play_cap, allow_code, allow_files)
     middleware = [] if allowed_hosts is None else [
         Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers={ApiError: api_error,
-                                                        HTTPException: http_error,
-                                                        Exception: server_error})
+    app = Starlette(routes=api.routes(), middleware=middleware,
+                    exception_handlers={ApiError: _api_error, HTTPException: _http_error,
+                                        Exception: _server_error})
     app.state.games = store
     app.state.jobs = jobs
     return app

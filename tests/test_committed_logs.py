@@ -1,0 +1,115 @@
+"""A finished run's log is kept in the repository once, gzipped (X.jsonl.gz), its live log
+(X.jsonl) out of git: every reader reads the .gz as the plain log, a run on a missing
+live log starts from the .gz, a run never appends to the .gz, and the repository holds
+no plain log under results/ and no carve-out in .gitignore."""
+
+import dataclasses
+import gzip
+import json
+import os
+import shutil
+
+import pytest
+
+from lbs_pz.cli import main
+from lbs_pz.engine import HanabiConfig
+from lbs_pz.eval.backends import collect, log_contents, read_log
+from lbs_pz.eval.search_games import record_search_games
+from lbs_pz.files import gzip_log, open_log, read_lines, readable_log, seed_log
+from lbs_pz.search.methods import MethodSpec
+from lbs_pz.search.recorded_games import read_search_games
+
+ROOT = os.path.join(os.path.dirname(__file__), "..")
+SMALL = dataclasses.asdict(HanabiConfig(players=2, colors=3, ranks=3, hand_size=3))
+VARIANT = ["--players", "2", "--colors", "3", "--ranks", "3", "--hand-size", "3"]
+SPARTA = MethodSpec("sparta", "strong", rollouts=4, seed=0)
+COMPARE = ["compare", "--methods", "blueprint", "--backend", "inline", "--no-progress"] + VARIANT
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    """A compare log and a recorded-search file, each written by the package's own writer,
+    and their gzipped copies (`gzip_log`, as a finished run's log is committed)."""
+    folder = tmp_path_factory.mktemp("logs")
+    compare_log = str(folder / "games.jsonl")
+    assert main(COMPARE + ["--games", "3", "--jsonl", compare_log]) == 0
+    recorded = str(folder / "search.jsonl")
+    record_search_games(SPARTA, 2, recorded, SMALL, workers=1, backend="inline",
+                        log=lambda s: None)
+    return {path: gzip_log(path) for path in (compare_log, recorded)}
+
+
+def _spec(log):
+    """The method of the log's games (what compare logged them as)."""
+    return MethodSpec.from_dict(json.loads(read_log(log)[0]["key"])[0])
+
+
+def _lines(path):
+    with open(path, "rb") as f:
+        return [raw for _, _, raw in read_lines(f, path, "--x")]
+
+
+def test_every_reader_reads_the_gzipped_log_as_the_plain_one(logs, capsys):
+    (compare_log, compare_gz), (recorded, recorded_gz) = logs.items()
+    spec = _spec(compare_log)
+    with open(compare_gz, "rb") as f:
+        assert f.read(2) == b"\x1f\x8b"                     # really gzipped
+    for plain, gz in logs.items():
+        assert _lines(gz) == _lines(plain) and _lines(plain)  # paper's first-line check
+        with open_log(gz, "--x") as f, open(plain, "rb") as g:  # improve's distill input
+            assert f.read() == g.read()
+    assert read_log(compare_gz) == read_log(compare_log) and len(read_log(compare_log)) == 3
+    assert log_contents(compare_gz, [spec], SMALL, 0) == \
+        log_contents(compare_log, [spec], SMALL, 0)
+    report = [collect([spec], SMALL, 3, backend="inline", show_progress=False, jsonl=log,
+                      play=False) for log in (compare_log, compare_gz)]
+    assert report[0] == report[1] and len(report[0][spec.label()]) == 3   # paper's reader
+    assert read_search_games(recorded_gz) == read_search_games(recorded)
+    assert len(read_search_games(recorded)) == 2
+    tables = []
+    for log in (compare_log, compare_gz):                   # compare --report-only
+        assert main(COMPARE + ["--games", "3", "--report-only", "--jsonl", log]) == 0
+        tables.append(capsys.readouterr().out)
+    assert tables[0] == tables[1] and "blueprint" in tables[0]
+
+
+def test_a_run_on_a_missing_live_log_starts_from_the_committed_one(logs, tmp_path, capsys):
+    """The live log is made from X.jsonl.gz when missing (compare, search-games, paper's
+    run_cells: `seed_log`), so the games the repository holds are not played again; a
+    report on the missing live log reads the .gz; the .gz itself is never appended to."""
+    (compare_log, compare_gz), (recorded, recorded_gz) = logs.items()
+    live = str(tmp_path / "games.jsonl")
+    shutil.copy(compare_gz, live + ".gz")
+    assert readable_log(live) == live + ".gz"
+    assert main(COMPARE + ["--games", "3", "--report-only", "--jsonl", live]) == 0
+    assert not os.path.exists(live)                         # a report makes nothing
+    capsys.readouterr()
+    assert main(COMPARE + ["--games", "4", "--jsonl", live]) == 0
+    assert "made from its committed copy" in capsys.readouterr().err
+    assert _lines(live)[:3] == _lines(compare_log) and len(_lines(live)) == 4   # 1 played
+    assert open(live + ".gz", "rb").read() == open(compare_gz, "rb").read()
+    assert readable_log(live) == live and not seed_log(live, "--x")   # the live one wins
+    out = str(tmp_path / "search.jsonl")
+    shutil.copy(recorded_gz, out + ".gz")
+    record_search_games(SPARTA, 2, out, SMALL, workers=1, backend="inline",
+                        log=lambda s: None)                 # nothing left to play
+    assert open(out, "rb").read() == open(recorded, "rb").read()
+    with pytest.raises(ValueError, match="is gzipped .* a run appends to a plain log only"):
+        collect([_spec(compare_log)], SMALL, 4, backend="inline", show_progress=False,
+                jsonl=live + ".gz")
+    assert open(live + ".gz", "rb").read() == open(compare_gz, "rb").read()
+
+
+def test_a_cut_gzipped_log_is_an_error_naming_it(logs, tmp_path):
+    compare_gz = list(logs.values())[0]
+    cut = tmp_path / "cut.jsonl.gz"
+    data = open(compare_gz, "rb").read()
+    cut.write_bytes(data[:len(data) // 2])
+    with pytest.raises(ValueError, match="cut.jsonl.gz.*not a whole gzip file"):
+        read_log(str(cut))
+    live = str(tmp_path / "cut.jsonl")
+    with pytest.raises(ValueError, match="not a whole gzip file"):
+        seed_log(live, "--jsonl")
+    assert not os.path.exists(live)                         # whole or not at all
+    assert gzip.decompress(data) == open(list(logs)[0], "rb").read()
+
