@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -113,3 +114,24 @@ def test_a_cut_gzipped_log_is_an_error_naming_it(logs, tmp_path):
     assert not os.path.exists(live)                         # whole or not at all
     assert gzip.decompress(data) == open(list(logs)[0], "rb").read()
 
+
+def _tracked(*paths):
+    try:
+        out = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", *paths], capture_output=True,
+                             check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    return [p for p in out.decode().split("\0") if p]
+
+
+def test_the_repository_keeps_each_log_gzipped_and_ignores_without_carve_outs():
+    """.gitignore ignores by pattern, never re-includes (no `!` line), and no log under
+    results/ is tracked plain: each is committed once, gzipped."""
+    with open(os.path.join(ROOT, ".gitignore")) as f:
+        carve_outs = [line for line in f if line.startswith("!")]
+    assert not carve_outs
+    tracked = _tracked("results")
+    assert tracked and not [p for p in tracked if p.endswith(".jsonl")]
+    for path in (p for p in tracked if p.endswith(".gz")):
+        with open(os.path.join(ROOT, path), "rb") as f:
+            assert f.read(2) == b"\x1f\x8b", path

@@ -221,12 +221,14 @@ def test_a_speedup_is_timed_on_the_deals_both_played_on_one_machine():
 
 
 def test_the_full_runs_log_in_the_repository_holds_only_games_of_the_plan():
-    """results/paper_full/games.jsonl (in the repository: RESULTS.md's paper tables are
-    built from it, and a run on any clone continues it) reads back whole, and each of its
-    games belongs to a cell of today's full plan, within that cell's deals: a change to the
-    plan that would strand the games played (a rerun could not find them) fails here."""
+    """results/paper_full/games.jsonl.gz (in the repository, gzipped: RESULTS.md's paper
+    tables are built from it, and a run on any clone continues it) reads back whole, and
+    each of its games belongs to a cell of today's full plan, within that cell's deals: a
+    change to the plan that would strand the games played (a rerun could not find them)
+    fails here."""
     from lbs_pz.eval.backends import _jsonl_key, _canonical_key, _log_folder, read_log
-    log = os.path.join(os.path.dirname(__file__), "..", "results", "paper_full", "games.jsonl")
+    log = os.path.join(os.path.dirname(__file__), "..", "results", "paper_full",
+                       "games.jsonl.gz")
     assert os.path.isfile(log)
     deals = {}
     for cell in plan("full", os.path.join(os.path.dirname(log), RETRAINED_BELIEF)):
