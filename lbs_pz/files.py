@@ -18,7 +18,7 @@ resume, removed (`json_lines`), so that the lines appended after it stay valid.
 
 A log is read the same plain or gzipped (`read_lines` and `json_lines` tell them by their
 first bytes, `open_log` opens either by path): a finished run's log is kept in the
-repository once, gzipped (`gzip -9nk results/X.jsonl`, then `git add results/X.jsonl.gz`;
+repository once, gzipped (`gzip -9nkf results/X.jsonl`, then `git add results/X.jsonl.gz`;
 `gzip_log` does the same), and its live log (X.jsonl) stays out of git. A run that continues
 such a log makes its live log from the committed copy when it has none (`seed_log`); a
 report reads whichever is there (`readable_log`: the live log, else the committed one). A
