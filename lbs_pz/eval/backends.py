@@ -470,6 +470,156 @@ def _made_with_of(line: dict, spec: MethodSpec) -> Optional[dict]:
     return then
 
 
+def _check_collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: int,
+                   backend: str, workers: Optional[int], first_game: int,
+                   jsonl: Optional[str], play: bool):
+    """`collect`'s arguments checked, a bad one a ValueError naming it; returns (seed,
+    games, first_game, workers) as ints (workers None stays None)."""
+    seed = check_run_seed(seed)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
+    games = _check_count("games", games, 1)
+    first_game = _check_count("first_game", first_game, 0)
+    if first_game + games > MAX_GAMES:
+        raise ValueError(f"games {first_game} .. {first_game + games - 1}: a run has games "
+                         f"0 .. {MAX_GAMES - 1}")
+    if workers is not None:
+        workers = _check_count("workers", workers, 1)
+    HanabiConfig(**config_kwargs)           # a bad variant fails here, not in a worker
+    seen = [spec.label() for spec in specs]
+    if len(set(seen)) < len(seen):
+        twice = sorted({label for label in seen if seen.count(label) > 1})
+        raise ValueError(f"method {', '.join(map(repr, twice))} given more than once: its "
+                         f"games would count twice as independent games")
+    if jsonl:
+        check_log_path(jsonl, must_exist=not play)
+    elif not play:
+        raise ValueError("play=False reports the games of a log: pass jsonl=PATH")
+    return seed, games, first_game, workers
+
+
+class _Collection:
+    """The games of one `collect` call: the results gathered per method label (`out`),
+    and what the log `jsonl` holds of them: the (spec, game) pairs done, the stale lines
+    (spec, game, the `made_with` fields that changed since), the untimed results
+    ((spec, game) -> its logged result without a machine, with `timed`) and, once played
+    again, the games whose new score differs from the untimed one."""
+
+    def __init__(self, specs: Sequence[MethodSpec], config_kwargs: dict, seed: int,
+                 wanted: range, jsonl: Optional[str], timed: bool):
+        self.specs, self.config_kwargs, self.seed, self.wanted = specs, config_kwargs, seed, wanted
+        self.jsonl, self.timed = jsonl, timed
+        self.labels = {spec: spec.label() for spec in specs}
+        self.out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
+        self.folder = _log_folder(jsonl)
+        self.keys = {_jsonl_key(spec, config_kwargs, seed, self.folder): spec for spec in specs}
+        self.done, self.stale = set(), set()
+        self.untimed: Dict[tuple, dict] = {}          # (spec, game) -> its result, no machine
+        self.made: Dict[MethodSpec, dict] = {}        # made_with, as its JSON reads back
+        self.changed_scores: Dict[MethodSpec, List[int]] = {}
+
+    def made_for(self, spec: MethodSpec) -> dict:
+        """The spec's `made_with` now, as its JSON reads back (what a log line holds)."""
+        if spec not in self.made:
+            self.made[spec] = json.loads(json.dumps(made_with(
+                spec, HanabiConfig(**self.config_kwargs))))
+        return self.made[spec]
+
+    def sort_logged(self, entries: List[dict]) -> None:
+        """Each line of the log (`entries`, in order) of a spec asked and a game wanted, a
+        game's first such line only: stale if made with other files than the spec
+        resolves to now, untimed if `timed` and it has no machine, else done (its result
+        reused)."""
+        canonical: Dict[str, str] = {}
+        for line in entries:
+            spec = self.keys.get(_canonical_key(line["key"], canonical, self.folder))
+            game = line["game"]
+            if spec is None or game not in self.wanted or (spec, game) in self.done:
+                continue
+            # a line without "made_with" is from a log written before it was recorded
+            then = _made_with_of(line, spec)
+            if then is not None and then != self.made_for(spec):
+                now = self.made_for(spec)
+                self.stale.add((spec, game, tuple(sorted(
+                    k for k in set(now) | set(then) if now.get(k) != then.get(k)))))
+                continue
+            if self.timed and "machine" not in line["result"]:
+                self.untimed.setdefault((spec, game), line["result"])
+                continue
+            self.done.add((spec, game))
+            self.out[self.labels[spec]].append(line["result"])
+
+    def reuse_untimed(self) -> None:
+        """Read-only: the untimed games count as logged (no timed line replaces them)."""
+        for (spec, game), result in self.untimed.items():
+            if (spec, game) not in self.done:
+                self.done.add((spec, game))
+                self.out[self.labels[spec]].append(result)
+
+    def warn_stale(self, play: bool) -> None:
+        """One warning per spec whose stale games are not otherwise done: how many, and
+        which of its files or settings changed (played again, or read-only left out)."""
+        for spec in self.specs:
+            replaced = {g for s, g, _ in self.stale if s == spec and (s, g) not in self.done}
+            if replaced:
+                changed = sorted({MADE_WITH_NAMES.get(k, k) for s, g, fields in self.stale
+                                  if s == spec and g in replaced for k in fields})
+                variant = "".join(f", {k}={v}" for k, v in sorted(self.config_kwargs.items()))
+                warnings.warn(f"{self.jsonl}: {len(replaced)} games of {self.labels[spec]} on "
+                              f"{spec.blueprint!r}{variant} (seed {self.seed}) were played "
+                              f"before its {' / '.join(changed)} changed (a file edited, a "
+                              f"model shipped or a default changed since): "
+                              + ("played again" if play else "left out"), stacklevel=3)
+
+    def tasks(self):
+        """The games still to play, (spec, config_kwargs, game, seed), generated as the
+        backend asks for them: memory does not grow with the number of games."""
+        return ((spec, self.config_kwargs, g, self.seed) for spec in self.specs
+                for g in self.wanted if (spec, g) not in self.done)
+
+    def record(self, result: dict, log) -> None:
+        """A game played: its result gathered, a new score of an untimed game noted, and
+        (with the open `log`) its line appended, unbuffered, whole lines only."""
+        spec = result.pop("spec")
+        self.out[self.labels[spec]].append(result)
+        before = self.untimed.get((spec, result["game"]))
+        if before is not None and before["score"] != result["score"]:
+            self.changed_scores.setdefault(spec, []).append(result["game"])
+        if log is not None:     # unbuffered, whole lines only: nothing to flush
+            line = json.dumps({"key": _jsonl_key(spec, self.config_kwargs, self.seed,
+                                                 self.folder),
+                               "method": self.labels[spec], "game": result["game"],
+                               "made_with": self.made_for(spec),
+                               "result": result}) + "\n"
+            with output_errors(self.jsonl, "game log", "the games logged before "
+                               "are kept: run again to play the others"):
+                append_line(log, line.encode("utf-8"))
+
+    def warn_changed_scores(self) -> None:
+        """One warning per spec whose games, played again to time them, scored otherwise
+        than logged."""
+        for spec, changed in self.changed_scores.items():
+            warnings.warn(f"{self.jsonl}: {len(changed)} games of {self.labels[spec]} played "
+                          f"again to time them scored otherwise than logged (games "
+                          f"{sorted(changed)[:10]}): their play is not reproducible; the new "
+                          f"games count", stacklevel=3)
+
+
+def _play(collection: _Collection, tasks, todo: int, backend: str, workers: Optional[int],
+          address: Optional[str], show_progress: bool, log) -> None:
+    """Play `tasks` (the collection's missing games, or none) on `backend` (a progress bar
+    of `todo` games), each recorded as it ends (`_Collection.record`); the backend is
+    stopped when the loop ends, however it ends."""
+    stream = BACKENDS[backend](tasks, workers, address)
+    try:
+        with tqdm(total=todo, desc="compare", unit="game", disable=not show_progress) as bar:
+            for result in stream:
+                collection.record(result, log)
+                bar.update(1)
+    finally:
+        stream.close()              # stops the backend now if the loop did not finish
+
+
 def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: int = 0,
             backend: str = "process", workers: Optional[int] = None,
             address: Optional[str] = None, show_progress: bool = True,
@@ -492,112 +642,26 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
     or a log with a broken line before its last (`read_log`; a broken last line, left
     by a killed run, is dropped with a warning and its game played again). A
     KeyboardInterrupt stops the backend at once (see the module's docstring)."""
-    seed = check_run_seed(seed)
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
-    games = _check_count("games", games, 1)
-    first_game = _check_count("first_game", first_game, 0)
-    if first_game + games > MAX_GAMES:
-        raise ValueError(f"games {first_game} .. {first_game + games - 1}: a run has games "
-                         f"0 .. {MAX_GAMES - 1}")
-    if workers is not None:
-        workers = _check_count("workers", workers, 1)
-    HanabiConfig(**config_kwargs)           # a bad variant fails here, not in a worker
-    labels = {spec: spec.label() for spec in specs}
-    seen = [spec.label() for spec in specs]
-    if len(set(seen)) < len(seen):
-        twice = sorted({label for label in seen if seen.count(label) > 1})
-        raise ValueError(f"method {', '.join(map(repr, twice))} given more than once: its "
-                         f"games would count twice as independent games")
-    if jsonl:
-        check_log_path(jsonl, must_exist=not play)
-    elif not play:
-        raise ValueError("play=False reports the games of a log: pass jsonl=PATH")
-    wanted = range(first_game, first_game + games)
-    out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
-    folder = _log_folder(jsonl)
-    keys = {_jsonl_key(spec, config_kwargs, seed, folder): spec for spec in specs}
+    seed, games, first_game, workers = _check_collect(
+        specs, config_kwargs, games, seed, backend, workers, first_game, jsonl, play)
+    collection = _Collection(specs, config_kwargs, seed,
+                             range(first_game, first_game + games), jsonl, timed)
     log = open_locked(jsonl, "game log") if jsonl and play else None     # locked until the run ends
     try:
         entries = _read_entries(log, jsonl, repair=True) if log is not None else \
             read_log(jsonl)
-        done, stale = set(), set()
-        untimed: Dict[tuple, dict] = {}          # (spec, game) -> its result, no machine
-        made: Dict[MethodSpec, dict] = {}        # made_with, as its JSON reads back
-
-        def made_for(spec):
-            if spec not in made:
-                made[spec] = json.loads(json.dumps(made_with(spec,
-                                                             HanabiConfig(**config_kwargs))))
-            return made[spec]
-
-        canonical: Dict[str, str] = {}
-        for line in entries:
-            spec = keys.get(_canonical_key(line["key"], canonical, folder))
-            if spec is not None and line["game"] in wanted and (spec, line["game"]) not in done:
-                # a line without "made_with" is from a log written before it was recorded
-                then = _made_with_of(line, spec)
-                if then is not None and then != made_for(spec):
-                    now = made_for(spec)
-                    stale.add((spec, line["game"], tuple(sorted(
-                        k for k in set(now) | set(then) if now.get(k) != then.get(k)))))
-                    continue
-                if timed and "machine" not in line["result"]:
-                    untimed.setdefault((spec, line["game"]), line["result"])
-                    continue
-                done.add((spec, line["game"]))
-                out[labels[spec]].append(line["result"])
+        collection.sort_logged(entries)
         del entries
         if not play:
-            for (spec, game), result in untimed.items():
-                if (spec, game) not in done:
-                    done.add((spec, game))
-                    out[labels[spec]].append(result)
-        changed_scores: Dict[MethodSpec, List[int]] = {}
-        for spec in specs:
-            replaced = {g for s, g, _ in stale if s == spec and (s, g) not in done}
-            if replaced:
-                changed = sorted({MADE_WITH_NAMES.get(k, k) for s, g, fields in stale
-                                  if s == spec and g in replaced for k in fields})
-                variant = "".join(f", {k}={v}" for k, v in sorted(config_kwargs.items()))
-                warnings.warn(f"{jsonl}: {len(replaced)} games of {labels[spec]} on "
-                              f"{spec.blueprint!r}{variant} (seed {seed}) were played "
-                              f"before its {' / '.join(changed)} changed (a file edited, a "
-                              f"model shipped or a default changed since): "
-                              + ("played again" if play else "left out"), stacklevel=2)
-        # Generated as the backend asks for them: memory does not grow with `games`.
-        tasks = ((spec, config_kwargs, g, seed) for spec in specs for g in wanted
-                 if (spec, g) not in done) if play else iter(())
-        todo = len(specs) * games - len(done) if play else 0
-        stream = BACKENDS[backend](tasks, workers, address)
-        try:
-            with tqdm(total=todo, desc="compare", unit="game",
-                      disable=not show_progress) as bar:
-                for result in stream:
-                    spec = result.pop("spec")
-                    out[labels[spec]].append(result)
-                    before = untimed.get((spec, result["game"]))
-                    if before is not None and before["score"] != result["score"]:
-                        changed_scores.setdefault(spec, []).append(result["game"])
-                    if log is not None:     # unbuffered, whole lines only: nothing to flush
-                        line = json.dumps({"key": _jsonl_key(spec, config_kwargs, seed,
-                                                             folder),
-                                           "method": labels[spec], "game": result["game"],
-                                           "made_with": made_for(spec),
-                                           "result": result}) + "\n"
-                        with output_errors(jsonl, "game log", "the games logged before "
-                                           "are kept: run again to play the others"):
-                            append_line(log, line.encode("utf-8"))
-                    bar.update(1)
-        finally:
-            stream.close()              # stops the backend now if the loop did not finish
+            collection.reuse_untimed()
+        collection.warn_stale(play)
+        tasks = collection.tasks() if play else iter(())
+        todo = len(specs) * games - len(collection.done) if play else 0
+        _play(collection, tasks, todo, backend, workers, address, show_progress, log)
     finally:
         if log is not None:
             log.close()
-    for spec, changed in changed_scores.items():
-        warnings.warn(f"{jsonl}: {len(changed)} games of {labels[spec]} played again to time "
-                      f"them scored otherwise than logged (games {sorted(changed)[:10]}): "
-                      f"their play is not reproducible; the new games count", stacklevel=2)
-    for results in out.values():
+    collection.warn_changed_scores()
+    for results in collection.out.values():
         results.sort(key=lambda r: r["game"])
-    return out
+    return collection.out
