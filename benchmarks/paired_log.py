@@ -20,6 +20,7 @@ from itertools import combinations
 import numpy as np
 
 from lbs_pz.eval.backends import read_log
+from lbs_pz.files import readable_log
 from lbs_pz.search.methods import MethodSpec
 
 
@@ -31,9 +32,9 @@ def main(argv=None) -> int:
                              "against the first search logged")
     args = parser.parse_args(argv)
     if args.table:
-        return table(read_log(args.log))
+        return table(read_log(readable_log(args.log)))
     scores = {}
-    for entry in read_log(args.log):
+    for entry in read_log(readable_log(args.log)):
         spec, config, seed = json.loads(entry["key"])
         if spec["method"] == "blueprint":
             continue

@@ -14,7 +14,7 @@ and 10,000 worlds (200), SPARTA at 256 and 1,024 worlds (300), LBS-inf at 1,024 
 bias nor the belief's, whose margin follows the noise), every seat searching at 256, 1,024
 and 4,096 (200), the neural blueprint at 32, 256 and 1,024 (200). The strong bot's
 one-seat curves come first, so a run stopped part way has their points; a stopped run
-continues where it stopped (the logs are in the repository). `--quick`: 2 deals each, to
+continues where it stopped (gzipped in the repository, results/compute_*.jsonl.gz; `play` continues from them). `--quick`: 2 deals each, to
 logs ending in _quick.
 
 `curve LOG`: from a `lbs-pz compare --jsonl` log holding one blueprint's games at several
@@ -45,6 +45,7 @@ import time
 import numpy as np
 
 from lbs_pz.eval.backends import read_log
+from lbs_pz.files import readable_log
 from lbs_pz.search.methods import MethodSpec
 
 
@@ -61,6 +62,7 @@ def _paired(a: dict, b: dict):
 
 
 def curve(log: str) -> int:
+    log = readable_log(log)
     if not os.path.exists(log):
         print(f"{log}: no games yet (`python benchmarks/worlds.py play` plays them)")
         return 0
