@@ -8,8 +8,9 @@ classes, and `>>>` lines of docstrings), every `.pyx` / `.pxd` file line by line
 / train) may not import each other either, except envs <-> wrappers. `lbs_pz/__init__.py`
 only registers the environments (by entry-point strings); `lbs_pz/optional.py`, the one
 gate of the optional dependencies (torch, SB3, Ray, the web stack), and `lbs_pz/files.py`,
-the checked output paths and bounded log reading, and `lbs_pz/host.py`, the machine that
-timings name, sit below every layer: any module may
+the checked output paths and bounded log reading, `lbs_pz/host.py`, the machine that
+timings name, and `lbs_pz/checks.py`, the one check of a scalar argument (int, real, bool,
+choice, path), sit below every layer: any module may
 import them, and they import nothing of lbs_pz. A cycle between
 subpackages is impossible when every edge goes strictly down, and the test also checks
 for one directly.
@@ -36,7 +37,7 @@ LEVELS = {"engine": 0, "models": 1, "agents": 2, "search": 3, "envs": 4, "wrappe
           "eval": 5, "train": 5, "web": 6, "cli": 7}
 SAME_LEVEL_ALLOWED = {("envs", "wrappers"), ("wrappers", "envs")}
 # Modules at the package root besides __init__: below every layer, importing no lbs_pz.
-ROOT_MODULES = {"optional", "files", "host"}
+ROOT_MODULES = {"optional", "files", "host", "checks"}
 
 # The only functions that may import an lbs_pz module inside their body ("FILE:FUNCTION",
 # FUNCTION dotted through classes and nested functions), each with why: the module it
