@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Union
 
+from lbs_pz.checks import as_bool, as_int, is_int
 from lbs_pz.engine._core import derived_sizes
 
 OBSERVATION_TYPES = ("minimal", "card_knowledge", "seer")  # index = HLE's integer code
@@ -22,9 +23,7 @@ _LIMITS = {
 
 def _check_int(name: str, value) -> int:
     lo, hi = _LIMITS[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
-    return value
+    return as_int(value, name, lo, hi, what=f"an integer in [{lo}, {hi}]", error=ValueError)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,19 +55,18 @@ class HanabiConfig:
 
     def __post_init__(self):
         for name in ("players", "colors", "ranks", "max_information_tokens", "max_life_tokens"):
-            _check_int(name, getattr(self, name))
+            object.__setattr__(self, name, _check_int(name, getattr(self, name)))
         if self.hand_size is None:
             object.__setattr__(self, "hand_size", 5 if self.players < 4 else 4)
-        _check_int("hand_size", self.hand_size)
-        if not isinstance(self.random_start_player, bool):
-            raise ValueError(f"random_start_player must be a bool, got {self.random_start_player!r}")
+        object.__setattr__(self, "hand_size", _check_int("hand_size", self.hand_size))
+        object.__setattr__(self, "random_start_player", as_bool(
+            self.random_start_player, "random_start_player", what="a bool", error=ValueError))
         obs = self.observation_type
-        if isinstance(obs, int) and not isinstance(obs, bool) and 0 <= obs < len(OBSERVATION_TYPES):
+        if is_int(obs) and 0 <= obs < len(OBSERVATION_TYPES):
             obs = OBSERVATION_TYPES[obs]
         if obs not in OBSERVATION_TYPES:
-            raise ValueError(
-                f"observation_type must be one of {OBSERVATION_TYPES} (or 0, 1, 2), got {self.observation_type!r}"
-            )
+            raise ValueError(f"observation_type must be one of {OBSERVATION_TYPES} (or 0, 1, 2), "
+                             f"got {self.observation_type!r}")
         object.__setattr__(self, "observation_type", obs)
         num_moves, deck_size, encoding_size = derived_sizes(
             self.players, self.colors, self.ranks, self.hand_size,

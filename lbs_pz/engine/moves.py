@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-import numpy as np
-
+from lbs_pz.checks import as_int
 from lbs_pz.engine.config import COLOR_CHARS, HanabiConfig
 
 MOVE_KINDS = ("discard", "play", "reveal_color", "reveal_rank")
@@ -26,10 +25,7 @@ class Move(NamedTuple):
 
 def decode_move(config: HanabiConfig, move_id: int) -> Move:
     """The structured move behind a move id (ValueError if out of range)."""
-    if isinstance(move_id, bool) or not isinstance(move_id, (int, np.integer)) \
-            or not 0 <= move_id < config.num_moves:
-        raise ValueError(f"move id must be in [0, {config.num_moves}), got {move_id!r}")
-    m = int(move_id)
+    m = as_int(move_id, "move id", 0, below=config.num_moves, error=ValueError)
     hs, P, C, R = config.hand_size, config.players, config.colors, config.ranks
     if m < hs:
         return Move("discard", card_index=m)

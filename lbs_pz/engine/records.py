@@ -21,6 +21,7 @@ import reprlib
 from collections import Counter
 from typing import Optional, Sequence
 
+from lbs_pz.checks import as_int, is_int
 from lbs_pz.engine.config import HanabiConfig
 from lbs_pz.engine.moves import Move, decode_move, encode_move
 from lbs_pz.engine.state import HanabiState
@@ -99,12 +100,7 @@ def _show(value) -> str:
 
 def _int_field(value, where: str, lo: int, hi: int) -> int:
     """`value` as an int in [lo, hi]: a JSON integer, never a bool or a float."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{where} must be an integer in [{lo}, {hi}], got {_show(value)} "
-                         f"({type(value).__name__})")
-    if not lo <= value <= hi:
-        raise ValueError(f"{where} must be in [{lo}, {hi}], got {value}")
-    return value
+    return as_int(value, where, lo, hi, error=ValueError)
 
 
 def _variant_colors(options) -> Optional[int]:
@@ -148,7 +144,7 @@ def _record_config(record: dict, players: int) -> HanabiConfig:
     if colors is None:  # no variant named: as many suits as the deck uses
         deck = record["deck"] if isinstance(record["deck"], list) else []
         suits = [card.get("suitIndex") for card in deck if isinstance(card, dict)]
-        suits = [s for s in suits if isinstance(s, int) and not isinstance(s, bool)]
+        suits = [s for s in suits if is_int(s)]
         colors = 1 + max(suits, default=0)
         if not 1 <= colors <= 5:
             raise ValueError(f"deck: suitIndex must be in [0, 4], got {colors - 1}")
@@ -187,7 +183,7 @@ def _action_move(action, number: int, state: HanabiState, config: HanabiConfig) 
     if "type" not in action:
         raise ValueError(f"{where} lacks 'type'")
     kind = action["type"]
-    if isinstance(kind, bool) or not isinstance(kind, int) or kind not in (
+    if not is_int(kind) or kind not in (
             PLAY, DISCARD, COLOR_CLUE, RANK_CLUE, END_GAME):
         raise ValueError(f"{where}.type: unknown action type {_show(kind)} (expected 0 play, "
                          f"1 discard, 2 color clue, 3 rank clue, 4 game over)")

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lbs_pz.checks import as_choice, as_int
+
 EVAL = "eval"
 TRAIN = "train"
 STREAMS = (EVAL, TRAIN)
@@ -47,11 +49,7 @@ def _mix64(x: np.ndarray) -> np.ndarray:
 
 def check_run_seed(seed) -> int:
     """`seed` as an int in [0, MAX_SEED); ValueError otherwise."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an integer in [0, {MAX_SEED}), got {seed!r}")
-    if not 0 <= seed < MAX_SEED:
-        raise ValueError(f"seed must be in [0, {MAX_SEED}), got {seed}")
-    return int(seed)
+    return as_int(seed, "seed", 0, below=MAX_SEED, error=ValueError)
 
 
 def check_engine_seed(seed, name: str = "seed") -> int:
@@ -61,11 +59,10 @@ def check_engine_seed(seed, name: str = "seed") -> int:
     accepted; anything else, and any value outside the range (negative, >= 2**64), raises
     ValueError: seeds are never wrapped or hashed, so two different accepted seeds are two
     different seeds."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer in [0, 2**64), got {seed!r}")
-    if not 0 <= seed < ENGINE_SEED_LIMIT:
+    seed = as_int(seed, name, what="an integer in [0, 2**64)", error=ValueError)
+    if not 0 <= seed < ENGINE_SEED_LIMIT:   # the range alone: every interface's words
         raise ValueError(f"{name} must be in [0, 2**64), got {seed}")
-    return int(seed)
+    return seed
 
 
 def check_engine_seeds(seeds, n: int, name: str = "seeds") -> np.ndarray:
@@ -89,9 +86,9 @@ def deal_seeds(stream: str, seed: int, first: int, count: int) -> np.ndarray:
     """uint64 (count,): engine seeds of games first .. first+count-1 of run `seed` in
     `stream` (EVAL or TRAIN). Pass one to `HanabiState(config, seed=int(s))` or the
     array to `HanabiBatch(config, count, seeds=...)`."""
-    if stream not in STREAMS:
-        raise ValueError(f"stream must be one of {STREAMS}, got {stream!r}")
+    as_choice(stream, "stream", STREAMS)
     seed = check_run_seed(seed)
+    # not an int check: any number in range is taken as before; a bool is refused
     if isinstance(first, bool) or isinstance(count, bool) or first < 0 or count < 0 \
             or first + count > MAX_GAMES:
         raise ValueError(f"games {first} .. {first + count - 1} out of range [0, {MAX_GAMES})")
