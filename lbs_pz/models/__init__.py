@@ -14,7 +14,8 @@ weights shipped with lbs_pz, listed in manifest.json (package data; see README.m
 
 The look-ups read manifest.json only (`lbs_pz.models.manifest`), so they need no torch;
 loading a model does (through the gate `lbs_pz.optional.require_torch`). This layer sits
-just above the engine: it imports lbs_pz.engine, lbs_pz.optional and torch (on use) only. The networks themselves live with their users
+just above the engine: it imports lbs_pz.engine, lbs_pz.optional, lbs_pz.checks and torch
+(on use) only. The networks themselves live with their users
 (`lbs_pz.search.beliefs.model.BeliefNet`, `lbs_pz.search.value`,
 `lbs_pz.agents.public_lstm.PublicLSTMNet`).
 """

@@ -54,6 +54,7 @@ import hashlib
 import os
 from typing import Any, Dict, List, Optional
 
+from lbs_pz.checks import as_choice, as_path, is_int
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.models.manifest import KINDS, ManifestError, read_manifest
 from lbs_pz.optional import require_torch
@@ -215,7 +216,7 @@ def check_architecture(architecture: dict, where: str, prefix: str = "") -> None
         name = f"{prefix}{key}"
         if isinstance(value, dict):
             check_architecture(value, where, f"{name}.")
-        elif isinstance(value, int) and not isinstance(value, bool):
+        elif is_int(value):
             cap = ARCHITECTURE_CAPS.get(key, MAX_INPUTS)
             if value > cap:
                 raise CheckpointError(f"{where}: architecture field {name!r} = {value:,} is "
@@ -277,10 +278,7 @@ def resolve(path_or_name: str, models_dir: Optional[str] = None) -> str:
     of `models_dir`, default this folder, lists). CheckpointError naming the shipped models
     if it is neither, or saying how to restore it if it names a listed model whose file is
     missing (`missing_text`)."""
-    if not isinstance(path_or_name, (str, os.PathLike)):
-        raise TypeError(f"a checkpoint is a path or a shipped model's name, got "
-                        f"{type(path_or_name).__name__}")
-    path = os.fspath(path_or_name)
+    path = as_path(path_or_name, "a checkpoint", what="a path or a shipped model's name")
     if os.path.isfile(path):
         return path
     names = shipped_names(models_dir)
@@ -340,8 +338,7 @@ def make_checkpoint(kind: str, game, architecture: dict, weights: dict,
                     resume: Optional[dict] = None, half: bool = False) -> dict:
     """The checkpoint dict of the layout above. `game` a HanabiConfig (or its dict),
     `weights` a state_dict (copied to CPU; floating tensors to float16 if `half`)."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    as_choice(kind, "kind", KINDS)
     if not isinstance(architecture, dict):
         raise TypeError(f"architecture must be a dict, got {type(architecture).__name__}")
     game = game_to_dict(game) if isinstance(game, HanabiConfig) else dict(game)
@@ -403,8 +400,8 @@ def load_checkpoint(path_or_name: str, kind: Optional[str] = None, map_location=
     CheckpointError for a missing, corrupt, foreign, old-layout or wrong-kind file, and for
     a file of the models folder `models_dir` (default: this folder) that its manifest lists
     with another sha256 or size (`verify_shipped`)."""
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS} or None, got {kind!r}")
+    if kind is not None:
+        as_choice(kind, "kind", KINDS, what=f"one of {', '.join(KINDS)} or None")
     what = f"lbs_pz {kind}" if kind else "lbs_pz"
     path = resolve(path_or_name, models_dir)
     verify_shipped(path, models_dir)
@@ -508,8 +505,7 @@ def find_model(kind: str, trained_for: Optional[dict], game=None,
     ({"spec", "fingerprint"}, e.g. `lbs_pz.agents.blueprint_identity(bp)`) and the game
     (HanabiConfig or dict; None: any variant), or None if the manifest of `models_dir`
     (default: this folder) lists none. Reads the manifest only (no torch)."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    as_choice(kind, "kind", KINDS)
     if trained_for is None:
         return None
     for model in _manifest(models_dir, copy_it=False)["models"]:

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import os
 import re
 from typing import Any, Dict, Tuple
 
+from lbs_pz.checks import as_choice, as_int, is_int, is_real
 from lbs_pz.engine import HanabiConfig
 
 MANIFEST_NAME = "manifest.json"
@@ -131,12 +131,11 @@ def _game(value, where: str) -> None:
 
 
 def _setting(name: str, value, where: str) -> None:
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    ok = {"delta": number and math.isfinite(value) and value >= 0,
-          "confidence": number and math.isfinite(value) and value >= 0,
-          "verify": isinstance(value, int) and not isinstance(value, bool)
-                    and (value == 0 or value >= 2),
-          "rollouts": isinstance(value, int) and not isinstance(value, bool) and value >= 1,
+    number = is_real(value, finite=True)
+    ok = {"delta": number and value >= 0,
+          "confidence": number and value >= 0,
+          "verify": is_int(value) and (value == 0 or value >= 2),
+          "rollouts": is_int(value) and value >= 1,
           "pruning": value in PRUNING,
           "precision": value in PRECISIONS}.get(name)
     if ok is None:
@@ -168,20 +167,19 @@ def _recommended(entry: dict, where: str, blueprint: bool) -> None:
 
 
 def _file_entry(entry: dict, where: str) -> None:
+    def failure(message: str) -> ManifestError:
+        return ManifestError(f"{where}: {message}")
     name = entry["name"]
     if not isinstance(name, str) or not NAME.match(name) or name.endswith(".pt"):
         _fail(where, f"name must be a file name without .pt, got {name!r}")
-    if entry["kind"] not in KINDS:
-        _fail(where, f"kind must be one of {KINDS}, got {entry['kind']!r}")
+    as_choice(entry["kind"], "kind", KINDS, error=failure)
     _identity(entry["trained_for"], where)
     if (entry["kind"] == "public_lstm") != (entry["trained_for"] is None):
         _fail(where, "trained_for is null exactly for a blueprint's own weights (public_lstm)")
     _game(entry["game"], where)
     if not isinstance(entry["sha256"], str) or not SHA256.match(entry["sha256"]):
         _fail(where, f"sha256 must be 64 lower-case hex digits, got {entry['sha256']!r}")
-    size = entry["size"]
-    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-        _fail(where, f"size must be a positive number of bytes, got {size!r}")
+    as_int(entry["size"], "size", lo=1, what="a positive number of bytes", error=failure)
     for key in ("purpose", "command"):
         _text(entry[key], where, key)
     for key in ("remake", "needs"):
