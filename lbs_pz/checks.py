@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import os
 import reprlib
-from typing import Any, Callable, Iterable, NoReturn, Optional
+from typing import Any, Callable, Iterable, NoReturn, Optional, TypeGuard, Union
 
 import numpy as np
 
@@ -50,7 +50,7 @@ def shown(value: Any) -> str:
         return f"<{type(value).__name__}>"
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[Union[int, np.integer]]:
     """True for a Python int or a NumPy integer; False for a bool (and anything else)."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Union
+from typing import TYPE_CHECKING, Optional, Tuple, Union
 
 from lbs_pz.checks import as_bool, as_int, is_int
 from lbs_pz.engine._core import derived_sizes
@@ -47,13 +47,26 @@ class HanabiConfig:
     players: int = 2
     colors: int = 5
     ranks: int = 5
-    hand_size: Union[int, None] = None
+    # None (the standard rule) is replaced by __post_init__: a config's hand_size is an int
+    hand_size: int = None  # type: ignore[assignment]
     max_information_tokens: int = 8
     max_life_tokens: int = 3
     random_start_player: bool = False
-    observation_type: Union[str, int] = "card_knowledge"
+    # an HLE integer code is replaced by its name: a config's observation_type is a str
+    observation_type: str = "card_knowledge"
 
-    def __post_init__(self):
+    if TYPE_CHECKING:
+        # what the constructor accepts (the fields above are the values a config holds)
+        def __init__(self, players: int = 2, colors: int = 5, ranks: int = 5,
+                     hand_size: Optional[int] = None, max_information_tokens: int = 8,
+                     max_life_tokens: int = 3, random_start_player: bool = False,
+                     observation_type: Union[str, int] = "card_knowledge") -> None: ...
+
+        # (num_moves, deck_size, encoding_size), set by __post_init__; not a field
+        _sizes: Tuple[int, int, int] = dataclasses.field(init=False, repr=False,
+                                                         compare=False)
+
+    def __post_init__(self) -> None:
         for name in ("players", "colors", "ranks", "max_information_tokens", "max_life_tokens"):
             object.__setattr__(self, name, _check_int(name, getattr(self, name)))
         if self.hand_size is None:

@@ -7,7 +7,7 @@ relative to the mover (1 = next player).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, cast
 
 from lbs_pz.checks import as_int
 from lbs_pz.engine.config import COLOR_CHARS, HanabiConfig
@@ -41,14 +41,16 @@ def decode_move(config: HanabiConfig, move_id: int) -> Move:
 def encode_move(config: HanabiConfig, move: Move) -> int:
     """The move id of a structured move (inverse of decode_move)."""
     hs, P, C, R = config.hand_size, config.players, config.colors, config.ranks
+    # each kind's fields are set (Move's contract; None where it is broken: not checked)
     if move.kind == "discard":
-        return move.card_index
+        return move.card_index  # type: ignore[return-value]  # set for a discard
     if move.kind == "play":
-        return hs + move.card_index
+        return hs + move.card_index  # type: ignore[operator]  # set for a play
     if move.kind == "reveal_color":
-        return 2 * hs + (move.target_offset - 1) * C + move.color
+        return 2 * hs + (move.target_offset - 1) * C + move.color  # type: ignore[operator]
     if move.kind == "reveal_rank":
-        return 2 * hs + (P - 1) * C + (move.target_offset - 1) * R + move.rank
+        hints = 2 * hs + (P - 1) * C                          # the first rank hint's id
+        return hints + (move.target_offset - 1) * R + move.rank  # type: ignore[operator]
     raise ValueError(f"unknown move kind {move.kind!r}; expected one of {MOVE_KINDS}")
 
 
@@ -60,5 +62,5 @@ def move_name(config: HanabiConfig, move_id: int) -> str:
     if mv.kind == "play":
         return f"(Play {mv.card_index})"
     if mv.kind == "reveal_color":
-        return f"(Reveal player +{mv.target_offset} color {COLOR_CHARS[mv.color]})"
-    return f"(Reveal player +{mv.target_offset} rank {mv.rank + 1})"
+        return f"(Reveal player +{mv.target_offset} color {COLOR_CHARS[cast(int, mv.color)]})"
+    return f"(Reveal player +{mv.target_offset} rank {cast(int, mv.rank) + 1})"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import reprlib
 from collections import Counter
-from typing import Optional, Sequence
+from typing import Optional, Sequence, cast
 
 from lbs_pz.checks import as_int, is_int
 from lbs_pz.engine.config import HanabiConfig
@@ -63,15 +63,16 @@ def to_hanablive(state: HanabiState, player_names: Optional[Sequence[str]] = Non
     for move_id in state.move_history:
         mover = replay.current_player
         move = decode_move(config, move_id)
+        # decode_move sets the fields of the move's kind
         if move.kind in ("play", "discard"):
-            order = replay.hand_deck_indices(mover)[move.card_index]
+            order = replay.hand_deck_indices(mover)[cast(int, move.card_index)]
             actions.append({"type": PLAY if move.kind == "play" else DISCARD, "target": order})
         else:
-            target = (mover + move.target_offset) % config.players
+            target = (mover + cast(int, move.target_offset)) % config.players
             is_color = move.kind == "reveal_color"
             actions.append({"type": COLOR_CLUE if is_color else RANK_CLUE, "target": target,
-                            "value": hanablive_suit(move.color, config.colors) if is_color
-                            else move.rank + 1})
+                            "value": hanablive_suit(cast(int, move.color), config.colors)
+                            if is_color else cast(int, move.rank) + 1})
         replay.apply(move_id)
     record = {
         "players": names,
@@ -144,8 +145,7 @@ def _record_config(record: dict, players: int) -> HanabiConfig:
     if colors is None:  # no variant named: as many suits as the deck uses
         deck = record["deck"] if isinstance(record["deck"], list) else []
         suits = [card.get("suitIndex") for card in deck if isinstance(card, dict)]
-        suits = [s for s in suits if is_int(s)]
-        colors = 1 + max(suits, default=0)
+        colors = 1 + max((int(s) for s in suits if is_int(s)), default=0)
         if not 1 <= colors <= 5:
             raise ValueError(f"deck: suitIndex must be in [0, 4], got {colors - 1}")
     return HanabiConfig(players=players, colors=colors)
