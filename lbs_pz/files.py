@@ -40,12 +40,12 @@ import os
 import stat
 import warnings
 import zlib
-from typing import Any, BinaryIO, Iterator, Tuple
+from typing import Any, BinaryIO, Iterator, Tuple, Union
 
 try:                    # POSIX: a log is locked while a run appends to it
     import fcntl
 except ImportError:     # pragma: no cover (Windows): no lock
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # tested before use
 
 MAX_LINE_BYTES = 2**20      # the longest line a game log may hold (a logged game is ~1 KB)
 READ_BYTES = 2**16          # what `read_lines` reads at a time
@@ -121,7 +121,7 @@ def open_regular(path: str, flags: int, option: str) -> int:
     return fd
 
 
-def open_locked(path: str, option: str):
+def open_locked(path: str, option: str) -> BinaryIO:
     """The file at `path` opened to read and append in binary, unbuffered (created if
     missing), locked (`flock`) for this run: ValueError naming `option` if it is not a
     regular file, or if another run holds its lock (two runs appending to one log would
@@ -184,21 +184,21 @@ class _Gunzipped:
         self._stream.close()
         self._raw.close()
 
-    def __enter__(self):
+    def __enter__(self) -> _Gunzipped:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
 
-def log_stream(f: BinaryIO, path: str, option: str):
+def log_stream(f: BinaryIO, path: str, option: str) -> Union[BinaryIO, _Gunzipped]:
     """The lines of the binary file `f` from its current position, plain or gzipped: `f`
     itself, or, if it holds gzip data there (`is_gzipped`), a reader of its decompressed
     bytes (read a bounded size at a time, like `f`). The one place that tells the two."""
     return _Gunzipped(f, path, option) if is_gzipped(f) else f
 
 
-def open_log(path: str, option: str, what: str = "log"):
+def open_log(path: str, option: str, what: str = "log") -> Union[BinaryIO, _Gunzipped]:
     """The log at `path` opened to read, binary, plain or gzipped alike (`log_stream`):
     close it, or use it in a `with` block. ValueError naming `option` if `path` is not a
     regular file (a FIFO or a device is refused unopened) or cannot be opened."""
@@ -255,15 +255,15 @@ def read_lines(f: BinaryIO, path: str, option: str) -> Iterator[Tuple[int, int, 
     longer than MAX_LINE_BYTES (read no further than that bound: memory stays bounded).
     A gzipped file is read decompressed (`log_stream`; offsets are then of its
     decompressed bytes); a damaged gzip stream is a ValueError naming `path`."""
-    f = log_stream(f, path, option)
-    number, offset = 0, f.tell()
+    src = log_stream(f, path, option)
+    number, offset = 0, src.tell()
     buf, start, scanned, ended = bytearray(), 0, 0, False   # buf[start:]: not yet yielded
     while True:
         cut = buf.find(b"\n", scanned)
         if cut < 0 and not ended and len(buf) - start <= MAX_LINE_BYTES:
             del buf[:start]
             start, scanned = 0, len(buf)
-            chunk = f.read(READ_BYTES)
+            chunk = src.read(READ_BYTES)
             ended = not chunk
             buf += chunk or b""
             continue
@@ -359,7 +359,8 @@ def append_line(f: BinaryIO, line: bytes) -> None:
 
 @contextlib.contextmanager
 def output_errors(path: str, option: str,
-                  note: str = "the results above were printed but not saved there"):
+                  note: str = "the results above were printed but not saved there",
+                  ) -> Iterator[None]:
     """An OSError in this block (a full disk, a lost mount, a file-size limit) becomes one
     ValueError naming `option` and `path`, and `note` (what became of the results): the
     command ends with that line, not a traceback, after whatever it printed before."""
@@ -371,7 +372,7 @@ def output_errors(path: str, option: str,
 
 
 @contextlib.contextmanager
-def replaced(path: str, option: str = "--out"):
+def replaced(path: str, option: str = "--out") -> Iterator[str]:
     """A temporary path beside `path` (its folder, its extension: a plot picks its format
     from it) for the block to write; renamed over `path` when the block ends, removed if
     it raises, so that a run killed while writing leaves the former file whole, never

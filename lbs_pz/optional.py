@@ -30,7 +30,7 @@ import socket
 import threading
 import time
 from types import ModuleType
-from typing import Optional
+from typing import Iterator, List, Optional
 
 # package (or subpackage) -> (pip extra, what the extra installs)
 EXTRAS = {
@@ -222,7 +222,7 @@ def ray_lost(ray, err: BaseException) -> bool:
 @contextlib.contextmanager
 def ray_session(address=None, workers=None, what: str = "the ray backend",
                 timeout: Optional[float] = None,
-                rerun: str = "run the same command again"):
+                rerun: str = "run the same command again") -> Iterator[ModuleType]:
     """Ray for the length of a block: the session already running in this process, else
     the cluster at `address`, else a new local Ray with `workers` CPUs (None: every core);
     a session started here is shut down at the end. Yields the ray module.
@@ -282,7 +282,7 @@ def ray_session(address=None, workers=None, what: str = "the ray backend",
 
 
 @contextlib.contextmanager
-def sigint_ignored():
+def sigint_ignored() -> Iterator[None]:
     """SIGINT ignored in this block (main thread only; elsewhere a no-op). Processes
     spawned here inherit the ignored disposition, so a Ctrl-C while a worker starts up
     cannot print its traceback; a cleanup here cannot be cut short by a second Ctrl-C."""
@@ -297,7 +297,7 @@ def sigint_ignored():
 
 
 @contextlib.contextmanager
-def sigint_deferred():
+def sigint_deferred() -> Iterator[None]:
     """A SIGINT during this block is held and delivered as it ends, to the handler that was
     there before (main thread only; elsewhere a no-op): bookkeeping that takes locks (a
     process pool's submit and wait) cannot be cut between acquiring and releasing one,
@@ -305,7 +305,7 @@ def sigint_deferred():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = []
+    held: List[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
     try:
         yield

@@ -22,7 +22,7 @@ encoder step (10,000 hands in a few ms), unlike an LSTM decoder.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 
@@ -30,8 +30,13 @@ from lbs_pz.models.checkpoint import (CheckpointError, build_network, game_of, l
                                      save_checkpoint)
 from lbs_pz.optional import require_torch
 
-torch = require_torch("the learned belief network")
-nn, F = torch.nn, torch.nn.functional
+if TYPE_CHECKING:           # torch's own types for the checker; at run time, the gate
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+else:
+    torch = require_torch("the learned belief network")
+    nn, F = torch.nn, torch.nn.functional
 
 
 @dataclasses.dataclass
@@ -80,6 +85,9 @@ def prior_layout(config):
 
 class BeliefNet(nn.Module):
     """`game_config` (a HanabiConfig) is needed when cfg.prior is set."""
+
+    prior_M: torch.Tensor           # the grounded prior's buffers (with cfg.prior)
+    prior_count: torch.Tensor
 
     def __init__(self, cfg: BeliefNetConfig, game_config=None):
         super().__init__()
