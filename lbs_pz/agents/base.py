@@ -54,6 +54,7 @@ from typing import Callable, Optional, Protocol, runtime_checkable
 
 import numpy as np
 
+from lbs_pz.checks import as_int, is_int
 from lbs_pz.engine import HanabiBatch, HanabiState, PlayerView, move_name
 
 
@@ -131,9 +132,7 @@ def require_batch(batch, who: str = "a blueprint") -> HanabiBatch:
 
 
 def check_max_moves(max_moves) -> int:
-    if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)):
-        raise TypeError(f"max_moves must be an int (negative: to the end), got {max_moves!r}")
-    return int(max_moves)
+    return as_int(max_moves, "max_moves", what="an int (negative: to the end)")
 
 
 def file_sha256(path: str) -> str:
@@ -162,7 +161,7 @@ def checked_move(blueprint_name: str, state: HanabiState, move, where: str = "ac
     """`move` as an int if it is a legal move of the player to move in `state`; otherwise a
     BlueprintError naming the blueprint, the position, the move and the legal moves. Python
     and numpy ints are accepted; None, bool, float and anything else are not."""
-    if isinstance(move, (bool, np.bool_)) or not isinstance(move, (int, np.integer)):
+    if not is_int(move):
         raise BlueprintError(
             f"blueprint {blueprint_name!r}: {where} returned {move!r} ({type(move).__name__}) "
             f"in {describe_position(state)}; it must return a move id, an int (legal moves: "
@@ -350,14 +349,12 @@ class VectorPolicyBase(BlueprintBase):
         if not isinstance(state, HanabiState):
             raise TypeError(f"{self.name}.act: state must be a HanabiState, got "
                             f"{type(state).__name__}")
-        if seat is not None and (isinstance(seat, bool) or
-                                 not isinstance(seat, (int, np.integer)) or
-                                 not 0 <= seat < state.config.players):
-            raise ValueError(f"{self.name}.act: seat must be None or a seat in "
-                             f"[0, {state.config.players}), got {seat!r}")
+        if seat is not None:
+            seat = as_int(seat, f"{self.name}.act: seat", 0, below=state.config.players,
+                          what=f"None or a seat in [0, {state.config.players})", error=ValueError)
         if state.is_terminal:
             return -1
-        seat = state.current_player if seat is None else int(seat)
+        seat = state.current_player if seat is None else seat
         if seat != state.current_player:
             raise ValueError(f"it is seat {state.current_player}'s turn, not seat {seat}'s")
         self._check(state.config)

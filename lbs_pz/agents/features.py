@@ -51,6 +51,7 @@ from lbs_pz.agents._card_features import card_features as _fill_card_features
 from lbs_pz.agents.rule_bots import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,
                                      ConventionReader, convention_feature_size,
                                      convention_features)
+from lbs_pz.checks import as_int
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.features import (private_features, private_size, public_features,
                                     public_part, public_size)
@@ -122,9 +123,9 @@ class CardLayout:
 
     def __post_init__(self):
         for name in ("colors", "ranks", "hand_size", "deck_size"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"card_features {name} must be a positive integer, got {v!r}")
+            object.__setattr__(self, name, as_int(getattr(self, name), f"card_features {name}",
+                                                  lo=1, what="a positive integer",
+                                                  error=ValueError))
         if self.fw_off + self.colors * self.ranks > self.obs_dim:
             raise ValueError(f"card_features {self.game_args()} do not fit a vector of "
                              f"{self.obs_dim}")

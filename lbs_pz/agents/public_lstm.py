@@ -53,7 +53,7 @@ import collections
 import copy
 import functools
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -64,13 +64,21 @@ from lbs_pz.agents.features import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS
                                     CardLayout, ConventionReader, card_features,
                                     convention_feature_size, convention_features,
                                     encode_batch, public_part, seat_inputs)
+from lbs_pz.checks import as_bool, as_choice, as_int
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.engine.features import private_size
 from lbs_pz.models.checkpoint import build_network, game_of, load_checkpoint
 from lbs_pz.optional import require_torch
 
-torch = require_torch("the public-LSTM blueprint")
-nn = torch.nn
+if TYPE_CHECKING:           # torch's own types for the checker; at run time, the gate
+    import torch
+    from torch import nn
+else:
+    torch = require_torch("the public-LSTM blueprint")
+    nn = torch.nn
+
+# an LSTM's state (h, c)
+LSTMState = Tuple["torch.Tensor", "torch.Tensor"]
 
 NEG = -1e9          # Q given to masked (illegal) moves before the argmax
 
@@ -112,9 +120,7 @@ class CardFeatures(nn.Module):
     def __init__(self, players: int, obs_dim: int, colors: int, ranks: int, hand_size: int,
                  deck_size: int, public: bool = False):
         super().__init__()
-        if not isinstance(public, bool):
-            raise ValueError(f"card_features public must be a bool, got {public!r}")
-        self.public = public
+        self.public = as_bool(public, "card_features public", what="a bool", error=ValueError)
         # where each section lies and the sizes (`lbs_pz.agents.features.CardLayout`)
         self.layout = layout = CardLayout(players, obs_dim, colors, ranks, hand_size, deck_size)
         self.players, self.colors, self.ranks = players, colors, ranks
@@ -289,12 +295,9 @@ def preset_of(options: dict) -> Tuple[str, dict]:
         raise ValueError(f"unknown architecture options {sorted(unknown)}; known: "
                          f"{', '.join(_PAPER)}")
     full = dict(_PAPER, **options)
-    best: Optional[Tuple[str, dict]] = None
-    for name, preset in ARCHITECTURES.items():
-        diff = {k: v for k, v in full.items() if preset[k] != v}
-        if best is None or len(diff) < len(best[1]):
-            best = (name, diff)
-    return best
+    diffs = [(name, {k: v for k, v in full.items() if preset[k] != v})
+             for name, preset in ARCHITECTURES.items()]
+    return min(diffs, key=lambda diff: len(diff[1]))      # the first of the fewest
 
 
 class PublicLSTMNet(nn.Module):
@@ -361,17 +364,14 @@ class PublicLSTMNet(nn.Module):
                  conventions: int = 0, hint_head: bool = False, dueling: str = "mean",
                  value_lstm: int = 0):
         super().__init__()
-        if dueling not in self.DUELING:
-            raise ValueError(f"dueling must be one of {', '.join(self.DUELING)}, got {dueling!r}")
-        self.dueling = dueling
-        if not isinstance(conventions, int) or isinstance(conventions, bool) or conventions < 0:
-            raise ValueError(f"conventions must be an integer >= 0, got {conventions!r}")
-        if not isinstance(hint_head, bool) or (hint_head and not conventions):
+        self.dueling = as_choice(dueling, "dueling", self.DUELING)
+        conventions = as_int(conventions, "conventions", lo=0, error=ValueError)
+        hint_head = as_bool(hint_head, "hint_head", what="a bool", error=ValueError)
+        if hint_head and not conventions:
             raise ValueError(f"hint_head must be a bool, and needs conventions; got "
                              f"{hint_head!r} with conventions={conventions}")
         self.conventions, self.hint_head = conventions, hint_head
-        if fusion not in self.FUSIONS:
-            raise ValueError(f"fusion must be one of {', '.join(self.FUSIONS)}, got {fusion!r}")
+        as_choice(fusion, "fusion", self.FUSIONS)
         self.cards = None
         extra = 0
         pub_extra = 0
@@ -383,7 +383,8 @@ class PublicLSTMNet(nn.Module):
                         ("num_moves", num_moves), ("hidden", hidden)):
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        self._hints = None          # (first hint move, hint moves) with hint_head
+        # (first hint move, hint moves) with hint_head
+        self._hints: Optional[Tuple[int, int]] = None
         if hint_head:
             # F = P*H*SLOT + (P - 1) + hints*HINT with hints = M - 2H: solve for H
             slot, hint = CONVENTION_SLOT_PARTS, CONVENTION_HINT_PARTS
@@ -393,11 +394,10 @@ class PublicLSTMNet(nn.Module):
                 raise ValueError(f"conventions={conventions} does not fit {players} players "
                                  f"and {num_moves} moves")
             self._hints = (2 * hand, num_moves - 2 * hand)
-        if not isinstance(value_hidden, int) or isinstance(value_hidden, bool) or value_hidden < 0:
-            raise ValueError(f"value_hidden must be an integer >= 0, got {value_hidden!r}")
-        self.value_hidden = value_hidden
-        if not isinstance(value_lstm, int) or isinstance(value_lstm, bool) or value_lstm < 0 \
-                or (value_lstm and not value_hidden):
+        self.value_hidden = value_hidden = as_int(value_hidden, "value_hidden", lo=0,
+                                                  error=ValueError)
+        value_lstm = as_int(value_lstm, "value_lstm", lo=0, error=ValueError)
+        if value_lstm and not value_hidden:
             raise ValueError(f"value_lstm must be an integer >= 0, and needs value_hidden > 0; "
                              f"got {value_lstm!r} with value_hidden={value_hidden}")
         self.value_lstm = value_lstm
@@ -443,9 +443,11 @@ class PublicLSTMNet(nn.Module):
                    hint_head: bool = False, dueling: str = "mean",
                    value_lstm: int = 0) -> "PublicLSTMNet":
         e = config.encoding_size
-        cards = CardFeatures.game_args(config) if card_features or public_features else None
-        if public_features:
-            cards["public"] = True
+        cards: Optional[dict] = None
+        if card_features or public_features:
+            cards = CardFeatures.game_args(config)
+            if public_features:
+                cards["public"] = True
         return cls(e - private_size(config), e, config.players, config.num_moves, hidden,
                    fusion, cards, value_hidden,
                    convention_feature_size(config) if conventions or hint_head else 0,
@@ -455,8 +457,9 @@ class PublicLSTMNet(nn.Module):
         """Constructor arguments (plain numbers and strings: stored in checkpoints). The
         default fusion ("product") is left out, so the architecture of a product net is
         the same dict as before the option existed."""
-        out = dict(pub_dim=self.pub_dim, obs_dim=self.obs_dim, players=self.players,
-                   num_moves=self.num_moves, hidden=self.hidden)
+        out: Dict[str, Any] = dict(pub_dim=self.pub_dim, obs_dim=self.obs_dim,
+                                   players=self.players, num_moves=self.num_moves,
+                                   hidden=self.hidden)
         if self.fusion != "product":
             out["fusion"] = self.fusion
         if self.cards is not None:
@@ -479,7 +482,7 @@ class PublicLSTMNet(nn.Module):
         the preset they come from."""
         cards = self.cards is not None
         return dict(hidden=self.hidden, fusion=self.fusion, card_features=cards,
-                    public_features=cards and self.cards.public,
+                    public_features=self.cards is not None and self.cards.public,
                     value_hidden=self.value_hidden, conventions=self.conventions > 0,
                     hint_head=self.hint_head, dueling=self.dueling,
                     value_lstm=self.value_lstm)
@@ -522,7 +525,8 @@ class PublicLSTMNet(nn.Module):
         z = torch.zeros(1, batch, self.state_width)
         return z, z.clone()
 
-    def public(self, pub: torch.Tensor, hc=None):
+    def public(self, pub: torch.Tensor,
+               hc: Optional[LSTMState] = None) -> Tuple[torch.Tensor, LSTMState]:
         """Run the public stream. pub (B, T, Dpub) -> out (B, T, S), (h, c) each (1, B, S)
         (S = `state_width`: H, or H + Hv with a value stream of its own, the policy's
         first). `hc` is the state before the first step (None: empty history)."""
@@ -542,20 +546,23 @@ class PublicLSTMNet(nn.Module):
             pub = torch.cat([pub, self.cards.public_features(pub)], dim=-1)
         return pub
 
-    def public_policy(self, pub: torch.Tensor, hc=None):
+    def public_policy(self, pub: torch.Tensor,
+                      hc: Optional[LSTMState] = None) -> Tuple[torch.Tensor, LSTMState]:
         """The policy's stream alone: pub (B, T, Dpub) -> out (B, T, H), (h, c) each
         (1, B, H), from the state hc of that stream (None: empty history). The first H of
         `public`'s outputs, without the value's stream."""
         return self.lstm(self.pub_in(self._public_input(pub)), hc)
 
-    def public_value(self, pub: torch.Tensor, hc=None):
+    def public_value(self, pub: torch.Tensor,
+                     hc: Optional[LSTMState] = None) -> Tuple[torch.Tensor, LSTMState]:
         """The value's own stream alone (value_lstm > 0): pub (B, T, Dpub) -> out
         (B, T, Hv), (h, c) each (1, B, Hv): the last Hv of `public`'s outputs."""
         if not self.value_lstm:
             raise ValueError("this net's value has no public stream of its own")
         return self.v_lstm(self.v_pub_in(self._public_input(pub)), hc)
 
-    def recur(self, x: torch.Tensor, hc=None):
+    def recur(self, x: torch.Tensor,
+              hc: Optional[LSTMState] = None) -> Tuple[torch.Tensor, LSTMState]:
         """The recurrent step(s) of `public` on embedded inputs x (B, T, S)."""
         if not self.value_lstm:
             return self.lstm(x, hc)
@@ -590,7 +597,7 @@ class PublicLSTMNet(nn.Module):
             fused = fused.float()
             adv = self.a_head(fused)
             if self.hint_head:
-                first, count = self._hints
+                first, count = cast(Tuple[int, int], self._hints)    # set with hint_head
                 end = self.obs_dim + self.conventions
                 feats = x[..., end - count * CONVENTION_HINT_PARTS:end].float()
                 feats = feats.reshape(*x.shape[:-1], count, CONVENTION_HINT_PARTS)
@@ -635,7 +642,8 @@ class PublicLSTMNet(nn.Module):
         onehot = torch.nn.functional.one_hot(seat, self.players).to(obs.device, obs.dtype)
         return self._heads(h, self._private_in(obs, onehot), value, legal)
 
-    def forward(self, pub: torch.Tensor, obs: torch.Tensor, hc=None, legal=None):
+    def forward(self, pub: torch.Tensor, obs: torch.Tensor, hc: Optional[LSTMState] = None,
+                legal: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, LSTMState]:
         """Whole sequences: pub (B, T, Dpub), obs (B, T, P, E [+ F]) -> Q (B, T, P, M + 1),
         final LSTM state. `pub` must be `public_part(obs)`; legal: see `q`."""
         out, hc = self.public(pub, hc)
@@ -736,9 +744,7 @@ class PublicLSTMBlueprint:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         if cache_size < 1:
             raise ValueError(f"cache_size must be >= 1, got {cache_size}")
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
-        self.precision = precision
+        self.precision = as_choice(precision, "precision", PRECISIONS)
         self._other_precisions: Dict[str, "PublicLSTMBlueprint"] = {}
         self._bf16_net: Optional[Tuple[tuple, PublicLSTMNet]] = None
         self.net = net.eval()
@@ -766,9 +772,10 @@ class PublicLSTMBlueprint:
         net = build_network(ckpt, lambda: PublicLSTMNet(**ckpt["architecture"]),
                             "public-LSTM net")
         blueprint = cls(net, game_of(ckpt), name=name, **kwargs)
-        shipped = path is None or not os.path.isfile(path)
-        blueprint.spec = f"lstm:{path or 'public_lstm_2p'}" if shipped \
-            else f"lstm:{os.path.normpath(path)}"
+        if path is None or not os.path.isfile(path):      # a shipped model
+            blueprint.spec = f"lstm:{path or 'public_lstm_2p'}"
+        else:
+            blueprint.spec = f"lstm:{os.path.normpath(path)}"
         blueprint.fingerprint = file_sha256(ckpt["path"])
         return blueprint
 
@@ -824,7 +831,7 @@ class PublicLSTMBlueprint:
         return state.encode(0)[self._k:]
 
     @_inference
-    def public_state(self, state: HanabiState, key: Optional[bytes] = None):
+    def public_state(self, state: HanabiState, key: Optional[bytes] = None) -> LSTMState:
         """LSTM state (h, c), each (S,) (`PublicLSTMNet.state_width`), after the public
         features of every position of
         `state`'s history up to and including the current one."""
@@ -875,7 +882,7 @@ class PublicLSTMBlueprint:
         longest cached prefix (`public_state`)."""
         index: Dict[bytes, int] = {}
         order = np.empty(len(rows), dtype=np.int64)
-        first = []                                  # a row holding each distinct history
+        first: List[int] = []                       # a row holding each distinct history
         for j, (i, key) in enumerate(zip(rows, batch.public_history_keys(rows))):
             d = index.get(key)
             if d is None:
@@ -907,7 +914,8 @@ class PublicLSTMBlueprint:
                 self._remember(keys[d], (h1[0, j].clone(), c1[0, j].clone()))
                 hs[d], cs[d] = self._cache[keys[d]]
         idx = torch.from_numpy(order)
-        return torch.stack(hs)[idx], torch.stack(cs)[idx]
+        filled = cast(List[torch.Tensor], hs), cast(List[torch.Tensor], cs)   # all set now
+        return torch.stack(filled[0])[idx], torch.stack(filled[1])[idx]
 
     # --- acting ----------------------------------------------------------------------------
 

@@ -90,6 +90,7 @@ import numpy as np
 from gymnasium import spaces
 
 from lbs_pz.agents.base import BlueprintError, VectorPolicyBase
+from lbs_pz.checks import as_bool, is_int, is_real
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.models.checkpoint import (CheckpointError, build_network, check_finite,
                                       describe_game, game_from_dict, game_to_dict, same_game)
@@ -504,8 +505,7 @@ def _space_size(record, key: str, where: str) -> int:
     else:
         raise CheckpointError(f"{where}: expected a {'Box' if key == '_shape' else 'Discrete'} "
                               f"space, found {kind or type(record).__name__}")
-    if isinstance(value, (np.integer, int)) and not isinstance(value, bool) and \
-            1 <= int(value) <= cap:
+    if is_int(value) and 1 <= int(value) <= cap:
         return int(value)
     raise CheckpointError(f"{where}: a space of size {reprlib.repr(value)} (1 to {cap:,} "
                           f"allowed)")
@@ -540,7 +540,7 @@ def _model_config(raw, where: str) -> Dict[str, Any]:
     for key in ("fcnet_hiddens", "head_fcnet_hiddens"):
         widths = config.get(key) or []
         if not isinstance(widths, list) or not all(
-                isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH
+                is_int(w) and 1 <= w <= MAX_WIDTH
                 for w in widths):
             raise CheckpointError(f"{where}: {key} {widths!r} (widths 1 to {MAX_WIDTH:,})")
     return config
@@ -571,10 +571,8 @@ def read_module_checkpoint(path: str) -> Dict[str, Any]:
     if catalog is not None and (not isinstance(catalog, _Name) or catalog.ref not in _CATALOGS):
         raise CheckpointError(f"{where}: catalog class is not RLlib's PPOCatalog")
     inference_only = kwargs.get("inference_only")
-    inference_only = False if inference_only is None else inference_only
-    if not isinstance(inference_only, bool):
-        raise CheckpointError(f"{where}: inference_only is {type(inference_only).__name__}, "
-                              f"not True or False")
+    inference_only = as_bool(False if inference_only is None else inference_only,
+                             f"{where}: inference_only", error=CheckpointError)
     masked = MODULE_CLASSES[cls.ref]
     obs, act = kwargs.get("observation_space"), kwargs.get("action_space")
     if masked:
@@ -691,8 +689,7 @@ class RLlibBlueprint(VectorPolicyBase):
         if isinstance(record.get("game"), dict):
             self.game = game_from_dict(record["game"], "the module's model_config['lbs_pz']")
         saved = record.get("gamma", 0.99)
-        saved = float(saved) if isinstance(saved, (int, float)) and not isinstance(saved, bool) \
-            else 0.99
+        saved = float(saved) if is_real(saved) else 0.99
         self.gamma = float(saved if gamma is None else gamma)
         self.name = name or "rllib-ppo"
         self.fingerprint: str = module_fingerprint(module)

@@ -77,6 +77,7 @@ import numpy as np
 from gymnasium import spaces
 
 from lbs_pz.agents.base import VectorPolicyBase, file_sha256
+from lbs_pz.checks import is_int
 from lbs_pz.models.checkpoint import CheckpointError, check_finite
 from lbs_pz.optional import require, require_torch
 
@@ -127,10 +128,11 @@ def _pickled_globals(entry: Any) -> Optional[List[Tuple[str, str]]]:
         return None
     try:
         raw = base64.b64decode(entry[":serialized:"].encode(), validate=True)
-        strings, found = [], []
+        strings: List[str] = []
+        found: List[Tuple[str, str]] = []
         for op, arg, _ in pickletools.genops(raw):
             if op.name in ("SHORT_BINUNICODE", "BINUNICODE", "UNICODE", "BINUNICODE8"):
-                strings.append(arg)
+                strings.append(str(arg))        # a str already (these opcodes push one)
             elif op.name == "STACK_GLOBAL":
                 found.append((strings[-2], strings[-1]) if len(strings) >= 2 else ("?", "?"))
             elif op.name in ("GLOBAL", "INST"):
@@ -224,10 +226,8 @@ def _read_entry(archive: zipfile.ZipFile, name: str, cap: int, path: str) -> byt
 
 def _plain_int(value: Any) -> Optional[int]:
     """An int stored by SB3 as a JSON number or as its str() ("20"), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
+    if is_int(value):
+        return int(value)
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value)
     return None
@@ -250,7 +250,7 @@ def _space_from_json(entry: Any, what: str, path: str):
         return spaces.Discrete(n)
     shape = entry.get("_shape")
     if "Box" in kind and isinstance(shape, list) and \
-            all(isinstance(s, int) and not isinstance(s, bool) for s in shape):
+            all(is_int(s) for s in shape):
         if len(shape) != 1 or not 1 <= shape[0] <= MAX_OBS_SIZE:
             raise CheckpointError(f"{path!r}: the {what} has shape {shape}; the adapter "
                                   f"expects a flat vector of 1 to {MAX_OBS_SIZE:,} values")
@@ -303,7 +303,7 @@ def _policy_kwargs(raw: Any, path: str) -> dict:
 
 def _layer_sizes(value: Any, what: str, path: str) -> List[int]:
     if not isinstance(value, list) or len(value) > MAX_LAYERS or not all(
-            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_PARAMETERS
+            is_int(v) and 1 <= v <= MAX_PARAMETERS
             for v in value):
         raise CheckpointError(f"{path!r}: {what} = {value!r} is not a list of at most "
                               f"{MAX_LAYERS} positive layer sizes")

@@ -34,7 +34,8 @@ from typing import Optional
 
 import numpy as np
 
-from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.checks import as_int
+from lbs_pz.engine import HanabiBatch, HanabiState
 from lbs_pz.agents.rule_bots import _bots
 
 BOT_NAMES = _bots.BOT_NAMES
@@ -62,6 +63,7 @@ class RuleBot:
     deterministic = True
     has_private_memory = False
     has_value = False
+    spec: Optional[str] = None      # the blueprint spec it was loaded from (agents.spec)
 
     def __init__(self, name: str = STRONGEST):
         self.kind = _bots.bot_kind(name)
@@ -143,9 +145,8 @@ class RuleBot:
 
 def _max_moves(max_moves) -> int:
     """An int move budget (negative: to the end), clipped to the C int range."""
-    if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)):
-        raise TypeError(f"max_moves must be an int (negative: to the end), got {max_moves!r}")
-    return int(max(-1, min(int(max_moves), 2**31 - 1)))
+    max_moves = as_int(max_moves, "max_moves", what="an int (negative: to the end)")
+    return max(-1, min(max_moves, 2**31 - 1))
 
 
 def _check_state(state, method: str, arg: str) -> HanabiState:
