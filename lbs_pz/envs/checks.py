@@ -19,12 +19,12 @@ Seeds: None, or an integer in [0, 2**64) (Python or NumPy; not bool, not float).
 
 from __future__ import annotations
 
-import math
 import reprlib
 from typing import Optional, Sequence
 
 import numpy as np
 
+from lbs_pz.checks import as_int, as_real
 from lbs_pz.engine import move_name
 from lbs_pz.engine.seeds import check_engine_seed
 
@@ -76,7 +76,8 @@ def check_actions(actions, num_envs: int, num_moves: int) -> np.ndarray:
         raise ValueError(f"actions must be {num_envs} move ids (an integer array), got "
                          f"{_short(actions)} ({type(actions).__name__})")
     if len(actions) != num_envs:
-        raise ValueError(f"actions must hold {num_envs} move ids (one per game), got {len(actions)}")
+        raise ValueError(f"actions must hold {num_envs} move ids (one per game), got "
+                         f"{len(actions)}")
     checked = []
     for i, action in enumerate(actions):
         try:
@@ -96,26 +97,21 @@ def check_illegal_action(mode, illegal_reward) -> float:
     """Validate the `illegal_action` mode and return `illegal_reward` as a finite float."""
     if not isinstance(mode, str) or mode not in ILLEGAL_ACTION_MODES:
         raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {_short(mode)}")
-    if isinstance(illegal_reward, (bool, np.bool_)) or not isinstance(
-            illegal_reward, (int, float, np.integer, np.floating)) or not math.isfinite(
-            float(illegal_reward)):
-        raise ValueError(f"illegal_reward must be a finite number, got {_short(illegal_reward)}")
-    return float(illegal_reward)
+    return as_real(illegal_reward, "illegal_reward", error=ValueError)
 
 
 def check_seed(seed) -> Optional[int]:
     """`seed` as None or a Python int in [0, 2**64); ValueError naming the range otherwise."""
     if seed is None:
         return None
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be None or an integer in [0, 2**64), got {_short(seed)} "
-                         f"({type(seed).__name__})")
+    seed = as_int(seed, "seed", what="None or an integer in [0, 2**64)", error=ValueError)
     return check_engine_seed(seed)          # the engine's range rule, one place
 
 
 def check_render_mode(render_mode, modes) -> None:
     if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in modes):
-        raise ValueError(f"render_mode must be None or one of {list(modes)}, got {_short(render_mode)}")
+        raise ValueError(f"render_mode must be None or one of {list(modes)}, got "
+                         f"{_short(render_mode)}")
 
 
 _REPR = reprlib.Repr()

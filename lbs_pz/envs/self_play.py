@@ -9,12 +9,13 @@ MaskablePPO expects.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Dict, Optional, Tuple
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from lbs_pz.checks import as_int
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.envs.checks import (check_action, check_illegal_action, check_render_mode,
                                 check_seed, illegal_action_message)
@@ -54,8 +55,8 @@ class HanabiSelfPlayEnv(gymnasium.Env):
         self.config = HanabiConfig(**config_kwargs)
         if partner is not None and not callable(getattr(partner, "act", None)):
             raise ValueError(f"partner must be an Agent with act(state, seat), got {partner!r}")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.config.players:
-            raise ValueError(f"seat must be an integer in [0, {self.config.players}), got {seat!r}")
+        seat = as_int(seat, "seat", 0, below=self.config.players, error=ValueError,
+                      what=f"an integer in [0, {self.config.players})")
         self.partner, self.seat = partner, seat
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (self.config.encoding_size,), np.float32)
@@ -70,17 +71,18 @@ class HanabiSelfPlayEnv(gymnasium.Env):
             "legal_moves": self.game.legal_moves(),
         }
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None,
+              ) -> Tuple[np.ndarray, Dict[str, Any]]:
         """New game; `seed`: None (continue the env's stream) or an integer in [0, 2**64)."""
         super().reset(seed=check_seed(seed))
         # The engine's deal comes from Gymnasium's seeded generator, so reset(seed=s)
         # is reproducible and reset() without a seed continues the sequence.
         self.game = HanabiState(self.config, seed=int(self.np_random.integers(2**63)))
         self._over = False
-        self._partner_moves()
+        self._partner_moves(self.game)
         return self.game.encode(), self._info()
 
-    def step(self, action):
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
         if self.game is None:
             raise RuntimeError("call reset() before step()")
         if self._over:
@@ -94,19 +96,19 @@ class HanabiSelfPlayEnv(gymnasium.Env):
             raise ValueError(illegal_action_message(self.config, action, self.game.legal_moves()))
         before = self.game.score
         self.game.apply(action)
-        self._partner_moves()
+        self._partner_moves(self.game)
         reward = float(self.game.score - before)
         self._over = self.game.is_terminal
         if self.render_mode == "human":
             self.render()
         return self.game.encode(), reward, self.game.is_terminal, False, self._info()
 
-    def _partner_moves(self) -> None:
+    def _partner_moves(self, game: HanabiState) -> None:
         """Let the partner play until it is the learner's seat again (or the game ends)."""
         if self.partner is None:
             return
-        while not self.game.is_terminal and self.game.current_player != self.seat:
-            self.game.apply(self.partner.act(self.game, self.game.current_player))
+        while not game.is_terminal and game.current_player != self.seat:
+            game.apply(self.partner.act(game, game.current_player))
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of legal moves, shape (num_moves,) (sb3-contrib's MaskablePPO)."""
@@ -114,7 +116,8 @@ class HanabiSelfPlayEnv(gymnasium.Env):
             raise RuntimeError("call reset() before action_masks()")
         return self.game.legal_mask().astype(bool)
 
-    def render(self):
+    # gymnasium's render returns a frame of a type variable: here the ansi text, or None
+    def render(self) -> Optional[str]:  # type: ignore[override]
         if self.render_mode is None or self.game is None:
             return None
         text = self.game.render()

@@ -7,19 +7,23 @@ plays every seat (self-play): each env step is the move of the player to act in 
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 import numpy as np
 from gymnasium import spaces
 
+from lbs_pz.checks import as_int
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.render import render_rgb
 from lbs_pz.envs.checks import (check_actions, check_illegal_action, check_seed,
                                 illegal_action_message)
 from lbs_pz.optional import require
 
-_base_vec_env = require("stable_baselines3.common.vec_env.base_vec_env", "HanabiVecEnv")
-VecEnv, VecEnvStepReturn = _base_vec_env.VecEnv, _base_vec_env.VecEnvStepReturn
+if TYPE_CHECKING:           # SB3's own types for the checker; at run time, the gate
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvStepReturn
+else:
+    _base_vec_env = require("stable_baselines3.common.vec_env.base_vec_env", "HanabiVecEnv")
+    VecEnv, VecEnvStepReturn = _base_vec_env.VecEnv, _base_vec_env.VecEnvStepReturn
 
 
 class HanabiVecEnv(VecEnv):
@@ -51,10 +55,8 @@ class HanabiVecEnv(VecEnv):
     def __init__(self, num_envs: int = 256, config: Optional[HanabiConfig] = None,
                  seed: Optional[int] = None, illegal_action: str = "terminate",
                  illegal_reward: float = -1.0, **config_kwargs):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or not 1 <= num_envs <= 2**24:
-            raise ValueError(f"num_envs must be an integer in [1, 2**24], got {num_envs!r}")
-        num_envs = int(num_envs)
+        num_envs = as_int(num_envs, "num_envs", 1, 2**24, what="an integer in [1, 2**24]",
+                          error=ValueError)
         if config is not None and not isinstance(config, HanabiConfig):
             raise ValueError(f"config must be a HanabiConfig or None, got {config!r}")
         if config is not None and config_kwargs:
@@ -86,7 +88,7 @@ class HanabiVecEnv(VecEnv):
         """Seed the deals of the next `reset()`: None or an integer in [0, 2**64)."""
         return super().seed(check_seed(seed))
 
-    def reset(self):
+    def reset(self) -> np.ndarray:
         if self._seeds[0] is not None:
             self._rng = np.random.default_rng(self._seeds[0])
         self._reset_seeds()
@@ -120,9 +122,10 @@ class HanabiVecEnv(VecEnv):
             # Those games end without their move: keep what the player saw and the score,
             # and step them with any legal move (they are reset below, so it never shows).
             illegal_obs, illegal_scores = self._obs[illegal].copy(), self.batch.scores()[illegal]
-            self._actions = self._actions.copy()
+            self._actions = self._actions.copy()  # type: ignore[union-attr]  # set with them
             self._actions[illegal] = self._masks[illegal].argmax(axis=1)
-        rewards = self.batch.step(self._actions, self._rewards)
+        # no step_async before: the actions are None, which step refuses (ValueError)
+        rewards = self.batch.step(self._actions, self._rewards)  # type: ignore[arg-type]
         dones = self.batch.terminals()
         infos: List[dict] = [{} for _ in range(self.num_envs)]
         if illegal.size:
@@ -163,7 +166,8 @@ class HanabiVecEnv(VecEnv):
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         setattr(self, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> List[Any]:
+    def env_method(self, method_name: str, *method_args, indices=None,
+                   **method_kwargs) -> List[Any]:
         idx = list(self._get_indices(indices))
         if method_name == "action_masks":
             return list(self.action_masks()[idx])
