@@ -30,7 +30,7 @@ fail inside OpenSpiel); hand sizes up to 8; render modes "ansi" as well.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Dict, Optional, Union
 
 import gymnasium
 import numpy as np
@@ -70,16 +70,17 @@ def _direct_access(wrapper_class, check_reset: bool = False):
     return type(wrapper_class.__name__, (wrapper_class,), namespace)
 
 
-_TerminateIllegalWrapper = _direct_access(wrappers.TerminateIllegalWrapper)
-_AssertOutOfBoundsWrapper = _direct_access(wrappers.AssertOutOfBoundsWrapper)
-OrderEnforcingWrapper = _direct_access(wrappers.OrderEnforcingWrapper, check_reset=True)
+# classes made at run time, over PettingZoo's (which has no type information)
+_TerminateIllegalWrapper: Any = _direct_access(wrappers.TerminateIllegalWrapper)
+_AssertOutOfBoundsWrapper: Any = _direct_access(wrappers.AssertOutOfBoundsWrapper)
+OrderEnforcingWrapper: Any = _direct_access(wrappers.OrderEnforcingWrapper, check_reset=True)
 
 
 class TerminateIllegalWrapper(_TerminateIllegalWrapper):
     """PettingZoo's TerminateIllegalWrapper; also marks `infos[author]["illegal_action"]`,
     as the Gymnasium env and the VecEnv do."""
 
-    def step(self, action):
+    def step(self, action: Any) -> None:
         author, was_terminated = self._raw.agent_selection, self._terminated
         super().step(action)
         if self._terminated and not was_terminated:
@@ -93,7 +94,7 @@ class AssertOutOfBoundsWrapper(_AssertOutOfBoundsWrapper):
     """PettingZoo's AssertOutOfBoundsWrapper with the shared action check: a non-integer or
     out-of-range action is a ValueError naming it (not a bare AssertionError)."""
 
-    def step(self, action):
+    def step(self, action: Any) -> None:
         raw = self._raw
         agent = raw.agent_selection
         if action is None and (raw.terminations[agent] or raw.truncations[agent]):
@@ -102,7 +103,7 @@ class AssertOutOfBoundsWrapper(_AssertOutOfBoundsWrapper):
         self.env.step(check_action(action, raw.config.num_moves))
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's standard wrappers (as hanabi_v5's env()); keyword
     arguments as `raw_env`, with `illegal_action` defaulting to "terminate"."""
     kwargs.setdefault("illegal_action", "terminate")
@@ -172,7 +173,8 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         n, e = self.config.num_moves, self.config.encoding_size
-        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self.action_spaces: Dict[str, spaces.Discrete] = {a: spaces.Discrete(n)
+                                                          for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict({
                 "observation": spaces.Box(0.0, 1.0, (e,), np.float32),
@@ -182,10 +184,10 @@ class raw_env(AECEnv, EzPickle):
         }
         self.state_: Optional[HanabiState] = None
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
     @property
@@ -198,7 +200,7 @@ class raw_env(AECEnv, EzPickle):
     def seat(self, agent: str) -> int:
         return self._seat[agent]
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         """Deal a new game; `seed`: None (fresh entropy) or an integer in [0, 2**64)."""
         self.state_ = HanabiState(self.config, seed=check_seed(seed))
         self.agents = self.possible_agents[:]
@@ -220,7 +222,7 @@ class raw_env(AECEnv, EzPickle):
             for a in self.agents
         }
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> Dict[str, np.ndarray]:
         game, seat = self.game, self._seat[agent]
         if seat == game.current_player and not game.is_terminal:
             mask = game.legal_mask()
@@ -228,7 +230,7 @@ class raw_env(AECEnv, EzPickle):
             mask = np.zeros(self.config.num_moves, dtype=np.int8)
         return {"observation": game.encode(seat), "action_mask": mask}
 
-    def step(self, action):
+    def step(self, action: Any) -> None:
         game = self.game
         author = self.agent_selection
         if self.terminations[author] or self.truncations[author]:
@@ -261,7 +263,7 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def render(self):
+    def render(self) -> Union[str, np.ndarray, None]:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= "
                                   "to the environment")
@@ -274,5 +276,5 @@ class raw_env(AECEnv, EzPickle):
         print(text + "\n")
         return None
 
-    def close(self):
+    def close(self) -> None:
         pass

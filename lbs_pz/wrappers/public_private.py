@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Dict
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from lbs_pz.engine import PlayerView
 from lbs_pz.engine.features import private_features, private_size, public_features, public_size
 from lbs_pz.envs.hanabi_v0 import raw_env
 
@@ -35,10 +38,10 @@ class PublicPrivateObservation(BaseWrapper):
             for agent in self.env.possible_agents
         }
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self._spaces[agent]
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> Dict[str, np.ndarray]:
         base = self.env.unwrapped
         game = base.game
         return {
@@ -47,6 +50,6 @@ class PublicPrivateObservation(BaseWrapper):
             "action_mask": self.env.observe(agent)["action_mask"],
         }
 
-    def view(self, agent):
+    def view(self, agent: str) -> PlayerView:
         base = self.env.unwrapped
         return base.game.view(base.seat(agent))
