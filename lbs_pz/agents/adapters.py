@@ -19,13 +19,13 @@ True
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional, Sequence, Union
+from typing import Callable, Dict, Mapping, Optional, Sequence, Union
 
 from lbs_pz.agents.base import Agent
 from lbs_pz.engine import HanabiState
 
 
-def seat_policy(agent: Agent, seat: int):
+def seat_policy(agent: Agent, seat: int) -> Callable[[HanabiState], int]:
     """A function state -> move for a fixed seat (returns -1 when it is not its turn or
     the game is over)."""
 

@@ -41,7 +41,7 @@ import os
 import textwrap
 from typing import Any, Callable, Dict, Optional
 
-from lbs_pz.agents.base import BlueprintError, file_sha256
+from lbs_pz.agents.base import Blueprint, BlueprintError, file_sha256
 from lbs_pz.agents.python_blueprint import (USER_MODULES, PythonBlueprint,
                                             load_python_blueprint)
 from lbs_pz.agents.rule_bots import BOT_NAMES, RuleBot
@@ -122,7 +122,7 @@ def spec_help() -> str:
                      for form, text in rows)
 
 
-def load_blueprint(spec: str):
+def load_blueprint(spec: str) -> Blueprint:
     """The blueprint a spec names (module docstring), with `.spec` set to its canonical
     form. BlueprintError (ValueError) naming the spec when it cannot be loaded."""
     if not isinstance(spec, str) or not spec.strip():
