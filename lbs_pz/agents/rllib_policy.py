@@ -84,7 +84,7 @@ import os
 import pickle
 import pickletools
 import reprlib
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Literal, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -98,12 +98,20 @@ from lbs_pz.optional import require, require_rllib, require_torch
 
 _WHAT = "RLlib modules (rllib: blueprints, examples/rllib_ppo.py)"
 require_rllib(_WHAT)
-torch = require_torch(_WHAT)
 Columns = require("ray.rllib.core.columns", _WHAT).Columns
-RLModuleSpec = require("ray.rllib.core.rl_module.rl_module", _WHAT).RLModuleSpec
 PPOCatalog = require("ray.rllib.algorithms.ppo.ppo_catalog", _WHAT).PPOCatalog
-DefaultPPOTorchRLModule = require("ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module",
-                                  _WHAT).DefaultPPOTorchRLModule
+if TYPE_CHECKING:           # torch's and RLlib's own types for the checker
+    import torch
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import (
+        DefaultPPOTorchRLModule)
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.utils.typing import TensorType
+else:                       # at run time, through the gate
+    torch = require_torch(_WHAT)
+    RLModuleSpec = require("ray.rllib.core.rl_module.rl_module", _WHAT).RLModuleSpec
+    DefaultPPOTorchRLModule = require(
+        "ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module",
+        _WHAT).DefaultPPOTorchRLModule
 
 # The observation keys of the masked module (RLlib's action-masking convention) and the
 # one policy every seat shares.
@@ -158,7 +166,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         self.observation_space_with_mask = observation_space
         super().__init__(observation_space=observation_space[OBSERVATIONS], **kwargs)
 
-    def setup(self):
+    def setup(self) -> None:
         super().setup()           # the networks are built for the observations alone
         self.observation_space = self.observation_space_with_mask
 
@@ -189,7 +197,8 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         mask, batch = self._split(batch)
         return self._masked(super()._forward_train(batch, **kwargs), mask)
 
-    def compute_values(self, batch, embeddings=None):
+    def compute_values(self, batch: Dict[str, Any],
+                       embeddings: Optional[Any] = None) -> TensorType:
         if isinstance(batch[Columns.OBS], dict):
             batch = {**batch, Columns.OBS: batch[Columns.OBS][OBSERVATIONS]}
         return super().compute_values(batch, embeddings)
@@ -206,7 +215,7 @@ def model_config(config: HanabiConfig, hidden: Sequence[int] = (256, 256),
 
 
 def module_spec(config: HanabiConfig, hidden: Sequence[int] = (256, 256),
-                activation: str = "relu", gamma: float = 0.99):
+                activation: str = "relu", gamma: float = 0.99) -> RLModuleSpec:
     """The RLModuleSpec of the masked module for a game variant (`model_config`)."""
     observation_space, action_space = rllib_spaces(config)
     return RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=observation_space,
@@ -243,7 +252,8 @@ def _scan_pickle(data: bytes, path: str) -> None:
     nothing, and checks each length against the bytes left before reading them; a pickle
     it cannot parse raises its ValueError."""
     memo = 0                      # memo entries made so far
-    for count, (op, arg, pos) in enumerate(pickletools.genops(data), 1):
+    for count, (op, arg, where) in enumerate(pickletools.genops(data), 1):
+        pos = cast(int, where)    # always known: the pickle is read from bytes
         if count > MAX_PICKLE_OPCODES:
             raise CheckpointError(f"{path!r} holds more than {MAX_PICKLE_OPCODES:,} pickle "
                                   f"opcodes, above the loader's cap (lbs_pz.agents."
@@ -255,12 +265,13 @@ def _scan_pickle(data: bytes, path: str) -> None:
         if name == "MEMOIZE":
             memo += 1
         elif name in ("BINPUT", "LONG_BINPUT", "BINGET", "LONG_BINGET"):
+            arg = cast(int, arg)  # the memo index these opcodes carry
             if arg > memo or (arg == memo and name.endswith("GET")):
                 raise CheckpointError(f"{path!r}: pickle memo index {arg:,} at byte {pos}, "
                                       f"with {memo:,} entries made before it; refusing a "
                                       f"forged file")
             memo += arg == memo
-        elif name == "FRAME" and arg > len(data) - pos - 9:
+        elif name == "FRAME" and cast(int, arg) > len(data) - pos - 9:   # its length
             raise CheckpointError(f"{path!r}: a pickle frame of {arg:,} bytes at byte {pos}, "
                                   f"past the end of the file")
 
@@ -279,7 +290,7 @@ class _Record:
     def __setstate__(self, state):
         self.state = state
 
-    def field(self, name: str, default=None):
+    def field(self, name: str, default: Any = None) -> Any:
         """An entry of the pickled state (a dict, or the dict of a (state, slots) pair)."""
         states = self.state if isinstance(self.state, tuple) else (self.state,)
         state = next((s for s in states if isinstance(s, dict)), {})
@@ -333,12 +344,13 @@ def _as_dtype(value) -> np.dtype:
     if isinstance(code, str) and code in _DTYPES and (state is None or (
             isinstance(state, tuple) and len(state) >= 5 and state[1] in ("<", ">", "|", "=")
             and all(s is None for s in state[2:5]))):
-        order = state[1] if state is not None and state[1] in "<>" else "="
+        order: Literal["<", ">", "="] = \
+            state[1] if state is not None and state[1] in "<>" else "="
         return np.dtype(code).newbyteorder(order)
     raise pickle.UnpicklingError(f"an array type other than {', '.join(sorted(_DTYPES))}")
 
 
-def _array(raw, dtype, shape, order: str) -> np.ndarray:
+def _array(raw, dtype, shape, order: Literal["C", "F"]) -> np.ndarray:
     """A native-order numeric array from the bytes in the file, of exactly the size that
     its shape and dtype make (nothing is allocated before the sizes are checked)."""
     dtype = _as_dtype(dtype)
@@ -407,7 +419,7 @@ class _SafeUnpickler(pickle.Unpickler):
         super().__init__(file)
         self._records: Dict[Tuple[str, str], type] = {}
 
-    def find_class(self, module: str, name: str):
+    def find_class(self, module: str, name: str) -> Any:
         if module in _NUMPY_MODULES and name in _NUMPY:
             return _NUMPY[name]
         if module == "collections" and name == "OrderedDict":
@@ -604,14 +616,14 @@ def read_module_checkpoint(path: str) -> Dict[str, Any]:
             "weights": weights}
 
 
-def build_module(ckpt: Dict[str, Any]):
+def build_module(ckpt: Dict[str, Any]) -> DefaultPPOTorchRLModule:
     """The module a `read_module_checkpoint` record describes, with its weights (strict:
     names and shapes checked on the meta device first, `build_network`)."""
     n, e = ckpt["num_moves"], ckpt["encoding_size"]
     box = spaces.Box(0.0, 1.0, (e,), np.float32)
     if ckpt["masked"]:
         cls = MaskedPPOTorchRLModule
-        observation_space = spaces.Dict({OBSERVATIONS: box,
+        observation_space: spaces.Space = spaces.Dict({OBSERVATIONS: box,
                                          ACTION_MASK: spaces.Box(0.0, 1.0, (n,), np.float32)})
     else:
         cls, observation_space = DefaultPPOTorchRLModule, box
@@ -668,6 +680,7 @@ class RLlibBlueprint(VectorPolicyBase):
 
     def __init__(self, module, name: Optional[str] = None, gamma: Optional[float] = None):
         obs, act = getattr(module, "observation_space", None), getattr(module, "action_space", None)
+        box: Any                        # the observations' space (checked below)
         if isinstance(obs, spaces.Dict) and OBSERVATIONS in obs.spaces:
             self.masked, box = True, obs[OBSERVATIONS]
         else:
@@ -733,8 +746,8 @@ class RLlibBlueprint(VectorPolicyBase):
 
     def _critic(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            out = self.module.compute_values(self._inputs(obs, masks))
-        out = out.reshape(-1).float().cpu().numpy().astype(np.float64)
+            values = cast(torch.Tensor, self.module.compute_values(self._inputs(obs, masks)))
+        out = values.reshape(-1).float().cpu().numpy().astype(np.float64)
         return np.where(np.isfinite(out), out, 0.0)
 
     def __repr__(self) -> str:
