@@ -21,6 +21,7 @@ import os
 from typing import Optional
 
 from lbs_pz.agents.rule_bots import BOT_NAMES
+from lbs_pz.checks import as_choice, as_int, as_real
 from lbs_pz.engine.seeds import check_run_seed
 
 
@@ -39,10 +40,8 @@ a killed run loses at most that much, whatever its --save-every."""
 
 def check_save_minutes(minutes) -> None:
     """ValueError unless --save-minutes is a finite number >= 0 (0: no checkpoint by time)."""
-    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) \
-            or not 0 <= minutes < float("inf"):
-        raise ValueError(f"--save-minutes must be a finite number >= 0 (0: no checkpoint "
-                         f"by time), got {minutes!r}")
+    as_real(minutes, "--save-minutes", lo=0, error=ValueError,
+            what="a finite number >= 0 (0: no checkpoint by time)")
 
 
 MAX_GAMES_HELD = 20_000
@@ -63,12 +62,9 @@ def check_games_held(config) -> None:
     """ValueError unless every field of `HELD_GAMES` of `config`'s class is an int in
     1..MAX_GAMES_HELD, naming the option: checked before anything is allocated."""
     for name in HELD_GAMES[type(config).__name__]:
-        value = getattr(config, name)
-        if isinstance(value, bool) or not isinstance(value, int) \
-                or not 1 <= value <= MAX_GAMES_HELD:
-            raise ValueError(f"--{name.replace('_', '-')} must be an int in "
-                             f"1..{MAX_GAMES_HELD:,} (games held in memory at once), "
-                             f"got {value!r}")
+        as_int(getattr(config, name), f"--{name.replace('_', '-')}", 1, MAX_GAMES_HELD,
+               what=f"an int in 1..{MAX_GAMES_HELD:,} (games held in memory at once)",
+               error=ValueError)
 
 
 def curve_path(out: str, curve: str) -> str:
@@ -124,12 +120,9 @@ def check_arch(config, default_arch: Optional[str] = None) -> None:
     """ValueError unless a run's `arch` (None or "": `default_arch`) names a preset of
     ARCH_PRESETS and its `hidden` is None or an int >= 1."""
     arch = config.arch or default_arch
-    if arch not in ARCH_PRESETS:
-        raise ValueError(f"arch must be one of {', '.join(ARCH_PRESETS)}, got {arch!r}")
-    hidden = config.hidden
-    if hidden is not None and (isinstance(hidden, bool) or not isinstance(hidden, int)
-                               or hidden < 1):
-        raise ValueError(f"hidden must be an int >= 1, got {hidden!r}")
+    as_choice(arch, "arch", ARCH_PRESETS)
+    if config.hidden is not None:
+        as_int(config.hidden, "hidden", lo=1, error=ValueError)
 
 
 # --- train-belief -------------------------------------------------------------------------------

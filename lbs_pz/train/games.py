@@ -30,6 +30,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from lbs_pz.agents.features import convention_feature_size, convention_features
+from lbs_pz.checks import as_choice, as_int
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.features import private_size
 from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
@@ -490,13 +491,10 @@ class GameSource:
     def __init__(self, kind: str, spec: str, config: HanabiConfig, seed: int,
                  backend: str = "inline", workers: int = 0, address: str = "",
                  ahead: int = 2, blueprint=None, options: Optional[dict] = None):
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-        if backend not in SOURCE_BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(SOURCE_BACKENDS)}, got "
-                             f"{backend!r}")
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
-            raise ValueError(f"workers must be an int >= 0 (0: every CPU), got {workers!r}")
+        as_choice(kind, "kind", KINDS)
+        as_choice(backend, "backend", SOURCE_BACKENDS)
+        workers = as_int(workers, "workers", lo=0, what="an int >= 0 (0: every CPU)",
+                         error=ValueError)
         if address and backend != "ray":
             raise ValueError(f"address {address!r} is for the ray backend (the backend is "
                              f"{backend!r})")
