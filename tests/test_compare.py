@@ -318,13 +318,13 @@ def test_pruning_and_search_precision_options(capsys, rule):
 def test_delta_reaches_the_search_and_names_the_row():
     """--delta: the paired gain a deviation must exceed (the paper's 0.05 by default); a
     larger one makes the search deviate less, on the same deals."""
-    from lbs_pz.search.methods import build_agent
+    from lbs_pz.search.build import build_agent
 
     spec = MethodSpec("lbs-1", belief="grounded", rollouts=8, delta=0.5)
-    assert build_agent(spec)[1].delta == 0.5
+    assert build_agent(spec)[1].config.delta == 0.5
     assert spec.label() == "lbs-1 (grounded, delta 0.5)"
     assert MethodSpec("lbs-1", belief="grounded").label() == "lbs-1 (grounded)"
-    assert build_agent(MethodSpec("sparta", rollouts=8, delta=0.2))[1].delta == 0.2
+    assert build_agent(MethodSpec("sparta", rollouts=8, delta=0.2))[1].config.delta == 0.2
     deviations = {}
     for delta in (0.05, 1e9):
         out = collect([MethodSpec("lbs-1", belief="grounded", rollouts=16, delta=delta)],

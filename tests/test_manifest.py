@@ -267,7 +267,8 @@ def test_a_rule_bots_recommended_delta_applies_to_its_depth_only():
     """The deltas chosen in docs/experiments/short_depth_delta.md reach the search of
     that bot and depth, and no other (`recommended_for`)."""
     from lbs_pz.agents import RuleBot
-    from lbs_pz.search.config import SearchConfig, recommended_for, settings_for
+    from lbs_pz.search.config import SearchConfig
+    from lbs_pz.search.resolve import recommended_for, settings_for
 
     def delta(bot, method, **config):
         return settings_for(RuleBot(bot), HanabiConfig(**config), SearchConfig(),

@@ -152,9 +152,9 @@ def test_the_expert_blueprint_with_a_value_of_its_own_ships_with_its_belief():
     assert 5 < values.mean() < 25                   # a score, not a logit margin
     # the manifest's recommendation reaches the search it was chosen for, and only it
     from lbs_pz.search.agents import LBSAgent
-    assert LBSAgent(bp, rollouts=8, depth=1).delta == 0.75
-    assert LBSAgent(bp, rollouts=8, depth=1, delta=0.3).delta == 0.3
-    assert LBSAgent(bp, rollouts=8, depth=16).delta != 0.75
+    assert LBSAgent(bp, rollouts=8, depth=1).config.delta == 0.75
+    assert LBSAgent(bp, rollouts=8, depth=1, delta=0.3).config.delta == 0.3
+    assert LBSAgent(bp, rollouts=8, depth=16).config.delta != 0.75
 
 
 def test_find_model_matches_blueprint_and_variant():

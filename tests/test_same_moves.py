@@ -14,7 +14,8 @@ import pytest
 from lbs_pz.agents import load_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, deal_seeds
-from lbs_pz.search.methods import MethodSpec, build_agent
+from lbs_pz.search.build import build_agent
+from lbs_pz.search.methods import MethodSpec
 
 GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "data", "golden_moves.json")))
 

@@ -7,9 +7,13 @@ from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.agents import LBSAgent, SpartaAgent
 from lbs_pz.search.beliefs import GroundedBelief
+from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.rollout_search import FEW_WORLDS, search_move
 
 BOT = RuleBot("strong")
+# the paper's deviation rule (no confidence margin) with pruning by means: the rollout
+# engine's plainest settings, which these tests vary one knob at a time
+PLAIN = SearchConfig(confidence=0.0, margin_worlds=0, pruning="means")
 
 
 def _positions(count, seed=0, every=7, last_move=200, config=HanabiConfig()):
@@ -91,8 +95,9 @@ def test_pruning_never_drops_a_sure_point_on_the_last_turn(rule):
                 if sure:
                     belief = GroundedBelief().reset(state, seat)
                     hands = belief.sample(64, np.random.default_rng(game))
-                    result = search_move(state, seat, BOT, hands, pruning=rule, min_samples=8,
-                                         batch_size=8, delta=0.05, seed=game)
+                    result = search_move(state, seat, BOT, hands,
+                                         PLAIN.replace(pruning=rule, batch_size=8),
+                                         min_samples=8, seed=game)
                     moves = list(result.moves)
                     bp_sure = result.means[moves.index(result.blueprint_move)] == state.score + 1
                     for slot in sure:
@@ -221,12 +226,12 @@ def test_batched_worlds_decide_exactly_as_world_by_world_search(monkeypatch, dep
         seat = state.current_player
         hands = GroundedBelief().reset(state, seat).sample(48, np.random.default_rng(i))
         verify = GroundedBelief().reset(state, seat).sample(40, np.random.default_rng(100 + i))
-        kwargs = dict(depth=depth, value=value, confidence=0.0, delta=0.0, min_samples=16,
-                      batch_size=16, verify_hands=verify, seed=i)
-        fast = search_move(state, seat, BOT, hands, **kwargs)
+        config = PLAIN.replace(delta=0.0, batch_size=16)
+        kwargs = dict(depth=depth, value=value, min_samples=16, verify_hands=verify, seed=i)
+        fast = search_move(state, seat, BOT, hands, config, **kwargs)
         with monkeypatch.context() as patch:
             patch.setattr(rollout_search, "move_returns", _reference_move_returns)
-            slow = search_move(state, seat, BOT, hands, **kwargs)
+            slow = search_move(state, seat, BOT, hands, config, **kwargs)
         assert fast.move == slow.move and fast.deviated == slow.deviated
         np.testing.assert_array_equal(fast.counts, slow.counts)
         if with_value:     # float32 sums in another order: equal to rounding
@@ -269,9 +274,9 @@ def _searches_by_rule(rules, count, hands_seed, search_seed):
         if state.num_moves_played % 3 == 0 and len(state.legal_moves()) > 2:
             hands = GroundedBelief().reset(state, seat).sample(
                 128, np.random.default_rng(hands_seed))
-            out.append({rule: search_move(state, seat, BOT, hands, pruning=rule,
-                                          min_samples=16, batch_size=16, depth=-1,
-                                          seed=search_seed)
+            out.append({rule: search_move(state, seat, BOT, hands,
+                                          PLAIN.replace(pruning=rule, batch_size=16),
+                                          min_samples=16, depth=-1, seed=search_seed)
                         for rule in rules})
         state.apply(BOT.act(state))
     assert len(out) == count
@@ -333,8 +338,8 @@ def test_refilled_batches_keep_the_rollouts_per_batch(monkeypatch):
     moves, batches = {}, {}
     for refill in (False, True, None):
         calls.clear()
-        result = search_move(state, seat, BOT, hands, pruning="threshold", batch_size=16,
-                             min_samples=16, depth=-1, seed=5, refill=refill)
+        config = PLAIN.replace(pruning="threshold", batch_size=16, refill=refill)
+        result = search_move(state, seat, BOT, hands, config, min_samples=16, depth=-1, seed=5)
         moves[refill], batches[refill] = result.move, list(calls)
         if refill is None:
             continue
@@ -356,7 +361,7 @@ def test_pruning_rule_is_checked():
     state = HanabiState(HanabiConfig(), seed=0)
     hands = GroundedBelief().reset(state, 0).sample(8, np.random.default_rng(0))
     with pytest.raises(ValueError, match="pruning must be one of"):
-        search_move(state, state.current_player, BOT, hands, pruning="fast")
+        search_move(state, state.current_player, BOT, hands, SearchConfig(pruning="fast"))
     with pytest.raises(ValueError, match="pruning must be one of"):
         LBSAgent(BOT, rollouts=8, pruning="fast")
 
@@ -417,7 +422,7 @@ def test_importance_weights_reweight_every_estimate():
     state = _positions(1, seed=4, every=9)[0]
     seat = state.current_player
     hands = GroundedBelief().reset(state, seat).sample(64, np.random.default_rng(2))
-    kwargs = dict(depth=-1, pruning="off", batch_size=16, seed=7)
+    kwargs = dict(config=PLAIN.replace(pruning="off", batch_size=16), depth=-1, seed=7)
     plain = search_move(state, seat, BOT, hands, **kwargs)
     equal = search_move(state, seat, BOT, hands, weights=np.full(64, 3.0), **kwargs)
     np.testing.assert_allclose(equal.means, plain.means, atol=1e-12)
@@ -454,7 +459,9 @@ def test_a_weighted_sample_too_concentrated_falls_back():
     hands = GroundedBelief().reset(state, seat).sample(64, np.random.default_rng(2))
     weights = np.full(64, 1e-9)
     weights[0] = 1.0
-    result = search_move(state, seat, BOT, hands, weights=weights, min_worlds=8, depth=-1)
+    result = search_move(state, seat, BOT, hands, PLAIN, weights=weights, min_worlds=8,
+                         depth=-1)
     assert result.fallback and result.fallback_reason == FEW_WORLDS and result.rollouts == 0
-    even = search_move(state, seat, BOT, hands, weights=np.ones(64), min_worlds=8, depth=-1)
+    even = search_move(state, seat, BOT, hands, PLAIN, weights=np.ones(64), min_worlds=8,
+                       depth=-1)
     assert not even.fallback

@@ -17,9 +17,11 @@ from lbs_pz.cli import build_parser
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.agents import LBSAgent, SpartaAgent
 from lbs_pz.search.beliefs import GroundedBelief
+from lbs_pz.search.build import build_agent
 from lbs_pz.search.config import (DEFAULTS, MAX_WORLDS, MIN_BUDGET_WORLDS, SearchConfig,
-                                  applied_speed_defaults, resolve, worlds_for_budget)
-from lbs_pz.search.methods import MethodSpec, build_agent
+                                  worlds_for_budget)
+from lbs_pz.search.methods import MethodSpec
+from lbs_pz.search.resolve import applied_speed_defaults, resolve
 from lbs_pz.web.games import GameStore
 
 BEST_NET = "lstm:conventions_expert_value_2p"
@@ -57,7 +59,7 @@ def test_one_default_per_knob_from_python_the_cli_and_the_page():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         agent = LBSAgent(RuleBot("simple"), GroundedBelief(), depth=-1)
-    assert agent.rollouts == default
+    assert agent.config.rollouts == default
     parser = build_parser()
     for command in (["compare"], ["search-games", "--out", "x.jsonl"]):
         args = parser.parse_args(command)

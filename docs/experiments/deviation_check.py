@@ -37,8 +37,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
 from lbs_pz.engine.moves import decode_move  # noqa: E402
 from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402
+from lbs_pz.search.build import build_agent  # noqa: E402
 from lbs_pz.search.config import PAPER_DELTA
-from lbs_pz.search.methods import MethodSpec, build_agent  # noqa: E402
+from lbs_pz.search.methods import MethodSpec  # noqa: E402
 from lbs_pz.search.rollout_search import move_returns  # noqa: E402
 
 

@@ -22,7 +22,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from lbs_pz.search.rollout_search import PRUNING_RULES, search_move  # noqa: E402
+from lbs_pz.search.config import PRUNING_RULES  # noqa: E402
+from lbs_pz.search.rollout_search import search_move  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from deviation_check import common_parser, parse_counts, seat0_decisions  # noqa: E402
@@ -42,15 +43,14 @@ def check(blueprint_spec: str, belief: str, depth: int, worlds: int, games: int,
         agent.sync_belief(state, 0)
         rng = np.random.default_rng([seed, g, state.num_moves_played])
         hands = agent.belief.sample(worlds, rng)
-        if len(state.legal_moves()) < 2 or len(hands) < agent.batch_size:
+        if len(state.legal_moves()) < 2 or len(hands) < agent.config.batch_size:
             continue
         search_seed = int(rng.integers(2**62))
         for rule in rules[d % len(rules):] + rules[:d % len(rules)]:
-            result = search_move(state, 0, bp, hands, depth=agent.depth, value=agent.value,
-                                 delta=agent.delta, confidence=agent.confidence,
-                                 pruning=rule, batch_size=agent.batch_size, refill=refill,
-                                 margin_worlds=agent.config.margin_worlds,
-                                 rollout_blueprint=agent.rollout_blueprint, seed=search_seed)
+            config = agent.config.replace(pruning=rule, refill=refill)
+            result = search_move(state, 0, bp, hands, config, depth=agent.depth,
+                                 value=agent.value, rollout_blueprint=agent.rollout_blueprint,
+                                 seed=search_seed)
             for column, x in zip(out[rule], (result.move, result.rollouts, result.seconds)):
                 column.append(x)
     return {rule: tuple(np.array(c) for c in cols) for rule, cols in out.items()}

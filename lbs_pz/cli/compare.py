@@ -39,8 +39,8 @@ from lbs_pz.cli.options import (add_backend_options, add_blueprint_command, add_
 from lbs_pz.eval.backends import check_log_path, collect, log_contents
 from lbs_pz.eval.report import check_plot_format, format_markdown, plot, summarize, write_json
 from lbs_pz.files import readable_log, seed_log
-from lbs_pz.search.config import METHOD_HELP, parse_method
-from lbs_pz.search.methods import MethodSpec, describe
+from lbs_pz.search.build import describe
+from lbs_pz.search.methods import METHOD_HELP, MethodSpec, parse_method
 
 
 INTERRUPT_HELP = """\

@@ -19,8 +19,9 @@ from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.eval.backends import collect
 from lbs_pz.eval.evaluate import evaluate
 from lbs_pz.eval.report import format_markdown, summarize
+from lbs_pz.search.build import describe
 from lbs_pz.search.config import SearchConfig
-from lbs_pz.search.methods import MethodSpec, describe
+from lbs_pz.search.methods import MethodSpec
 
 
 def run(args) -> int:

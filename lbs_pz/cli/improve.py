@@ -85,8 +85,8 @@ from lbs_pz.eval.search_games import record_search_games
 from lbs_pz.files import gzip_log, open_locked, open_log, readable_log, replaced, write_atomic
 from lbs_pz.models import find_model
 from lbs_pz.models.checkpoint import describe_game, same_game, slim_copy
-from lbs_pz.search.config import parse_method
-from lbs_pz.search.methods import MethodSpec, describe
+from lbs_pz.search.build import describe
+from lbs_pz.search.methods import MethodSpec, parse_method
 from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.search.stats import mean_sem
 from lbs_pz.train.configs import BeliefTrainConfig, DistillConfig

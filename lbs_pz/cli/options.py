@@ -25,10 +25,9 @@ from lbs_pz.eval.backends import BACKENDS
 from lbs_pz.files import check_input_path, check_output_path, output_errors  # noqa: F401
 from lbs_pz.optional import RAY_TIMEOUT, RAY_TIMEOUT_VARIABLE, install_hint, ray_available
 from lbs_pz.search.beliefs import BELIEF_KINDS
-from lbs_pz.search.config import ADVANCED, PRECISIONS, SearchConfig
-from lbs_pz.search.config import DEFAULTS as SEARCH_DEFAULTS
+from lbs_pz.search.config import (ADVANCED, DEFAULTS as SEARCH_DEFAULTS, PRECISIONS, PRUNING_RULES,
+                                  SearchConfig)
 from lbs_pz.search.methods import MethodSpec
-from lbs_pz.search.rollout_search import PRUNING_RULES
 from lbs_pz.train.configs import (ARCH_FIELDS, ARCH_PRESETS, SAVE_MINUTES, curve_path,
                                   curve_png_path)
 
@@ -219,15 +218,24 @@ def add_seed_option(parser: argparse.ArgumentParser, help: str = "seed of the de
 
 
 def field_comments(config_class) -> dict:
-    """{field name: the comment after it in the dataclass source}: each hyper-parameter is
-    explained once, where it is defined, and `--help` shows that text."""
+    """{field name: its comment in the dataclass source}: the comment lines just above the
+    field, or the comment after it on its line. Each hyper-parameter is explained once,
+    where it is defined, and `--help` shows that text."""
     try:
         source = inspect.getsource(config_class)
     except (OSError, TypeError):
         return {}
-    found = (re.match(r"\s+(\w+)\s*:[^#=]*(?:=[^#]*)?#\s*(.+)$", line)
-             for line in source.splitlines())
-    return {m.group(1): m.group(2).strip() for m in found if m}
+    out, above = {}, []
+    for line in source.splitlines():
+        comment = re.match(r"\s+#\s*(.*)$", line)
+        if comment:
+            above.append(comment.group(1).strip())
+            continue
+        field = re.match(r"\s+(\w+)\s*:[^#=]*(?:=[^#]*)?(?:#\s*(.+))?$", line)
+        if field and (field.group(2) or above):
+            out[field.group(1)] = (field.group(2) or " ".join(above)).strip()
+        above = []
+    return out
 
 
 def add_dataclass_options(parser: argparse.ArgumentParser, config_class, skip=()) -> None:

@@ -29,8 +29,8 @@ from lbs_pz.cli.options import (add_backend_options, add_blueprint_command, add_
                                 check_output_path, game_from, int_at_least, search_seats_from,
                                 search_spec)
 from lbs_pz.eval.search_games import record_search_games
-from lbs_pz.search.config import parse_method
-from lbs_pz.search.methods import describe
+from lbs_pz.search.build import describe
+from lbs_pz.search.methods import parse_method
 
 
 def run(args) -> int:

@@ -13,7 +13,7 @@ record the search's own games on training deals, then replay them in part of eve
     lbs-pz train-belief --blueprint strong --search-games lbs_games.jsonl --init belief_strong_2p \
         --minutes 15 --out belief_on_lbs.pt
 
-One option per field of `lbs_pz.train.belief.BeliefTrainConfig`.
+One option per field of `lbs_pz.train.configs.BeliefTrainConfig`.
 """
 
 from __future__ import annotations

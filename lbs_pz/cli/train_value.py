@@ -5,7 +5,7 @@ records the blueprint and the game.
     lbs-pz train-value --blueprint py:my_bot.py:MyBot --minutes 10 --out my_value.pt
     lbs-pz compare --blueprint py:my_bot.py:MyBot --methods lbs-16 --value-checkpoint my_value.pt
 
-One option per field of `lbs_pz.train.value.ValueTrainConfig`.
+One option per field of `lbs_pz.train.configs.ValueTrainConfig`.
 """
 
 from __future__ import annotations

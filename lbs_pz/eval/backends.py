@@ -10,7 +10,7 @@ The log: a regular file (never a FIFO or a device), locked (`flock`) by the run 
 appends to it, so that a second run on it is refused; read a bounded line at a time, and
 every line checked against its game variant (`read_log`), so that a result that cannot
 be true is an error naming the file and line, never a number in a report. Each line also
-holds its spec's `made_with` (`lbs_pz.search.methods.made_with`: the digests of the
+holds its spec's `made_with` (`lbs_pz.search.build.made_with`: the digests of the
 blueprint and model files the spec resolved to); a game made with other files than the
 spec resolves to now is played again, with a warning, so a model shipped or retrained
 since never lets older games stand for it (lines without it, from older logs, are reused).
@@ -51,23 +51,10 @@ from lbs_pz.files import (append_line, check_input_path, check_output_path, json
                           open_locked, open_regular, output_errors)
 from lbs_pz.host import MACHINE_CHARS, machine
 from lbs_pz.optional import ray_lost, ray_session, sigint_deferred, sigint_ignored
-from lbs_pz.search.config import SearchConfig, recommended_for
-from lbs_pz.search.methods import MethodSpec, build_agent, made_with
-
-_AGENTS: Dict[tuple, tuple] = {}  # (spec, game, seat) -> agents; per process, reused across games
-
-
-def cached_agents(spec: MethodSpec, config_kwargs: dict, seat=None) -> tuple:
-    """`build_agent(spec, HanabiConfig(**config_kwargs))`, built once per process and
-    `seat` (each searching seat has its own searcher: it follows the game with its own
-    belief) and reused across games."""
-    key = (spec, json.dumps(config_kwargs, sort_keys=True), seat)
-    if key not in _AGENTS:
-        with warnings.catch_warnings():    # `specs.describe` reports LBS's defaults
-            warnings.simplefilter("ignore")
-            _AGENTS[key] = build_agent(spec, HanabiConfig(**config_kwargs))
-    return _AGENTS[key]
-
+from lbs_pz.search.build import built_agents, made_with
+from lbs_pz.search.config import SearchConfig
+from lbs_pz.search.methods import MethodSpec
+from lbs_pz.search.resolve import recommended_for
 
 def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> dict:
     """Play deal `game` of the evaluation stream of run `seed` with `spec`; a JSON-ready
@@ -76,8 +63,8 @@ def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> di
     config = HanabiConfig(**config_kwargs)
     searching = () if spec.method == "blueprint" else (
         range(config.players) if spec.search_seats == ("all",) else spec.search_seats)
-    blueprint = cached_agents(spec, config_kwargs, next(iter(searching), None))[0]
-    searchers = {seat: cached_agents(spec, config_kwargs, seat)[1] for seat in searching}
+    blueprint = built_agents(spec, config, next(iter(searching), None))[0]
+    searchers = {seat: built_agents(spec, config, seat)[1] for seat in searching}
     state = HanabiState(config, seed=int(deal_seeds(EVAL, seed, game, 1)[0]))
     before = {seat: len(s.history) for seat, s in searchers.items()}
     start = time.perf_counter()

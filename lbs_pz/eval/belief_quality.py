@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from lbs_pz.engine import HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
-from lbs_pz.search.config import learned_belief
+from lbs_pz.search.resolve import learned_belief
 from lbs_pz.search.beliefs import make_belief
 
 PHASES = ((0, 10), (10, 20), (20, 30), (30, 40), (40, 50), (50, 60), (60, 10_000))

@@ -21,11 +21,12 @@ import json
 import time
 from typing import Optional
 
-from lbs_pz.agents import blueprint_identity, load_blueprint
+from lbs_pz.agents import blueprint_identity
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
-from lbs_pz.eval.backends import BACKENDS, cached_agents
+from lbs_pz.eval.backends import BACKENDS
 from lbs_pz.files import append_line, check_output_path, open_locked, output_errors, seed_log
+from lbs_pz.search.build import built_agents
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games, run_key
 
@@ -46,8 +47,8 @@ def play_search_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int
     "seats": all of them)."""
     config = HanabiConfig(**config_kwargs)
     seats = searching_seats(spec, config.players, game)
-    blueprint = cached_agents(spec, config_kwargs, seats[0])[0]
-    searchers = {seat: cached_agents(spec, config_kwargs, seat)[1] for seat in seats}
+    blueprint = built_agents(spec, config, seats[0])[0]
+    searchers = {seat: built_agents(spec, config, seat)[1] for seat in seats}
     if searchers[seats[0]] is None:
         raise ValueError(f"{spec.method!r} does not search: give sparta or lbs-K")
     deal = int(deal_seeds(TRAIN, seed, game, 1)[0])
@@ -100,7 +101,8 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     if seed_log(out, option):               # a committed log (OUT.gz): this run continues it
         log(f"{out}: made from its committed copy {out}.gz")
     run = run_key(spec.to_dict(), config_kwargs, seed)
-    fingerprint = blueprint_identity(load_blueprint(spec.blueprint))["fingerprint"] or ""
+    blueprint = built_agents(spec, HanabiConfig(**config_kwargs))[0]
+    fingerprint = blueprint_identity(blueprint)["fingerprint"] or ""
     log_file = open_locked(out, option)     # one run records into a file at a time
     try:
         held = read_search_games(out, log_file, option, repair=True)

@@ -11,7 +11,8 @@ more than `delta`. They differ in the belief and the rollout depth, as in the pa
                   value, or to the end
 
 Every knob is one `SearchConfig` (`lbs_pz.search.config`), given whole (`config=`) or
-field by field (`LBSAgent(bp, rollouts=64, delta=0.5)`); `resolve` chooses the belief,
+field by field (`LBSAgent(bp, rollouts=64, delta=0.5)`), and read back whole from
+`agent.config` (resolved); `lbs_pz.search.resolve.resolve` chooses the belief,
 the value and every knob left unset for the blueprint and the game, and `agent.defaults`
 says what it chose and why. Defaults never make a blueprint worse silently: a finite
 depth without any value rolls out to the end of the game instead, with a warning.
@@ -31,7 +32,9 @@ import numpy as np
 from lbs_pz.agents import as_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.beliefs import importance_weights
-from lbs_pz.search.config import RESOLVED, SearchConfig, method_of, resolve, worlds_for_budget
+from lbs_pz.search.config import RESOLVED, SearchConfig, worlds_for_budget
+from lbs_pz.search.methods import method_of
+from lbs_pz.search.resolve import resolve
 from lbs_pz.search.rollout_search import NON_FINITE, SearchResult, ValueFn, search_move
 
 
@@ -101,7 +104,7 @@ class SearchAgent:
         unset = [k for k in RESOLVED if getattr(config, k) is None]
         if unset:
             raise ValueError(f"SearchAgent needs every setting chosen (unset: "
-                             f"{', '.join(unset)}); `lbs_pz.search.config.resolve` chooses them")
+                             f"{', '.join(unset)}); `lbs_pz.search.resolve.resolve` chooses them")
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) \
                 or depth == 0 or depth < -1:
             raise ValueError(f"depth must be a positive number of moves or -1 (to the end), "
@@ -119,20 +122,6 @@ class SearchAgent:
         self.value = value
         self._tracked_seat: Optional[int] = None
         self._tracked_view: Optional[tuple] = None
-
-    # The knobs, read from the configuration.
-    rollouts = property(lambda self: self.config.rollouts)
-    delta = property(lambda self: self.config.delta)
-    confidence = property(lambda self: self.config.confidence)
-    verify = property(lambda self: self.config.verify)
-    margin_worlds = property(lambda self: self.config.margin_worlds)
-    pruning = property(lambda self: self.config.pruning)
-    precision = property(lambda self: self.config.precision)
-    min_legal_fraction = property(lambda self: self.config.min_legal_fraction)
-    time_budget = property(lambda self: self.config.time_budget)
-    batch_size = property(lambda self: self.config.batch_size)
-    refill = property(lambda self: self.config.refill)
-    seed = property(lambda self: self.config.seed)
 
     # Statistics over the decisions made so far.
     @property
@@ -217,28 +206,26 @@ class SearchAgent:
         seat = int(seat)
         self.sync_belief(state, seat)
         # One seed per (agent seed, position): reproducible, independent across moves.
-        key = [self.seed, seat, state.num_moves_played] + state.move_history
+        config = self.config
+        key = [config.seed, seat, state.num_moves_played] + state.move_history
         rng = np.random.default_rng(np.random.SeedSequence(key))
         n = self.worlds_for(state)
-        hands, log_w = self.belief.sample_weighted(n + self.verify, rng)
+        hands, log_w = self.belief.sample_weighted(n + config.verify, rng)
         # A belief may return fewer (consistent) hands than asked: search gets the first
         # n, verification the rest.
         search_hands, verify_hands = hands[:n], hands[n:]
         weights = verify_weights = None
-        if self.config.importance and len(hands) and np.ptp(log_w) > 0:
+        if config.importance and len(hands) and np.ptp(log_w) > 0:
             # (equal weights, e.g. the exact belief's: the plain estimates, unchanged)
             weights = importance_weights(log_w[:n])
-            verify_weights = importance_weights(log_w[n:]) if self.verify else None
-        min_worlds = max(1, int(np.ceil(self.min_legal_fraction * n)))
+            verify_weights = importance_weights(log_w[n:]) if config.verify else None
         result = search_move(
-            state, seat, self.blueprint, search_hands, depth=self.depth, value=self.value,
-            delta=self.delta, confidence=self.confidence, pruning=self.pruning,
-            verify_hands=verify_hands if self.verify else None,
-            batch_size=self.batch_size, refill=self.refill,
-            rollout_blueprint=self.rollout_blueprint,
-            min_worlds=min_worlds, time_budget=self.time_budget,
-            margin_worlds=self.config.margin_worlds,
-            seed=int(rng.integers(2**62)), weights=weights, verify_weights=verify_weights)
+            state, seat, self.blueprint, search_hands, config, depth=self.depth,
+            value=self.value, rollout_blueprint=self.rollout_blueprint,
+            verify_hands=verify_hands if config.verify else None, weights=weights,
+            verify_weights=verify_weights,
+            min_worlds=max(1, int(np.ceil(config.min_legal_fraction * n))),
+            seed=int(rng.integers(2**62)))
         self.history.append(result)
         if result.fallback_reason == NON_FINITE:
             warnings.warn(f"{type(self).__name__}: the value or the rollouts returned a "
@@ -252,7 +239,7 @@ class SearchAgent:
         """Worlds the decision at `state` samples: `rollouts`, or what `budget` affords
         there (`lbs_pz.search.config.worlds_for_budget`; public facts only)."""
         if self.config.budget is None:
-            return self.rollouts
+            return self.config.rollouts
         return worlds_for_budget(self.config.budget, state, self.depth)
 
     def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
@@ -260,7 +247,7 @@ class SearchAgent:
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(blueprint={self.blueprint!r}, belief={self.belief.name}, "
-                f"rollouts={self.rollouts}, depth={self.depth})")
+                f"rollouts={self.config.rollouts}, depth={self.depth})")
 
 
 class LBSAgent(SearchAgent):

@@ -1,34 +1,51 @@
-"""A search method by name, buildable in any process: what compare, search-games and the
-web page play.
+"""Search methods by name, and a method as data: what compare, search-games and the web
+page play.
 
-    MethodSpec("lbs-16", blueprint="strong", rollouts=64)   a method, a blueprint spec,
-                                                            the searching seats and one
-                                                            SearchConfig (knobs by name)
-    build_agent(spec, game) -> (blueprint, searcher or None)
-    describe(spec, game)    -> what the defaults chose, one line each
-    made_with(spec, game)   -> the files its games depend on (a log keeps them per game)
+    parse_method("LBS-016") -> "lbs-16"     the one spelling of a method name
+    method_depth("lbs-16")  -> 16           its rollout depth (-1: to the end)
+    MethodSpec("lbs-16", blueprint="strong", rollouts=64)
+                                            a method, a blueprint spec, the searching
+                                            seats and one SearchConfig (knobs by name);
+                                            hashable and picklable, so that any process
+                                            can build it (`lbs_pz.search.build`)
 
 Methods: "blueprint", "sparta", "lbs-K" (K blueprint moves, then a value) and "lbs-inf"
 (rollouts to the end). The blueprint is a spec string (`lbs_pz.agents.load_blueprint`:
 NAME | sb3:PATH | lstm:PATH | rllib:DIR | py:MODULE_OR_FILE.py:CLASS). Everything else
-is the `SearchConfig`, resolved for the blueprint by `lbs_pz.search.config.resolve`.
+is the `SearchConfig`, resolved for the blueprint by `lbs_pz.search.resolve.resolve`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
-import warnings
-from typing import List, Optional, Tuple
+from typing import Optional
 
-from lbs_pz.agents import blueprint_identity, load_blueprint
-from lbs_pz.agents.base import file_sha256
-from lbs_pz.engine import HanabiConfig
-from lbs_pz.models import find_model, path as model_path, recommended_settings
-from lbs_pz.optional import torch_available
-from lbs_pz.search.agents import LBSAgent, SpartaAgent
-from lbs_pz.search.config import (SearchConfig, applied_speed_defaults, method_depth,
-                                  parse_method, recommended_for)
+from lbs_pz.search.config import SearchConfig
+
+METHOD_HELP = ("blueprint | sparta | lbs-K (K blueprint moves, then a value: the "
+               "blueprint's own, --value-checkpoint, or one trained for it; e.g. lbs-1, "
+               "lbs-16) | lbs-inf (rollouts to the end)")
+
+
+def parse_method(method: str) -> str:
+    """A method name in its one spelling (lower-cased, "lbs-016" -> "lbs-16");
+    ValueError naming the choices otherwise."""
+    m = method.strip().lower() if isinstance(method, str) else ""
+    if m in ("blueprint", "sparta", "lbs-inf"):
+        return m
+    if m.startswith("lbs-") and m[4:].isascii() and m[4:].isdigit() and int(m[4:]) > 0:
+        return f"lbs-{int(m[4:])}"
+    raise ValueError(f"unknown method {method!r}; expected {METHOD_HELP}")
+
+
+def method_depth(method: str) -> int:
+    """Rollout depth of a search method (-1: to the end; SPARTA rolls out to the end)."""
+    return -1 if method in ("lbs-inf", "sparta") else int(method[4:])
+
+
+def method_of(depth: int) -> str:
+    return "lbs-inf" if depth < 0 else f"lbs-{depth}"
+
 
 SEARCH_FIELDS = tuple(f.name for f in dataclasses.fields(SearchConfig))
 
@@ -65,6 +82,11 @@ class MethodSpec:
         if name in SEARCH_FIELDS:
             return getattr(self.search, name)
         raise AttributeError(name)
+
+    @property
+    def depth(self) -> int:
+        """The method's rollout depth (`method_depth`; -1: to the end), for a search."""
+        return method_depth(self.method)
 
     def to_dict(self) -> dict:
         """A flat JSON-ready dict (a compare log's key): method, blueprint, search_seats
@@ -108,74 +130,3 @@ class MethodSpec:
             if value is not None:
                 details.append(text.format(value))
         return f"{self.method} ({', '.join(details)})" if details else self.method
-
-
-def build_agent(spec: MethodSpec, config: Optional[HanabiConfig] = None) -> Tuple[object, object]:
-    """(blueprint, searcher or None) for `spec` in the game `config` (default 2p)."""
-    config = HanabiConfig() if config is None else config
-    blueprint = load_blueprint(spec.blueprint)
-    if spec.method == "blueprint":
-        return blueprint, None
-    if spec.method == "sparta":
-        return blueprint, SpartaAgent(blueprint, config=spec.search, game=config)
-    return blueprint, LBSAgent(blueprint, config=spec.search, depth=method_depth(spec.method),
-                               game=config)
-
-
-def describe(spec: MethodSpec, config: HanabiConfig) -> List[str]:
-    """Builds the agent of `spec` (so a bad blueprint, belief or checkpoint fails here,
-    before any game) and returns what its defaults chose, one line each."""
-    with warnings.catch_warnings():     # the notes below say it
-        warnings.simplefilter("ignore")
-        _, searcher = build_agent(spec, config)
-    notes = list(getattr(searcher, "defaults", []) or [])
-    reason = getattr(searcher, "depth_reason", None)
-    return notes + ([reason] if reason else [])
-
-
-def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
-    """What the games of `spec` in `config` depend on beyond the spec itself, as JSON:
-    the blueprint's fingerprint and, for a search, the settings the manifest recommends
-    for its method (`recommended_for`), the speed settings chosen for the blueprint's
-    kind (`applied_speed_defaults`, omitted when none) and the sha256 of each model file
-    it can load: a checkpoint the spec names, else the belief and the value that ship
-    for the blueprint and variant (the ones `resolve` picks when the spec leaves them
-    unset). The same spec made with other files (a model shipped or retrained since, a
-    blueprint file overwritten) or other speed defaults plays other games: a compare log
-    stores this with each game and reuses a game only under the same value. Loads the
-    blueprint; reads the manifest and hashes files."""
-    blueprint = load_blueprint(spec.blueprint)
-    identity = blueprint_identity(blueprint)
-    out = {"blueprint": identity["fingerprint"] or identity["spec"]}
-    if spec.method == "blueprint":
-        return out
-    out["recommended"] = recommended_for(recommended_settings(identity, config), spec.method)
-    speed = applied_speed_defaults(blueprint, config, spec.search, spec.method)
-    if speed:
-        out["speed"] = speed
-    if spec.method == "sparta":
-        return out
-    search = spec.search
-    if search.belief_checkpoint:
-        out["belief"] = _file_digest(search.belief_checkpoint)
-    elif search.belief is None:
-        out["belief"] = _shipped_digest("belief", identity, config)
-    if method_depth(spec.method) > 0 and not getattr(blueprint, "has_value", False):
-        out["value"] = _file_digest(search.value_checkpoint) if search.value_checkpoint \
-            else _shipped_digest("value", identity, config)
-    return out
-
-
-def _file_digest(name_or_path: str) -> Optional[str]:
-    """sha256 of a checkpoint named by path or as a shipped model (None: no such file)."""
-    for candidate in (name_or_path, model_path(name_or_path)):
-        if os.path.isfile(candidate):
-            return file_sha256(candidate)
-    return None
-
-
-def _shipped_digest(kind: str, identity: dict, config: HanabiConfig) -> Optional[str]:
-    if not torch_available():           # `resolve` loads no shipped model without torch
-        return None
-    found = find_model(kind, identity, config)
-    return None if found is None else _file_digest(found)

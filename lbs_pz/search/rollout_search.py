@@ -24,6 +24,7 @@ from typing import Callable, Optional, Sequence, Tuple
 import numpy as np
 
 from lbs_pz.engine import HanabiBatch, HanabiState
+from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.stats import (effective_sample_size, mean_sem, weighted_mean_sem,
                                  weighted_mean_sem_from_sums, weighted_rows_mean_sem,
                                  weights_ess)
@@ -64,21 +65,9 @@ class SearchResult:
                                    # score (`HanabiBatch.max_scores`), clipped to it
 
 
-PRUNING_RULES = ("means", "paired", "threshold", "off")
 # Why a search fell back to the blueprint's move (`SearchResult.fallback_reason`).
 FEW_WORLDS = "too few sampled hands (or, weighted, too small an effective sample)"
 NON_FINITE = "a non-finite return (NaN or inf) from the value or the rollouts"
-
-
-def pruning_rule(pruning) -> str:
-    """A pruning setting in its one spelling: one of PRUNING_RULES, True ("means") or
-    False ("off"); ValueError otherwise."""
-    if isinstance(pruning, (bool, np.bool_)):
-        return "means" if pruning else "off"
-    if pruning not in PRUNING_RULES:
-        raise ValueError(f"pruning must be one of {', '.join(PRUNING_RULES)} (or True / False), "
-                         f"got {pruning!r}")
-    return pruning
 
 
 def _world_returns(worlds: HanabiBatch, blueprint, depth: int,
@@ -191,61 +180,35 @@ def _rows_mean_sem(x: np.ndarray, w: Optional[np.ndarray]) -> Tuple[np.ndarray, 
     return weighted_rows_mean_sem(x, w)
 
 
-def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
-                depth: int = -1, value: Optional[ValueFn] = None, delta: float = 0.05,
-                confidence: float = 0.0, verify_hands: Optional[np.ndarray] = None,
-                pruning="means", min_samples: int = 32, batch_size: int = 32,
-                refill: Optional[bool] = None, min_worlds: int = 1,
-                time_budget: Optional[float] = None, margin_worlds: int = 0,
-                rollout_blueprint=None, seed: int = 0,
-                weights: Optional[np.ndarray] = None,
-                verify_weights: Optional[np.ndarray] = None) -> SearchResult:
+def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray,
+                config: Optional[SearchConfig] = None, *, depth: int = -1,
+                value: Optional[ValueFn] = None, rollout_blueprint=None,
+                verify_hands: Optional[np.ndarray] = None, weights: Optional[np.ndarray] = None,
+                verify_weights: Optional[np.ndarray] = None, min_worlds: int = 1,
+                min_samples: int = 32, seed: int = 0) -> SearchResult:
     """Evaluate every legal move of `seat` (the player to move) in the worlds given by
     `hands` (int array (m, hand_len) of own hands, each consistent with what the seat
     knows) and pick the move as SPARTA/LBS do.
 
+    config: the search's settings (`SearchConfig`; None: the default one), its knobs
+        left None at their general default (`SearchConfig.with_defaults`; `resolve`
+        chooses them for a blueprint). Of them the search reads delta, confidence,
+        margin_worlds, pruning, batch_size, refill and time_budget (what each does:
+        `lbs_pz.search.config`'s docstring); the agent (`lbs_pz.search.agents`) reads
+        the others (how many worlds, the belief, the precision, the seed).
     depth: blueprint moves after the candidate move (-1: to the end of the game).
     value: bootstrap at depth (ignored when rolling out to the end).
-    delta, confidence: deviate from the blueprint's move only if the best move's paired
-        gain over it exceeds delta and `confidence` standard errors of that gain. The
-        paper's rule is confidence 0 (with 10K rollouts); with a few hundred rollouts
-        the best of ~15 noisy estimates beats the blueprint by chance (the winner's
-        curse), which confidence ~2 guards against.
-    margin_worlds: if > 0, the standard error in the `confidence` test is that of at most
-        this many worlds (the measured one times sqrt(worlds / margin_worlds)): more
-        worlds still sharpen the estimate of every gain but never loosen the margin a
-        deviation must clear. The belief's and the value's bias does not shrink with more
-        worlds while the standard error does, so without this cap more worlds let
-        deviations through on biased estimates.
+
+    The call's own inputs:
     verify_hands: optional second sample of own hands (v, hand_len). The best move is
         then chosen on `hands` and its gain over the blueprint's move is measured again
         on these fresh worlds, where it is unbiased; delta and confidence apply to that
         second estimate (`verify_gain`, `verify_sem`). Only the two moves are rolled out,
-        so a large second sample is cheap.
-    pruning: stop rolling out a move once it is clearly worse than the best (after
-        min_samples worlds; the blueprint's move is never dropped, it is the reference):
-        "means" (or True): its mean + 2 s.e. < the best mean - 2 s.e.;
-        "paired": its paired difference with the best move over the same worlds (common
-        random numbers) is below 0 by more than 2 s.e. of that difference. Most of the
-        spread of returns comes from the worlds, which pairing cancels, so this drops
-        weak moves after far fewer worlds;
-        "threshold": as "paired", and a move is also dropped once its paired gain over
-        the blueprint's move is 2 s.e. below `delta` (with `margin_worlds`, below the
-        larger of delta and the capped margin): it can no longer be played, since a
-        deviation must clear both. This drops the moves that tie with the
-        blueprint's (equivalent discards and hints), which "paired" keeps to the end;
-        "off" (or False): every move gets every world.
-    batch_size: worlds rolled out together in the first batch (every legal move in each);
-        pruning is checked after each batch.
-    refill: later batches take batch_size * (k // moves still alive) worlds (k legal
-        moves), so that each rolls out about as many (move, world) pairs as the first;
-        False: batch_size worlds each (more pruning checks, smaller batches). None: the
-        rollout blueprint's `wide_batches` (a neural blueprint's batched forward is several
-        times cheaper per world at 512 worlds than at 64; a rule bot's rollouts cost the
-        same per world, and later pruning only adds rollouts).
+        so a large second sample is cheap (the agent samples `SearchConfig.verify` of them).
     min_worlds: fewer sampled hands than this (with `weights`: a smaller effective sample
         size) -> fall back to the blueprint's move (`fallback_reason` FEW_WORLDS).
-    time_budget: seconds; the search stops after the batch that exceeds it.
+    min_samples: worlds every candidate must have before pruning may drop one.
+    seed: seeds the decks of the worlds (`build_worlds`).
     rollout_blueprint: plays the rollouts (default: `blueprint`), e.g. the blueprint in a
         faster precision (`PublicLSTMBlueprint.with_precision`); `blueprint` still gives
         the reference move.
@@ -264,106 +227,167 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
     NaN or infinite) cannot rank moves: the search stops and falls back to the
     blueprint's move (`fallback_reason` NON_FINITE), counted with the other fallbacks.
     """
-    start = time.perf_counter()
-    pruning = pruning_rule(pruning)
+    config = (SearchConfig() if config is None else config).with_defaults()
     if seat != state.current_player or state.is_terminal:
         raise ValueError(f"search for seat {seat}, but the player to move is "
                          f"{state.current_player}{' (game over)' if state.is_terminal else ''}")
-    legal = np.array(state.legal_moves(), dtype=np.int64)
-    blueprint_move = int(blueprint.act(state, seat))
-    rollout_blueprint = blueprint if rollout_blueprint is None else rollout_blueprint
-    if refill is None:
-        refill = bool(getattr(rollout_blueprint, "wide_batches", False))
-    k = len(legal)
-    hands = np.asarray(hands, dtype=np.int64).reshape(len(hands), -1) if len(hands) else hands
-    weights = _check_weights(weights, len(hands), "weights")
-    moves_tally, gains_tally = _Tally(k, weights is not None), _Tally(k, weights is not None)
-    verified = [np.nan, np.nan, 0]                        # gain, its s.e., rollouts
-    clipped = [0]
+    decision = _Decision(state, seat, blueprint, hands, config, depth, value,
+                         blueprint if rollout_blueprint is None else rollout_blueprint,
+                         _check_weights(weights, len(hands), "weights"), seed)
+    if decision.usable() < max(min_worlds, 1) or decision.k == 1:
+        return decision.result(decision.blueprint_move, fallback=decision.k > 1,
+                               reason=FEW_WORLDS)
+    if not decision.roll_out(min_samples, verify_hands is not None):
+        return decision.result(decision.blueprint_move, fallback=True, reason=NON_FINITE)
+    best, gain, gain_sem, n = decision.best()
+    if verify_hands is not None and len(verify_hands) > 1 and best != decision.bp_index \
+            and gain > config.delta:
+        verified = decision.verify(best, verify_hands, verify_weights)
+        if verified is None:
+            return decision.result(decision.blueprint_move, fallback=True, reason=NON_FINITE)
+        gain, gain_sem, n = verified
+    if config.margin_worlds > 0 and n > config.margin_worlds:
+        gain_sem = gain_sem * np.sqrt(n / config.margin_worlds)
+    deviate = gain > config.delta and gain > config.confidence * gain_sem
+    return decision.result(decision.legal[best] if deviate else decision.blueprint_move,
+                           fallback=False, ess=n)
 
-    def result(move, fallback, worlds_used, reason="", ess=float("nan")):
-        means, sems = moves_tally.mean_sem()
-        gains, gain_sems = gains_tally.mean_sem()
+
+class _Decision:
+    """One `search_move` in progress: the candidates, the worlds rolled out so far and their
+    running estimates, so that each step of the search (roll out, prune, verify, decide)
+    reads one object."""
+
+    def __init__(self, state: HanabiState, seat: int, blueprint, hands, config: SearchConfig,
+                 depth: int, value: Optional[ValueFn], rollout_blueprint,
+                 weights: Optional[np.ndarray], seed: int):
+        self.start = time.perf_counter()
+        self.state, self.seat, self.config = state, seat, config
+        self.depth, self.value, self.rollout_blueprint = depth, value, rollout_blueprint
+        self.legal = np.array(state.legal_moves(), dtype=np.int64)         # (k,)
+        self.blueprint_move = int(blueprint.act(state, seat))
+        self.refill = bool(getattr(rollout_blueprint, "wide_batches", False)) \
+            if config.refill is None else config.refill
+        self.k = len(self.legal)
+        self.hands = np.asarray(hands, dtype=np.int64).reshape(len(hands), -1) \
+            if len(hands) else hands                                        # (m, hand_len)
+        self.weights = weights                                              # (m,) or None
+        self.moves_tally = _Tally(self.k, weights is not None)
+        self.gains_tally = _Tally(self.k, weights is not None)
+        self.verified = [np.nan, np.nan, 0]                 # gain, its s.e., rollouts
+        self.clipped = 0
+        self.used = 0                                       # worlds rolled out
+        self.seeds = np.random.default_rng(seed)
+
+    def usable(self) -> float:
+        """Worlds the decision can use: the sampled hands, or their effective number."""
+        return len(self.hands) if self.weights is None else weights_ess(self.weights)
+
+    def result(self, move, fallback: bool, reason: str = "",
+               ess: float = float("nan")) -> SearchResult:
+        means, sems = self.moves_tally.mean_sem()
+        gains, gain_sems = self.gains_tally.mean_sem()
         return SearchResult(
-            move=int(move), blueprint_move=blueprint_move, deviated=int(move) != blueprint_move,
-            fallback=fallback, moves=legal, means=means, sems=sems,
-            counts=moves_tally.counts, gains=gains, gain_sems=gain_sems, worlds=worlds_used,
-            rollouts=int(moves_tally.counts.sum()) + verified[2],
-            seconds=time.perf_counter() - start,
-            verify_gain=verified[0], verify_sem=verified[1],
+            move=int(move), blueprint_move=self.blueprint_move,
+            deviated=int(move) != self.blueprint_move, fallback=fallback, moves=self.legal,
+            means=means, sems=sems, counts=self.moves_tally.counts, gains=gains,
+            gain_sems=gain_sems, worlds=self.used if reason != FEW_WORLDS else 0,
+            rollouts=int(self.moves_tally.counts.sum()) + self.verified[2],
+            seconds=time.perf_counter() - self.start,
+            verify_gain=self.verified[0], verify_sem=self.verified[1],
             fallback_reason=reason if fallback else "", ess=float(ess),
-            value_clipped=clipped[0])
+            value_clipped=self.clipped)
 
-    usable = len(hands) if weights is None else weights_ess(weights)
-    if usable < max(min_worlds, 1) or k == 1:
-        return result(blueprint_move, fallback=k > 1, worlds_used=0, reason=FEW_WORLDS)
+    def roll_out(self, min_samples: int, verifying: bool) -> bool:
+        """Roll every candidate still alive out in batches of worlds, pruning after each,
+        until the worlds, the candidates or the time budget run out. False: a return was
+        not finite."""
+        self.bp_index = int(np.flatnonzero(self.legal == self.blueprint_move)[0])
+        self.alive = np.ones(self.k, dtype=bool)
+        m = len(self.hands)
+        world_seeds = self.seeds.integers(0, 2**63, size=m)
+        self.returns = np.full((self.k, m), np.nan)   # per move and world ("paired")
+        budget = self.config.time_budget
+        while self.used < m:
+            candidates = np.flatnonzero(self.alive)
+            # once moves are pruned, a batch takes more worlds so that it still rolls out
+            # about k * batch_size (move, world) pairs: a neural blueprint's forward costs
+            # several times more per row at 64 rows than at 512
+            worlds = self.config.batch_size * (
+                max(1, self.k // len(candidates)) if self.used and self.refill else 1)
+            chunk = slice(self.used, min(self.used + worlds, m))
+            per_move, over = move_returns(self.state, self.seat, self.legal[candidates],
+                                          self.hands[chunk], world_seeds[chunk],
+                                          self.rollout_blueprint, self.depth, self.value)
+            self.clipped += over
+            if not np.isfinite(per_move).all():
+                return False
+            w = None if self.weights is None else self.weights[chunk]
+            self.moves_tally.add(candidates, per_move, w)
+            reference = per_move[list(candidates).index(self.bp_index)]
+            self.gains_tally.add(candidates, per_move - reference, w)
+            self.returns[candidates, chunk] = per_move
+            self.used = chunk.stop
+            if self.config.pruning != "off" and \
+                    self.moves_tally.counts[candidates].min() >= min_samples:
+                self.alive &= ~self._dropped(candidates, verifying)
+            if self.alive.sum() <= 1:
+                break
+            if budget is not None and time.perf_counter() - self.start > budget:
+                break
+        return True
 
-    bp_index = int(np.flatnonzero(legal == blueprint_move)[0])
-    alive = np.ones(k, dtype=bool)
-    seeds = np.random.default_rng(seed)
-    world_seeds = seeds.integers(0, 2**63, size=len(hands))
-    returns = np.full((k, len(hands)), np.nan)           # per move and world ("paired")
-    used = 0
-    lo = 0
-    while lo < len(hands):
-        candidates = np.flatnonzero(alive)
-        # once moves are pruned, a batch takes more worlds so that it still rolls out about
-        # k * batch_size (move, world) pairs: a neural blueprint's forward costs several
-        # times more per row at 64 rows than at 512
-        worlds = batch_size * (max(1, k // len(candidates)) if lo and refill else 1)
-        chunk = slice(lo, min(lo + worlds, len(hands)))
-        per_move, over = move_returns(state, seat, legal[candidates], hands[chunk],
-                                      world_seeds[chunk], rollout_blueprint, depth, value)
-        clipped[0] += over
-        if not np.isfinite(per_move).all():
-            return result(blueprint_move, fallback=True, worlds_used=used, reason=NON_FINITE)
-        w = None if weights is None else weights[chunk]
-        moves_tally.add(candidates, per_move, w)
-        gains_tally.add(candidates, per_move - per_move[list(candidates).index(bp_index)], w)
-        returns[candidates, chunk] = per_move
-        used = lo = chunk.stop
-        if pruning != "off" and moves_tally.counts[candidates].min() >= min_samples:
-            means, se = moves_tally.mean_sem()
-            best = candidates[np.argmax(means[candidates])]
-            if pruning == "means":
-                dropped = alive & (means + 2 * se < means[best] - 2 * se[best])
-            else:
-                # every alive move has every world so far: the best's differences
-                d_mean, d_sem = _rows_mean_sem(returns[candidates, :used] - returns[best, :used],
-                                               None if weights is None else weights[:used])
-                dropped = np.zeros(k, dtype=bool)
-                dropped[candidates] = d_mean + 2 * d_sem < 0
-                if pruning == "threshold":     # cannot clear the bar: never played
-                    g_mean, g_sem = gains_tally.mean_sem()
-                    bar = delta
-                    if margin_worlds > 0 and verify_hands is None:
-                        # the capped margin of the final test is at least this, at any
-                        # number of worlds
-                        spread = g_sem * np.sqrt(np.maximum(gains_tally.ess(), 1))
-                        bar = np.maximum(delta, confidence * spread / np.sqrt(margin_worlds))
-                    dropped |= alive & (g_mean + 2 * g_sem < bar)
-            dropped[bp_index] = False     # the blueprint's move is the reference
-            alive &= ~dropped
-        if alive.sum() <= 1:
-            break
-        if time_budget is not None and time.perf_counter() - start > time_budget:
-            break
+    def _dropped(self, candidates: np.ndarray, verifying: bool) -> np.ndarray:
+        """bool (k,): the candidates the pruning rule drops now (never the blueprint's
+        move: it is the reference)."""
+        rule, delta = self.config.pruning, self.config.delta
+        means, se = self.moves_tally.mean_sem()
+        best = candidates[np.argmax(means[candidates])]
+        if rule == "means":
+            dropped = self.alive & (means + 2 * se < means[best] - 2 * se[best])
+        else:
+            # every alive move has every world so far: the best's differences
+            used = self.used
+            d_mean, d_sem = _rows_mean_sem(
+                self.returns[candidates, :used] - self.returns[best, :used],
+                None if self.weights is None else self.weights[:used])
+            dropped = np.zeros(self.k, dtype=bool)
+            dropped[candidates] = d_mean + 2 * d_sem < 0
+            if rule == "threshold":     # cannot clear the bar: never played
+                g_mean, g_sem = self.gains_tally.mean_sem()
+                bar = delta
+                margin = self.config.margin_worlds
+                if margin > 0 and not verifying:
+                    # the capped margin of the final test is at least this, at any number
+                    # of worlds
+                    spread = g_sem * np.sqrt(np.maximum(self.gains_tally.ess(), 1))
+                    bar = np.maximum(delta, self.config.confidence * spread / np.sqrt(margin))
+                dropped |= self.alive & (g_mean + 2 * g_sem < bar)
+        dropped[self.bp_index] = False
+        return dropped
 
-    means = moves_tally.mean_sem()[0]
-    contenders = np.flatnonzero(alive)
-    best = contenders[np.argmax(means[contenders])]
-    gains, gain_sems = gains_tally.mean_sem()
-    gain, gain_sem = gains[best], gain_sems[best]
-    n = float(gains_tally.ess()[best])
-    if verify_hands is not None and len(verify_hands) > 1 and best != bp_index and gain > delta:
+    def best(self) -> Tuple[int, float, float, float]:
+        """(index of the best candidate still alive, its paired gain over the blueprint's
+        move, that gain's s.e., the effective worlds behind it)."""
+        means = self.moves_tally.mean_sem()[0]
+        contenders = np.flatnonzero(self.alive)
+        best = int(contenders[np.argmax(means[contenders])])
+        gains, gain_sems = self.gains_tally.mean_sem()
+        return best, gains[best], gain_sems[best], float(self.gains_tally.ess()[best])
+
+    def verify(self, best: int, verify_hands, verify_weights
+               ) -> Optional[Tuple[float, float, float]]:
+        """The best move's gain over the blueprint's move re-measured on fresh worlds:
+        (gain, s.e., effective worlds); None: a return was not finite."""
         verify_hands = np.asarray(verify_hands, dtype=np.int64).reshape(len(verify_hands), -1)
         verify_weights = _check_weights(verify_weights, len(verify_hands), "verify_weights")
-        pair, over = move_returns(state, seat, [legal[best], blueprint_move], verify_hands,
-                                  seeds.integers(0, 2**63, size=len(verify_hands)),
-                                  rollout_blueprint, depth, value)
-        clipped[0] += over
+        pair, over = move_returns(self.state, self.seat, [self.legal[best], self.blueprint_move],
+                                  verify_hands,
+                                  self.seeds.integers(0, 2**63, size=len(verify_hands)),
+                                  self.rollout_blueprint, self.depth, self.value)
+        self.clipped += over
         if not np.isfinite(pair).all():
-            return result(blueprint_move, fallback=True, worlds_used=used, reason=NON_FINITE)
+            return None
         diff = pair[0] - pair[1]
         if verify_weights is None:
             gain, gain_sem = mean_sem(diff)
@@ -371,12 +395,8 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray, *,
         else:
             gain, gain_sem = weighted_mean_sem(diff, verify_weights)
             n = weights_ess(verify_weights)
-        verified[:] = [gain, gain_sem, pair.size]
-    if margin_worlds > 0 and n > margin_worlds:
-        gain_sem = gain_sem * np.sqrt(n / margin_worlds)
-    deviate = gain > delta and gain > confidence * gain_sem
-    return result(legal[best] if deviate else blueprint_move, fallback=False, worlds_used=used,
-                  ess=n)
+        self.verified[:] = [gain, gain_sem, pair.size]
+        return gain, gain_sem, n
 
 
 def _check_weights(weights, m: int, name: str) -> Optional[np.ndarray]:

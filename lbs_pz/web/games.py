@@ -60,8 +60,9 @@ from lbs_pz.engine.config import COLOR_CHARS
 from lbs_pz.engine.records import from_hanablive, to_hanablive
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, MAX_SEED, deal_seeds
 from lbs_pz.models import CheckpointError, shipped_names
-from lbs_pz.search.config import SearchConfig, parse_method
-from lbs_pz.search.methods import MethodSpec, build_agent
+from lbs_pz.search.build import build_agent
+from lbs_pz.search.config import SearchConfig
+from lbs_pz.search.methods import MethodSpec, parse_method
 
 SEARCHES = ("none", "lbs-1", "lbs-16", "lbs-inf", "sparta")
 BLUEPRINT_EXAMPLES = ("strong", "medium", "weak", "simple", "random", "lstm:public_lstm_2p")
