@@ -52,12 +52,18 @@ import copy
 import dataclasses
 import hashlib
 import os
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, TypeVar
 
 from lbs_pz.checks import as_choice, as_path, is_int
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.models.manifest import KINDS, ManifestError, read_manifest
 from lbs_pz.optional import require_torch
+
+if TYPE_CHECKING:           # torch's module type for the checker (torch stays optional)
+    import torch
+
+# the network a checkpoint's build function makes
+Net = TypeVar("Net", bound="torch.nn.Module")
 
 FORMAT = "lbs_pz"
 VERSION = 1
@@ -168,12 +174,14 @@ def check_trained_for(ckpt: dict, blueprint=None, game=None, allow_mismatch: boo
     `allow_mismatch`."""
     kind = ckpt.get("kind", "belief")
     problems = []
-    if blueprint is not None and ckpt.get("trained_for") is None:
-        problems.append(f"it does not record the blueprint it was trained for, so it cannot "
-                        f"be checked against {_name(blueprint)}")
-    elif blueprint is not None and not same_blueprint(ckpt.get("trained_for"), blueprint):
-        problems.append(f"it was trained for blueprint {_name(ckpt.get('trained_for'))}, "
-                        f"not for {_name(blueprint)}")
+    trained_for = ckpt.get("trained_for")
+    if blueprint is not None:
+        if trained_for is None:
+            problems.append(f"it does not record the blueprint it was trained for, so it "
+                            f"cannot be checked against {_name(blueprint)}")
+        elif not same_blueprint(trained_for, blueprint):
+            problems.append(f"it was trained for blueprint {_name(trained_for)}, "
+                            f"not for {_name(blueprint)}")
     if game is not None and not same_game(ckpt["game"], game):
         problems.append(f"it was trained for the game {describe_game(ckpt['game'])}, not "
                         f"{describe_game(game)}")
@@ -224,7 +232,7 @@ def check_architecture(architecture: dict, where: str, prefix: str = "") -> None
                                       f"(lbs_pz.models.checkpoint.ARCHITECTURE_CAPS)")
 
 
-def build_network(ckpt: dict, build, what: str):
+def build_network(ckpt: dict, build: Callable[[], Net], what: str) -> Net:
     """The network `build()` makes, with the checkpoint's weights loaded (as float32). It
     is first built on torch's "meta" device, which allocates nothing, and its parameter
     names and shapes compared with the file's tensors and its size with MAX_PARAMETERS:
@@ -296,9 +304,8 @@ def resolve(path_or_name: str, models_dir: Optional[str] = None) -> str:
     if name in names:
         entry = next(m for m in shipped_models(models_dir) if m["name"] == name)
         raise CheckpointError(missing_text(entry, models_dir))
-    names = ", ".join(names) or "none"
     raise CheckpointError(f"checkpoint {path!r} does not exist (neither a file nor a "
-                          f"shipped model: {names})")
+                          f"shipped model: {', '.join(names) or 'none'})")
 
 
 def shipped_file(entry: dict, models_dir: Optional[str] = None) -> Optional[str]:
@@ -375,7 +382,7 @@ def write(path: str, ckpt: dict) -> None:
             os.remove(tmp)
 
 
-def read(path: str, what: str = "lbs_pz", map_location="cpu"):
+def read(path: str, what: str = "lbs_pz", map_location: Any = "cpu") -> Any:
     """torch.load(weights_only=True) of `path`; CheckpointError for a file that is missing,
     corrupt or carries code (nothing in it is ever run)."""
     torch = require_torch("reading a checkpoint")
@@ -537,7 +544,7 @@ def recommended_settings(trained_for: Optional[dict], game=None,
     return {}
 
 
-def manifest_entry(path: str, purpose: str, remake: List[str], needs: List[str] = (),
+def manifest_entry(path: str, purpose: str, remake: List[str], needs: Sequence[str] = (),
                    recommended: Optional[dict] = None, chosen_by: Optional[str] = None) -> dict:
     """The "models" entry of manifest.json for the checkpoint file `path` (its header read
     with torch; sha256 and size of its bytes): what to add when a model ships."""

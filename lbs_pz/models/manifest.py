@@ -234,14 +234,14 @@ def validate(data: Any, where: str = MANIFEST_NAME) -> None:
             if unknown:
                 _fail(f"{where} {section}[{i}]", f"needs names no listed model: "
                       f"{', '.join(unknown)}")
-    seen = {}
+    seen: Dict[Tuple[str, str, str], str] = {}     # (kind, trained for, game) -> model
     for entry in data["models"]:
         if entry["kind"] == "public_lstm":
             continue
-        key = (entry["kind"], json.dumps(entry["trained_for"], sort_keys=True),
+        use = (entry["kind"], json.dumps(entry["trained_for"], sort_keys=True),
                json.dumps(entry["game"], sort_keys=True))
-        if key in seen:
-            _fail(where, f"{seen[key]!r} and {entry['name']!r} are both a {entry['kind']} "
+        if use in seen:
+            _fail(where, f"{seen[use]!r} and {entry['name']!r} are both a {entry['kind']} "
                          f"for the same blueprint and game: a default must be one model")
-        seen[key] = entry["name"]
+        seen[use] = entry["name"]
 
