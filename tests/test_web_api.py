@@ -61,7 +61,7 @@ def _names(config, cards):
 
 def test_options(client):
     o = client.get("/api/options").json()
-    assert "strong" in o["blueprints"] and o["searches"][0] == "none"
+    assert "strong" in o["blueprints"] and o["searches"][0] == "blueprint"
     assert "lbs-16" in o["searches"] and o["server_blueprint"] == "strong"
     assert o["default_variant"]["players"] == 2 and o["default_variant"]["hand_size"] == 5
     assert o["limits"]["search"]["rollouts"] >= 256 and o["limits"]["body_bytes"] > 0
@@ -507,7 +507,7 @@ def test_serve_command(monkeypatch, capsys):
     assert kw["host"] == "127.0.0.1" and kw["port"] > 0
     assert f"http://127.0.0.1:{kw['port']}/" in out.out and "warning" not in out.err
     local = TestClient(app, base_url="http://127.0.0.1:8000")
-    assert local.get("/api/options").json()["server_search"] == "none"
+    assert local.get("/api/options").json()["server_search"] == "blueprint"   # "none": the older name
     # On localhost, a request naming another host (a DNS-rebinding page) is refused.
     assert TestClient(app, base_url="http://evil.example").get("/api/options").status_code == 400
     assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 0

@@ -123,7 +123,7 @@ def test_play_a_whole_game_by_clicking(page):
     page.check("#seat-0-human")
     assert page.is_disabled("#seat-0-blueprint")
     page.fill("#seat-1-blueprint", "strong")
-    page.select_option("#seat-1-search", "none")
+    page.select_option("#seat-1-search", "blueprint")
     page.click("#start")
     _idle(page)
     _no_error(page)
@@ -238,7 +238,7 @@ def test_the_form_leaves_the_hand_size_to_the_engine(page):
     page.dispatch_event("#players", "input")
     for seat in range(4):
         page.fill(f"#seat-{seat}-blueprint", "strong")
-        page.select_option(f"#seat-{seat}-search", "none")
+        page.select_option(f"#seat-{seat}-search", "blueprint")
     with page.expect_response("**/api/games") as created:
         page.click("#start")
     _idle(page)
@@ -291,7 +291,7 @@ def test_the_setup_form_fits_a_phone(browser, server_url):
         assert max(widths) <= 400, widths
         page.select_option("#mode", "watch")
         for seat in (0, 1):
-            page.select_option(f"#seat-{seat}-search", "none")
+            page.select_option(f"#seat-{seat}-search", "blueprint")
         page.click("#start", timeout=5000)          # fails if another element takes the tap
         _idle(page)
         _no_error(page)
@@ -429,7 +429,7 @@ def test_three_to_five_players_and_what_a_seat_runs_as(page):
         page.dispatch_event("#players", "input")
         for seat in range(players):
             page.fill(f"#seat-{seat}-blueprint", "medium" if seat == 0 else "strong")
-            page.select_option(f"#seat-{seat}-search", "lbs-16" if seat == 0 else "none")
+            page.select_option(f"#seat-{seat}-search", "lbs-16" if seat == 0 else "blueprint")
             page.fill(f"#seat-{seat}-rollouts", "4")
         page.click("#start")
         _idle(page, timeout=60000)
@@ -451,7 +451,7 @@ def test_stale_move_is_refused_with_the_servers_message(page):
     assert page.input_value("#seed") == ""
     page.select_option("#mode", "play")
     page.check("#seat-1-human")
-    page.select_option("#seat-0-search", "none")
+    page.select_option("#seat-0-search", "blueprint")
     page.click("#start")
     _idle(page)
     _no_error(page)
@@ -482,7 +482,7 @@ def _start_play(page, seed=None):
         page.fill("#seed", str(seed))
     page.check("#seat-0-human")
     page.fill("#seat-1-blueprint", "strong")
-    page.select_option("#seat-1-search", "none")
+    page.select_option("#seat-1-search", "blueprint")
     page.click("#start")
     _idle(page)
 
@@ -492,7 +492,7 @@ def _start_watch(page, seed):
     page.select_option("#mode", "watch")
     page.fill("#seed", str(seed))
     for seat in (0, 1):
-        page.select_option(f"#seat-{seat}-search", "none")
+        page.select_option(f"#seat-{seat}-search", "blueprint")
     page.click("#start")
     _idle(page)
 
@@ -578,7 +578,7 @@ def test_watch_game_search_panel(page):
     page.select_option("#seat-0-search", "lbs-16")
     page.fill("#seat-0-rollouts", "8")
     page.fill("#seat-1-blueprint", "strong")
-    page.select_option("#seat-1-search", "none")
+    page.select_option("#seat-1-search", "blueprint")
     page.click("#start")
     _idle(page)
     _no_error(page)
@@ -657,7 +657,7 @@ def test_replay_an_exported_game(page):
     page.fill("#seed", "5")
     for seat in (0, 1):
         page.fill(f"#seat-{seat}-blueprint", "strong")
-        page.select_option(f"#seat-{seat}-search", "none")
+        page.select_option(f"#seat-{seat}-search", "blueprint")
     page.click("#start")
     _idle(page)
     page.click("#btn-playout")

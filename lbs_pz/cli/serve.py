@@ -85,7 +85,7 @@ def add_command(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int_at_least(0), default=8000,
                         help="port (default 8000; 0 picks a free one)")
     add_blueprint_option(parser, what="the page's default blueprint for new seats")
-    parser.add_argument("--search", default="lbs-16", metavar="none|lbs-K|lbs-inf|sparta",
+    parser.add_argument("--search", default="lbs-16", metavar="blueprint|lbs-K|lbs-inf|sparta",
                         help="the page's default search for a searching seat (default lbs-16)")
     parser.add_argument("--rollouts", type=int_at_least(1), default=SearchConfig.rollouts,
                         help=f"default sampled worlds per search decision (default "

@@ -64,7 +64,7 @@ from lbs_pz.search.build import build_agent
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.methods import MethodSpec, parse_method
 
-SEARCHES = ("none", "lbs-1", "lbs-16", "lbs-inf", "sparta")
+SEARCHES = ("blueprint", "lbs-1", "lbs-16", "lbs-inf", "sparta")
 BLUEPRINT_EXAMPLES = ("strong", "medium", "weak", "simple", "random", "lstm:public_lstm_2p")
 VARIANT_FIELDS = ("players", "colors", "ranks", "hand_size", "max_information_tokens",
                   "max_life_tokens")
@@ -170,17 +170,16 @@ def variant_dict(config: HanabiConfig) -> dict:
 
 
 def parse_search(search) -> str:
-    """'none', 'sparta', 'lbs-K' or 'lbs-inf' (one spelling); ApiError otherwise."""
+    """A seat's method in its one spelling, as the CLI names it (`parse_method`):
+    'blueprint' (no search; None and 'none', the name older replays use, read as it),
+    'sparta', 'lbs-K' or 'lbs-inf'; ApiError otherwise."""
     if search is None or search == "none":
-        return "none"
+        return "blueprint"
     try:
-        method = parse_method(search)
+        return parse_method(search)
     except ValueError:
-        method = None
-    if method in (None, "blueprint"):
-        raise _bad(f"unknown search {search!r}; expected none, sparta, lbs-K (e.g. lbs-1, "
-                   f"lbs-16) or lbs-inf")
-    return method
+        raise _bad(f"unknown search {search!r}; expected blueprint (no search), sparta, "
+                   f"lbs-K (e.g. lbs-1, lbs-16) or lbs-inf") from None
 
 
 @dataclasses.dataclass
@@ -191,7 +190,7 @@ class Seat:
     human: bool = False
     blueprint: Any = None
     searcher: Any = None
-    search: str = "none"
+    search: str = "blueprint"
     spec: Optional[str] = None
     rollouts: Optional[int] = None
     notes: tuple = ()       # what the search's defaults chose, and why (`resolve`)
@@ -806,12 +805,12 @@ class GameStore:
             raise _bad(f"{where}.blueprint must be a blueprint spec string (e.g. \"strong\")")
         spec = self.check_spec(entry["blueprint"], f"{where}.blueprint")
         try:
-            search = parse_search(entry.get("search", "none"))
+            search = parse_search(entry.get("search", "blueprint"))
         except ApiError as err:
             raise _bad(f"{where}.search: {err.message}") from None
         rollouts = _int(entry.get("rollouts", self.default_rollouts), f"{where}.rollouts", 1,
                         SEARCH_CAPS["rollouts"])
-        method = MethodSpec(method="blueprint" if search == "none" else search,
+        method = MethodSpec(method=search,
                             blueprint=spec,
                             search=self.limited(SearchConfig(rollouts=rollouts), where))
         blueprint, searcher = _build(method, config, where)

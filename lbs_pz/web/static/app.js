@@ -138,10 +138,10 @@ function showSection(name) {
 
 function seatRow(i) {
   const blueprints = app.options ? app.options.blueprints || [] : [];
-  const searches = app.options ? app.options.searches || ["none"] : ["none"];
+  const searches = app.options ? app.options.searches || ["blueprint"] : ["blueprint"];
   const defaultBlueprint = app.options && app.options.server_blueprint
     ? app.options.server_blueprint : (blueprints[0] || "");
-  const defaultSearch = app.options && app.options.server_search ? app.options.server_search : "none";
+  const defaultSearch = app.options && app.options.server_search ? app.options.server_search : "blueprint";
   const search = el("select", { id: `seat-${i}-search`, "aria-label": `Seat ${i} search` },
     searches.map((s) => el("option", { value: s, text: s, selected: s === defaultSearch })));
   const row = el("div", { class: "seat-row", id: `seat-${i}` }, [
