@@ -1,0 +1,145 @@
+"""The repository's health figures: what a clone downloads, how long the longest function is,
+how many hand-written argument checks remain, how much of the public API is annotated, and
+whether ruff and mypy pass.
+
+    python benchmarks/house.py            # the table (the "house" section of sections.toml)
+
+Each figure has its limit beside it; tests/test_house.py asserts the limits.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+from typing import Dict, List, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = os.path.join(ROOT, "lbs_pz")
+TRACKED_LIMIT = 8_000_000       # bytes tracked outside lbs_pz/models/
+LONGEST_LIMIT = 80              # lines of the longest function in lbs_pz/
+# a results/ file this big (a run's log, a model) is committed once; a smaller record (a
+# long run's improve.json) may follow its run
+ONCE_BYTES = 100_000
+# the hand-written "an int but not a bool" check: written once, in lbs_pz/checks.py
+INT_CHECK = re.compile(r"isinstance\([^)]*,\s*bool\)")
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def tracked_bytes() -> int:
+    """Bytes of the files git tracks outside lbs_pz/models/ (what a clone holds beside the
+    shipped weights)."""
+    total = 0
+    for path in git("ls-files", "-z").split("\0"):
+        if path and not path.startswith("lbs_pz/models/") and os.path.isfile(
+                os.path.join(ROOT, path)):
+            total += os.path.getsize(os.path.join(ROOT, path))
+    return total
+
+
+def results_commits() -> Dict[str, int]:
+    """{tracked file under results/ of ONCE_BYTES or more: commits that wrote it}."""
+    paths = [p for p in git("ls-files", "results").splitlines()
+             if p and os.path.getsize(os.path.join(ROOT, p)) >= ONCE_BYTES]
+    return {p: len(git("log", "--format=%H", "--follow", "--", p).split()) for p in paths}
+
+
+def _sources() -> List[Tuple[str, ast.Module]]:
+    out = []
+    for folder, _, files in os.walk(PACKAGE):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as f:
+                    out.append((os.path.relpath(path, ROOT), ast.parse(f.read())))
+    return out
+
+
+def longest_functions(n: int = 3) -> List[Tuple[int, str]]:
+    """The n longest functions of lbs_pz/ as (lines, "path:name"), longest first."""
+    rows = [(node.end_lineno - node.lineno + 1, f"{path}:{node.name}")
+            for path, tree in _sources() for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return sorted(rows, reverse=True)[:n]
+
+
+def int_checks() -> List[str]:
+    """"path:line" of every hand-written "not a bool" isinstance check in lbs_pz/."""
+    found = []
+    for folder, _, files in os.walk(PACKAGE):
+        for name in sorted(files):
+            if name.endswith((".py", ".pyx")):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as f:
+                    for i, line in enumerate(f, 1):
+                        if INT_CHECK.search(line):
+                            found.append(f"{os.path.relpath(path, ROOT)}:{i}")
+    return found
+
+
+def annotated_public() -> Tuple[int, int, List[str]]:
+    """(public functions with a return annotation, public functions, the names of those
+    without): public = neither it nor its class starts with "_" (dunders are not public)."""
+    total, missing = 0, []
+
+    def visit(body, path, prefix, public):
+        nonlocal total
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, path, f"{prefix}{node.name}.",
+                      public and not node.name.startswith("_"))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if public and not node.name.startswith("_"):
+                    total += 1
+                    if node.returns is None:
+                        missing.append(f"{path}:{prefix}{node.name}")
+    for path, tree in _sources():
+        visit(tree.body, path, "", True)
+    return total - len(missing), total, missing
+
+
+def lint(tool: str) -> str:
+    """'passes', 'fails (N lines)' or 'not installed' for `ruff check lbs_pz` / `mypy lbs_pz`."""
+    if shutil.which(tool) is None:
+        return "not installed"
+    argv = [tool, "check", "lbs_pz"] if tool == "ruff" else [tool, "lbs_pz"]
+    run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    lines = len((run.stdout + run.stderr).strip().splitlines())
+    return "passes" if run.returncode == 0 else f"fails ({lines} lines of output)"
+
+
+def main() -> int:
+    size = tracked_bytes()
+    rewritten = {p: n for p, n in results_commits().items() if n > 1}
+    longest = longest_functions()
+    checks = int_checks()
+    annotated, public, _ = annotated_public()
+    rows = [
+        ("tracked outside lbs_pz/models/", f"{size / 1e6:.1f} MB",
+         f"< {TRACKED_LIMIT / 1e6:.0f} MB"),
+        (f"results/ files of {ONCE_BYTES // 1000} KB or more written by more than one commit",
+         f"{len(rewritten)}",
+         "0 since they are kept gzipped" + (f" ({', '.join(sorted(rewritten))})"
+                                             if rewritten else "")),
+        ("longest function in lbs_pz/", f"{longest[0][0]} lines ({longest[0][1]})",
+         f"<= {LONGEST_LIMIT}"),
+        ("hand-written int checks in lbs_pz/", f"{len(checks)}", "1 (lbs_pz/checks.py)"),
+        ("public functions with a return annotation", f"{annotated} of {public}", "all"),
+        ("ruff check lbs_pz", lint("ruff"), "passes"),
+        ("mypy lbs_pz", lint("mypy"), "passes"),
+    ]
+    print("| figure | now | limit |\n|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
