@@ -1,12 +1,10 @@
-"""Shared pytest setup: make the in-place build and the test helpers importable however
-pytest is launched (from the repo root, from tests/, or as `pytest` rather than
-`python -m pytest`)."""
+"""Shared pytest setup.
 
-import os
-import sys
+What the tests share lives in the package tests/helpers/ (`from helpers.engine import ...`),
+importable however pytest is launched through `pythonpath` in pyproject.toml; lbs_pz itself
+is the installed (editable) package.
 
-_TESTS = os.path.dirname(os.path.abspath(__file__))
-_ROOT = os.path.dirname(_TESTS)
-for _path in (_ROOT, _TESTS):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+The rule of every test: a test waits for the event it needs (a log line, a file, a status
+code) and asserts outcomes, never a duration, so that it passes on a machine whose cores are
+busy with another job; a deadline only tells a hang (helpers.waiting.HANG_SECONDS).
+"""

@@ -4,11 +4,12 @@ script one of its commands names or a file such a script uses, and every script,
 or example a section names exists."""
 
 import ast
-import importlib.util
 import os
 import re
 
 import pytest
+
+from helpers.scripts import load_script
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCHMARKS = os.path.join(ROOT, "benchmarks")
@@ -20,11 +21,7 @@ NAMED_PATH = re.compile(r"(?<![\w./-])((?:benchmarks|examples|docs|lbs_pz)/[\w./
 
 
 def _run_all():
-    spec = importlib.util.spec_from_file_location("run_all", os.path.join(BENCHMARKS,
-                                                                       "run_all.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/run_all.py")
 
 
 @pytest.fixture(scope="module")

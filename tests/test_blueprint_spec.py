@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from engine_helpers import sample_consistent_hand
+from helpers.engine import sample_consistent_hand
 from lbs_pz.agents import (
     Blueprint, BlueprintBase, BlueprintError, PythonBlueprint, RandomAgent, RuleBot,
     as_blueprint, blueprint_identity, load_blueprint,

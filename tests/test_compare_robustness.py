@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from isolated import run_child
+from helpers.isolated import run_child
 
 from lbs_pz.eval.backends import collect
 from lbs_pz.search.methods import MethodSpec

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 import torch
-from engine_helpers import saved_and_loaded
+from helpers.engine import saved_and_loaded
 
 from lbs_pz.agents import RuleBot, load_blueprint
 from lbs_pz.agents.public_lstm import (ARCHITECTURES, CardFeatures, PublicLSTMBlueprint,

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine_helpers import play_random, snapshot
+from helpers.engine import play_random, snapshot
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 STD = HanabiConfig(players=2)
@@ -420,7 +420,7 @@ def test_batch_bad_indices():
 FUZZ = textwrap.dedent("""
     import random, numpy as np
     from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
-    from engine_helpers import assert_cards_conserved
+    from helpers.engine import assert_cards_conserved
     ERRORS = (ValueError, TypeError, IndexError, OverflowError)
     rng = random.Random(0)
     junk = [-2**70, -2**31, -129, -2, -1, 0, 1, 2, 7, 8, 9, 24, 25, 26, 55, 56, 57, 127, 128,

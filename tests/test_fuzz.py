@@ -1,8 +1,8 @@
 """Hypothesis fuzz of the public engine, rule-bot and env API, run in a child process.
 
-The child (tests/fuzz_api.py) calls every public method with valid and hostile arguments;
-a call may only raise a documented Python exception. A signal exit fails the test and names
-the last call the child printed, which is the one that crashed.
+The child (tests/helpers/fuzz_api.py) calls every public method with valid and hostile
+arguments; a call may only raise a documented Python exception. A signal exit fails the test
+and names the last call the child printed, which is the one that crashed.
 """
 import os
 import subprocess
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-FUZZ = os.path.join(os.path.dirname(__file__), "fuzz_api.py")
+FUZZ = os.path.join(os.path.dirname(__file__), "helpers", "fuzz_api.py")
 
 
 def run_fuzz(examples: int, seed: int, timeout: float = 600):

@@ -1,5 +1,5 @@
-"""Corrupted files handed to every reader a user reaches (tests/fuzz_files.py, in a child
-process so that a crash fails the test instead of the run): game logs, recorded searches,
+"""Corrupted files handed to every reader a user reaches (tests/helpers/fuzz_files.py, in a
+child process so that a crash fails the test instead of the run): game logs, recorded searches,
 value / belief / public-LSTM checkpoints, RLlib modules. Only ValueError may come out
 (CheckpointError from the RLlib loader), what is accepted must be true, and memory stays
 bounded."""
@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("hypothesis")
 
-PROGRAM = os.path.join(os.path.dirname(__file__), "fuzz_files.py")
+PROGRAM = os.path.join(os.path.dirname(__file__), "helpers", "fuzz_files.py")
 
 
 def run_fuzz(examples: int, seed: int, timeout: float = 900, extra=()) -> None:

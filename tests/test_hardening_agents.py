@@ -1,9 +1,9 @@
 """Hardening of the agents and search entry points (issue 12): the rule bots' C entry points,
 the exact belief's kernels, the SB3 zip loader and a search agent reused across deals.
 
-Every misuse that once crashed the interpreter runs in a child process (tests/isolated.py):
-the test fails on a signal, not the run. Independent cases share one child, which prints
-one line per case; the test then asserts on each line.
+Every misuse that once crashed the interpreter runs in a child process
+(tests/helpers/isolated.py): the test fails on a signal, not the run. Independent cases share
+one child, which prints one line per case; the test then asserts on each line.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from isolated import assert_raises_cleanly, assert_runs_cleanly
+from helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
 from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.agents import LBSAgent

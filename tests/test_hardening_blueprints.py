@@ -8,7 +8,7 @@
   before the network is allocated, and a non-finite estimate inside search is a counted
   fallback to the blueprint's move.
 
-What could hang or exhaust memory runs in a child process (tests/isolated.py).
+What could hang or exhaust memory runs in a child process (tests/helpers/isolated.py).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 import pytest
 
-from isolated import assert_raises_cleanly, assert_runs_cleanly
+from helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
 from lbs_pz.agents import BlueprintError, RuleBot, as_blueprint
 from lbs_pz.agents.python_blueprint import DEFAULT_TIME_LIMIT, PythonBlueprint
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, Move, encode_move

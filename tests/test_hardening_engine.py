@@ -1,9 +1,9 @@
 """Hardening of the engine's Cython entry points (issue 12): every misuse that once crashed the
 interpreter or wrote into memory it must not touch now ends in a Python exception.
 
-Each misuse runs in a child process (tests/isolated.py), several independent cases per child:
-the child prints one line per case (`name: ExceptionClass`) and the test asserts on them, so a
-crash in any case fails the test instead of the run.
+Each misuse runs in a child process (tests/helpers/isolated.py), several independent cases
+per child: the child prints one line per case (`name: ExceptionClass`) and the test asserts on
+them, so a crash in any case fails the test instead of the run.
 """
 import pickle
 import random
@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from isolated import assert_raises_cleanly, assert_runs_cleanly
+from helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 PRELUDE = """

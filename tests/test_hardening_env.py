@@ -3,13 +3,13 @@ the Gymnasium self-play env and the SB3 VecEnv accept and refuse the same action
 constructor arguments with the same words (`lbs_pz.envs.checks`), and every observation lies
 in its declared space.
 
-Each misuse runs in a child process (tests/isolated.py); independent cases share one child,
-which prints one line per case and the parent asserts on them.
+Each misuse runs in a child process (tests/helpers/isolated.py); independent cases share one
+child, which prints one line per case and the parent asserts on them.
 """
 
 import pytest
 
-from isolated import assert_runs_cleanly
+from helpers.isolated import assert_runs_cleanly
 
 # Four interfaces on the same 2-player game (seed 1: player 0 to act, 0 = Discard 0 is
 # illegal with all hint tokens, 5 = Play 0 is legal). `step(kind, env, a)` makes the move

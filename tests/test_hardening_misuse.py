@@ -2,14 +2,14 @@
 their reduce tuple (state and config, any game size, any point of the game), a rule bot
 asked to move for a seat the game does not have, and a trainer sent to a Ray address where
 nothing answers. What could crash the interpreter runs in a child process
-(tests/isolated.py)."""
+(tests/helpers/isolated.py)."""
 
 import os
 import time
 
 import pytest
 
-from isolated import assert_runs_cleanly
+from helpers.isolated import assert_runs_cleanly
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.cli import main
 from lbs_pz.engine import HanabiConfig, HanabiState

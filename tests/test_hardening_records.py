@@ -1,11 +1,11 @@
 """hanab.live import hardening (issue 12): every malformed field is a ValueError naming the
 field and the action, never another move, another card, KeyError, TypeError or RecursionError.
 
-Each misuse runs in a child process (tests/isolated.py), so a crash fails the test instead of
-the run; independent cases share one child and report what each raised on stdout.
+Each misuse runs in a child process (tests/helpers/isolated.py), so a crash fails the test
+instead of the run; independent cases share one child and report what each raised on stdout.
 """
 
-from isolated import assert_raises_cleanly, assert_runs_cleanly
+from helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
 
 # A valid 2-player game (first moves: rank clue, color clue, play), shared by the children.
 _SETUP = """

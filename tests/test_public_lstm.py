@@ -14,7 +14,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from engine_helpers import positions, sample_consistent_hand
+from helpers.engine import positions, sample_consistent_hand
+from helpers.scripts import load_script
 from lbs_pz.agents import Blueprint, RuleBot
 from lbs_pz.agents.public_lstm import (PublicLSTMBlueprint, PublicLSTMNet, epsilon_greedy,
                                        masked_greedy)
@@ -430,8 +431,7 @@ def test_bfloat16_copy_plays_almost_every_move_of_float32_with_its_own_cache():
 def test_bf16_products_times_both_precisions(capsys):
     """docs/experiments/bf16_products.py: one row per product with both times and their ratio,
     and a size below 1 is a usage error."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "docs", "experiments"))
-    import bf16_products
+    bf16_products = load_script("docs/experiments/bf16_products.py")
 
     assert bf16_products.main(["--rows", "64", "--repeats", "2"]) == 0
     rows = [line.split("|") for line in capsys.readouterr().out.splitlines()

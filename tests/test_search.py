@@ -10,6 +10,8 @@ from lbs_pz.search.beliefs import GroundedBelief
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.rollout_search import FEW_WORLDS, search_move
 
+from helpers.scripts import load_script
+
 BOT = RuleBot("strong")
 # the paper's deviation rule (no confidence margin) with pruning by means: the rollout
 # engine's plainest settings, which these tests vary one knob at a time
@@ -370,10 +372,7 @@ def test_pruning_check_runs_every_rule_on_the_same_worlds(capsys):
     """docs/experiments/pruning_check.py: every rule searches the same decisions; none rolls out
     more than "off" at any of them, "threshold" no more than "paired" in all; the report
     has one row per rule, and an unknown rule is a usage error."""
-    import os
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "docs", "experiments"))
-    import pruning_check
+    pruning_check = load_script("docs/experiments/pruning_check.py")
 
     results = pruning_check.check("strong", "grounded", 16, 96, 1, ["threshold", "paired"],
                                   log=lambda *_: None)
@@ -396,10 +395,7 @@ def test_deviation_check_can_follow_the_search_s_own_games():
     """docs/experiments/deviation_check.py: a move sent into the walk is the one seat 0 plays
     (the search's own games); --follow search plays the search's moves and still measures
     every deviation; an unknown --follow is an error."""
-    import os
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "docs", "experiments"))
-    import deviation_check
+    deviation_check = load_script("docs/experiments/deviation_check.py")
 
     walk = deviation_check.seat0_decisions("strong", "grounded", 1, 8, 1, log=lambda *_: None)
     _, _, _, state, move = walk.send(None)

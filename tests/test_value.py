@@ -13,6 +13,8 @@ from lbs_pz.search.value import CentralValue, load_value, value_features
 from lbs_pz.train.games import generate_positions
 from lbs_pz.train.value import ValueTrainConfig, train_value
 
+from helpers.scripts import load_script
+
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
@@ -114,10 +116,8 @@ def test_value_ranking_pairs_the_claim_and_the_rollouts_in_the_same_worlds():
     used, so LBS-k's claimed gains equal the gains to the end world for world (same
     hands, same decks): every value error is exactly 0. At k = 1 they differ."""
     import os
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "docs", "experiments"))
     import torch
-    import value_ranking
+    value_ranking = load_script("docs/experiments/value_ranking.py")
 
     spec = "lstm:conventions_expert_value_2p"
     quiet = dict(log=lambda *_: None, per_game=6)

@@ -1,15 +1,15 @@
 """Fuzz program for the public engine, rule-bot and environment API (run by tests/test_fuzz.py).
 
-    python tests/fuzz_api.py --examples 300 --seed 0
+    python tests/helpers/fuzz_api.py --examples 300 --seed 0
 
 Hypothesis draws sequences of calls: every public method of HanabiState and HanabiBatch
 (found by dir(), so new methods are fuzzed too), the rule bots, the constructors, the
-PettingZoo env, the Gymnasium self-play env and the SB3 VecEnv, each with arguments drawn from a mix of valid values and hostile ones (huge
-and negative ints, floats, NaN, bools, None, strings, arrays of the wrong dtype, shape,
-contiguity or writeability, other engine objects). A call may raise one of the documented
-Python exceptions; any other exception fails the example (Hypothesis shrinks it), and a
-signal kills this process: each call is printed before it runs, so the last line printed
-names the call that crashed.
+PettingZoo env, the Gymnasium self-play env and the SB3 VecEnv, each with arguments drawn
+from a mix of valid values and hostile ones (huge and negative ints, floats, NaN, bools,
+None, strings, arrays of the wrong dtype, shape, contiguity or writeability, other engine
+objects). A call may raise one of the documented Python exceptions; any other exception
+fails the example (Hypothesis shrinks it), and a signal kills this process: each call is
+printed before it runs, so the last line printed names the call that crashed.
 """
 
 import argparse
@@ -112,7 +112,8 @@ def run_call(state, batch, env, target, name, args):
         attr = {"HanabiState": HanabiState, "HanabiBatch": HanabiBatch,
                 "HanabiConfig": HanabiConfig}[name]
     elif target == "gym":
-        attr = gym_env.step if name == "step" else (lambda *a: gym_env.reset(seed=a[0] if a else None))
+        attr = gym_env.step if name == "step" else \
+            (lambda *a: gym_env.reset(seed=a[0] if a else None))
     elif target == "vec":
         attr = getattr(vec_env, name)
     else:

@@ -1,6 +1,6 @@
 """Fuzz program for what lbs_pz reads from files (run by tests/test_fuzz_files.py).
 
-    python tests/fuzz_files.py --examples 200 --seed 0
+    python tests/helpers/fuzz_files.py --examples 200 --seed 0
 
 Hypothesis corrupts real files, written by the code that ships, and hands them to the
 readers a user reaches:
@@ -14,7 +14,7 @@ A reader may refuse a file only with ValueError (CheckpointError is one); what i
 must be true: a log's scores within the variant's range. A signal kills this process, so
 each attempt is printed before it runs, and the peak memory is checked at the end.
 
-    python tests/fuzz_files.py --rllib --examples 200 --seed 0
+    python tests/helpers/fuzz_files.py --rllib --examples 200 --seed 0
 
 fuzzes the RLlib module loader instead (`RLlibBlueprint.load`, needs the [rllib] extra):
 one of the two pickles of a module saved by RLlib (class_and_ctor_args.pkl,

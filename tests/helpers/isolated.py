@@ -9,6 +9,8 @@ import sys
 import textwrap
 from dataclasses import dataclass
 
+from helpers.waiting import HANG_SECONDS
+
 # Marker the child prints on success; a test asserts it (or the exception) so that an early exit
 # with status 0 cannot pass silently.
 OK_MARKER = "__ISOLATED_OK__"
@@ -31,14 +33,16 @@ class ChildResult:
             return f"signal {-self.returncode}"
 
 
-def run_child(code: str, timeout: float = 120.0) -> ChildResult:
-    """Run ``code`` (dedented) in ``python -c``; ``timeout`` seconds before it counts as a hang."""
+def run_child(code: str, timeout: float = HANG_SECONDS) -> ChildResult:
+    """Run ``code`` (dedented) in ``python -c``; ``timeout`` seconds before it counts as a hang
+    (a TimeoutExpired)."""
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
                           text=True, timeout=timeout)
     return ChildResult(proc.returncode, proc.stdout, proc.stderr)
 
 
-def assert_raises_cleanly(code: str, exc_name: str, match: str = "", timeout: float = 120.0):
+def assert_raises_cleanly(code: str, exc_name: str, match: str = "",
+                          timeout: float = HANG_SECONDS):
     """Assert ``code`` raises the Python exception ``exc_name`` (its message containing
     ``match``), and that the child neither crashed nor hung."""
     wrapped = (f"{textwrap.dedent(code)}\n"
@@ -55,7 +59,7 @@ def assert_raises_cleanly(code: str, exc_name: str, match: str = "", timeout: fl
     return last
 
 
-def assert_runs_cleanly(code: str, timeout: float = 120.0) -> str:
+def assert_runs_cleanly(code: str, timeout: float = HANG_SECONDS) -> str:
     """Assert ``code`` runs to its end in a child (no exception, no signal); returns stdout."""
     result = run_child(f"{textwrap.dedent(code)}\nprint({OK_MARKER!r})\n", timeout)
     assert result.signal_name is None, (

@@ -163,7 +163,8 @@ def sample_consistent_hand(state, seat, rng, tries=50):
         left = unseen_counts(state, seat)
         hand = []
         for colors, ranks, _, _ in knowledge:
-            options = [c * cfg.ranks + r for c in colors for r in ranks if left[c * cfg.ranks + r] > 0]
+            options = [c * cfg.ranks + r for c in colors for r in ranks
+                       if left[c * cfg.ranks + r] > 0]
             if not options:
                 break
             card = rng.choice(options)
