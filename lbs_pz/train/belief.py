@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 import torch
@@ -56,7 +57,8 @@ KIND = "belief"
 
 # --- data --------------------------------------------------------------------------------
 
-def to_tensors(data, device="cpu"):
+def to_tensors(data: Dict[str, np.ndarray],
+               device: Any = "cpu") -> Tuple[torch.Tensor, torch.Tensor]:
     return (torch.as_tensor(data["obs"], device=device).float(),
             torch.as_tensor(data["hands"], device=device))
 
@@ -77,7 +79,7 @@ def deals_note(seed: int, games: int, val_games: int) -> str:
 
 
 def split_search_games(path: str, val_games: int, config=None, blueprint=None,
-                       asked: str = ""):
+                       asked: str = "") -> Tuple[List[dict], List[dict]]:
     """(training records, validation records) of the recorded search games at `path`:
     the last tenth (at least one, at most `val_games`) held out for validation, never
     trained on. ValueError for a file with fewer than 2 games and, given the run's game
@@ -159,7 +161,8 @@ class BeliefTraining:
         log(f"belief net: {count_parameters(model):,} parameters on {device}; blueprint "
             f"{identity['spec']}, {config.players}p {config.hand_size}-card; validation "
             f"{tc.val_games} games (mean score {self.val_score:.2f})")
-        self.progress = {"updates": 0, "games": 0, "train_loss": None, "seconds": 0.0}
+        self.progress: Dict[str, Any] = {"updates": 0, "games": 0, "train_loss": None,
+                                         "seconds": 0.0}
 
     def step_games(self) -> dict:
         """This update's games (`generate_games`' dict): games_per_step - n_replayed fresh
@@ -174,6 +177,7 @@ class BeliefTraining:
             picked = self.order[np.arange(start, start + n_replayed) % len(self.order)]
             replayed = replay_games(self.config, [self.searched[i] for i in picked])
             data = replayed if data is None else join_games(data, replayed)
+        assert data is not None             # games_per_step >= 1: fresh or replayed games
         return data
 
     def update(self, clock) -> dict:
@@ -226,7 +230,8 @@ class BeliefTraining:
 
 
 @claims_out
-def train_belief(tc: BeliefTrainConfig, log=print):
+def train_belief(tc: BeliefTrainConfig,
+                 log=print) -> Tuple[BeliefNet, List[Tuple[int, float, float]]]:
     """Train a belief for the blueprint `tc.blueprint` and save it to `tc.out`; returns
     (model, history of (step, train_loss, val_loss)), one entry per validation.
 

@@ -61,7 +61,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple, TypeVar
 
 import numpy as np
 import torch
@@ -78,9 +78,10 @@ from lbs_pz.train.common import (clipped_step, command_line, game_config, lstm_c
 from lbs_pz.train.configs import (BLUEPRINT_ARCH, FINETUNE, SCRATCH,  # noqa: F401 (the presets)
                                   MAX_CENTRED, BlueprintTrainConfig, DistillConfig)
 from lbs_pz.train.distill import distill
-from lbs_pz.train.loop import Budget, Trainer, claims_out, read_resume, run
+from lbs_pz.train.loop import Budget, Clock, Trainer, claims_out, read_resume, run
 
 KIND = "public_lstm"          # its kind in the lbs_pz checkpoint layout
+Module = TypeVar("Module", bound=torch.nn.Module)
 DEMO_GAMES = 2**31            # the demonstrations' first game in the TRAIN deal stream
 
 
@@ -135,7 +136,8 @@ class GameReplay:
         self.next = (g + 1) % self.capacity
         self.count = min(self.count + 1, self.capacity)
 
-    def sample(self, k: int, rng: np.random.Generator, exponent: float, is_exponent: float):
+    def sample(self, k: int, rng: np.random.Generator, exponent: float,
+               is_exponent: float) -> Tuple[np.ndarray, np.ndarray]:
         """k game indices drawn ~ priority ** exponent, and their importance weights
         (max-normalised), float32 (k,)."""
         p = self.priority[: self.count] ** exponent
@@ -204,7 +206,7 @@ class Actors:
         e = self.config.encoding_size
         legal = self.batch.legal_masks().astype(bool)                # (n, M)
         cur = self.batch.current_players().astype(np.int64)
-        if self.bot:
+        if self.bot_player is not None:                               # self.bot set
             actions = self.bot_player.act_batch(self.batch)
         else:
             device = next(net.parameters()).device
@@ -263,7 +265,8 @@ def _tensors(games: Dict[str, np.ndarray], device, pub_dim: int):
     return t
 
 
-def margin_gap(q_mover, legal, action, margin: float):
+def margin_gap(q_mover: torch.Tensor, legal: torch.Tensor, action: torch.Tensor,
+               margin: float) -> torch.Tensor:
     """DQfD's large-margin term per move: max over legal a of [Q(a) + margin * (a != a*)]
     - Q(a*). q_mover (k, T, M) the mover's Q, legal (k, T, M) bool, action (k, T) int64
     a* -> (k, T) (>= 0; 0 once Q(a*) leads every other legal move by the margin)."""
@@ -275,7 +278,8 @@ def margin_gap(q_mover, legal, action, margin: float):
 
 def vdn_loss(net, target_net, games: Dict[str, np.ndarray], weights: np.ndarray,
              is_demo: np.ndarray, tc: BlueprintTrainConfig, anchor_net=None,
-             anchor_weight: float = 0.0, stats: Optional[dict] = None):
+             anchor_weight: float = 0.0, stats: Optional[dict] = None,
+             ) -> Tuple[torch.Tensor, float, float, np.ndarray]:
     """Loss of a batch of k games padded to T moves.
 
     With `anchor_net` (the frozen start net of a fine-tuning run) and anchor_weight > 0
@@ -427,7 +431,7 @@ def scratch_net(tc: BlueprintTrainConfig, config) -> PublicLSTMNet:
     return PublicLSTMNet.for_config(config, **options)
 
 
-def frozen(net):
+def frozen(net: Module) -> Module:
     """`net` in eval mode with no gradients (a target or anchor network)."""
     net.eval()
     for p in net.parameters():
@@ -441,7 +445,8 @@ def fresh_progress() -> dict:
             "seconds": 0.0, "evals": [], "train_scores": [], "curve": []}
 
 
-def resumed_nets(tc: BlueprintTrainConfig, config, ckpt: dict, device, progress: dict):
+def resumed_nets(tc: BlueprintTrainConfig, config, ckpt: dict, device,
+                 progress: dict) -> Tuple[PublicLSTMNet, Optional[PublicLSTMNet]]:
     """(net, anchor net or None) of the checkpoint `ckpt` that `--resume` names, its
     counters put into `progress`. ValueError for a checkpoint of another game or (a run
     without --init) another net than `scratch_net`, or not of train-blueprint."""
@@ -468,7 +473,8 @@ def resumed_nets(tc: BlueprintTrainConfig, config, ckpt: dict, device, progress:
 
 
 def start_nets(tc: BlueprintTrainConfig, config, ckpt: Optional[dict], device,
-               progress: dict, log=print):
+               progress: dict, log=print,
+               ) -> Tuple[PublicLSTMNet, PublicLSTMNet, Optional[PublicLSTMNet], Optional[dict]]:
     """(net, target net, anchor net or None, the loaded --init checkpoint or None) of a
     run: resumed (`resumed_nets`), started from --init (`init_checkpoint`; its copy is
     the anchor, progress["init"] says where it came from) or new (`scratch_net`). The
@@ -485,6 +491,7 @@ def start_nets(tc: BlueprintTrainConfig, config, ckpt: Optional[dict], device,
         anchor_net = copy.deepcopy(net)
     else:
         net = scratch_net(tc, config).to(device)
+    assert tc.anchor_weight is not None                 # tc is resolved(): a preset's
     if anchor_net is None and tc.anchor_weight > 0:
         raise ValueError(f"--resume {tc.resume}: anchor_weight > 0 needs a start net, and "
                          f"this run has none (it was not started with --init)")
@@ -515,6 +522,8 @@ class QLearning:
         self.tc, self.config, self.progress, self.init, self.log = tc, config, progress, init, log
         self.net, self.target_net, self.anchor_net = net, target_net, anchor_net
         net.train()
+        assert tc.lr is not None and tc.eps is not None and tc.eps_alpha is not None, \
+            "QLearning takes a resolved() config"
         self.optimizer = torch.optim.Adam(net.parameters(), lr=tc.lr, eps=tc.adam_eps)
         seed = tc.seed + 1000 * progress["updates"]      # fresh exploration after a resume
         self.rng = np.random.default_rng(seed)
@@ -541,6 +550,7 @@ class QLearning:
         """The anchor's weight now: tc.anchor_weight, halving every anchor_half_life
         updates when that is > 0 (0 without an anchor net)."""
         tc = self.tc
+        assert tc.anchor_weight is not None                 # tc is resolved(): a preset's
         if self.anchor_net is None or tc.anchor_weight == 0:
             return 0.0
         if tc.anchor_half_life <= 0:
@@ -558,7 +568,7 @@ class QLearning:
                     self.replay.add(game)
                     progress["games"] += 1
                 progress["env_steps"] += self.actors.n
-            if self.demo_actors is not None:
+            if self.demo_actors is not None and self.demo_replay is not None:  # made together
                 for game in self.demo_actors.step():
                     self.demo_replay.add(game)
                     progress["demo_games"] += 1
@@ -576,13 +586,18 @@ class QLearning:
             return round(tc.batch_size * tc.demo_fraction) if own_ready else tc.batch_size
         return 0 if len(self.replay) >= tc.learning_starts else None
 
-    def sample(self, n_demo: int):
+    def sample(self, n_demo: int) -> Tuple[List[Tuple[GameReplay, np.ndarray]],
+                                           Dict[str, np.ndarray], np.ndarray, np.ndarray]:
         """A batch of games drawn by priority: batch_size - n_demo of the agent's, n_demo
         demonstrations. Returns (parts: [(replay, game indices)], games: arrays (k, T, ...)
         cut to the longest game, importance weights float32 (k,), is_demo bool (k,))."""
         tc, rng = self.tc, self.rng
-        parts, weights = [], []
-        for buf, n in ((self.replay, tc.batch_size - n_demo), (self.demo_replay, n_demo)):
+        parts: List[Tuple[GameReplay, np.ndarray]] = []
+        weights = []
+        sources = [(self.replay, tc.batch_size - n_demo)]
+        if self.demo_replay is not None:        # none: no demonstrations (n_demo is 0)
+            sources.append((self.demo_replay, n_demo))
+        for buf, n in sources:
             if n > 0:
                 idx, w = buf.sample(n, rng, tc.priority_exponent, tc.is_exponent)
                 parts.append((buf, idx))
@@ -595,7 +610,7 @@ class QLearning:
                                   for buf, idx in parts])
         return parts, games, np.concatenate(weights), is_demo
 
-    def update(self, clock):
+    def update(self, clock: Clock) -> Optional[Dict[str, float]]:
         """Act, then one step on `vdn_loss` of a sampled batch (None while there is not
         enough to learn from): the sampled games' priorities renewed, the target net
         copied every target_every updates. Returns the losses {"td", "margin", "anchor"}."""

@@ -10,11 +10,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import shlex
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 import torch
 
-from lbs_pz.agents import blueprint_identity, load_blueprint
+from lbs_pz.agents import Blueprint, blueprint_identity, load_blueprint
 from lbs_pz.agents.public_lstm import ARCHITECTURES, PublicLSTMBlueprint
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.seeds import EVAL, deal_seeds
@@ -78,7 +79,7 @@ def start_mismatch(what: str, have: dict, run, free=()) -> str:
             f"{' and '.join('--' + name for name in culprits)}{also}")
 
 
-def self_play(net, config: HanabiConfig, games: int, seed: int = 0):
+def self_play(net, config: HanabiConfig, games: int, seed: int = 0) -> Tuple[float, float]:
     """Greedy self-play of a public-LSTM net on EVAL deals 0 .. games-1 of run `seed` (the
     deals of `lbs-pz eval`; training plays TRAIN deals only): (mean, s.e.m.)."""
     was_training = net.training
@@ -144,7 +145,7 @@ def lstm_checkpoint(kind: str, net, config: HanabiConfig, command: str, run_conf
     return pieces
 
 
-def load_training_blueprint(spec: str):
+def load_training_blueprint(spec: str) -> Tuple[Blueprint, Dict[str, Optional[str]]]:
     """(blueprint, identity) for a blueprint spec (`NAME` | `sb3:PATH` | `lstm:PATH` |
     `py:MODULE_OR_FILE.py:CLASS`, see `lbs_pz.agents.load_blueprint`); identity is the
     {"spec", "fingerprint"} that belief and value checkpoints record as `trained_for`."""

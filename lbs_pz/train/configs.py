@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from lbs_pz.agents.rule_bots import BOT_NAMES
 from lbs_pz.checks import as_choice, as_int, as_real
@@ -142,7 +142,8 @@ class BeliefTrainConfig:
     minutes: float = 30.0            # wall-clock budget (0: no limit)
     lr: float = 1e-3                 # Adam learning rate at the start
     lr_final: float = 1e-4           # cosine decay to this over the budget
-    val_games: int = 128             # held-out games (from the end of the run's TRAIN stream) for validation
+    # held-out games (from the end of the run's TRAIN stream) for validation
+    val_games: int = 128
     val_every: int = 100             # steps between validations
     seed: int = 0                    # run seed of the TRAIN deal stream
     embed: int = 256                 # width of the observation embedding
@@ -153,16 +154,30 @@ class BeliefTrainConfig:
     threads: int = 0                 # torch threads (0: torch default)
     device: str = "auto"             # "cpu", "cuda" or "auto"
     out: str = "belief.pt"           # checkpoint file written
-    save_minutes: float = SAVE_MINUTES  # minutes of training between two checkpoints (0: none by time; a killed run loses at most that much)
+    # minutes of training between two checkpoints (0: none by time; a killed run loses at most that
+    # much)
+    save_minutes: float = SAVE_MINUTES
     half: bool = False               # store float16 weights (half the file size)
-    init: str = ""                   # start from this belief (path or shipped name; its architecture and variant), e.g. the one of the net the blueprint was fine-tuned from
-    search_games: str = ""           # a search's recorded games (lbs-pz search-games) with this blueprint: part of every step replays them, so the belief also learns the positions the search leads to
-    search_fraction: float = 0.5     # with --search-games: the fraction of each step's games replayed from them (the last tenth of them is held out for validation)
-    backend: str = "inline"          # where the training games are played: inline (this process) | ray (Ray workers stream them: the same games and results)
-    workers: int = 0                 # with --backend ray: workers playing games (0: every CPU of the cluster)
-    address: str = ""                # with --backend ray: the Ray cluster's address (none: a local Ray)
-    resume: str = ""                 # a checkpoint of an earlier train-belief run (not --half) to continue
-    curve: str = ""                  # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+    # start from this belief (path or shipped name; its architecture and variant), e.g. the one of
+    # the net the blueprint was fine-tuned from
+    init: str = ""
+    # a search's recorded games (lbs-pz search-games) with this blueprint: part of every step
+    # replays them, so the belief also learns the positions the search leads to
+    search_games: str = ""
+    # with --search-games: the fraction of each step's games replayed from them (the last tenth of
+    # them is held out for validation)
+    search_fraction: float = 0.5
+    # where the training games are played: inline (this process) | ray (Ray workers stream them: the
+    # same games and results)
+    backend: str = "inline"
+    # with --backend ray: workers playing games (0: every CPU of the cluster)
+    workers: int = 0
+    # with --backend ray: the Ray cluster's address (none: a local Ray)
+    address: str = ""
+    # a checkpoint of an earlier train-belief run (not --half) to continue
+    resume: str = ""
+    # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+    curve: str = ""
     progress: bool = True            # a progress bar
 
 
@@ -188,12 +203,19 @@ class ValueTrainConfig:
     seed: int = 0                 # run seed of the TRAIN deal stream
     threads: int = 1              # torch threads
     out: str = "value.pt"         # checkpoint file written
-    save_minutes: float = SAVE_MINUTES  # minutes of training between two checkpoints (0: none by time; a killed run loses at most that much)
+    # minutes of training between two checkpoints (0: none by time; a killed run loses at most that
+    # much)
+    save_minutes: float = SAVE_MINUTES
     resume: str = ""              # a checkpoint of an earlier train-value run to continue
-    backend: str = "inline"       # where the training games are played: inline (this process) | ray (Ray workers stream them: the same games and results)
-    workers: int = 0              # with --backend ray: workers playing games (0: every CPU of the cluster)
-    address: str = ""             # with --backend ray: the Ray cluster's address (none: a local Ray)
-    curve: str = ""               # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+    # where the training games are played: inline (this process) | ray (Ray workers stream them: the
+    # same games and results)
+    backend: str = "inline"
+    # with --backend ray: workers playing games (0: every CPU of the cluster)
+    workers: int = 0
+    # with --backend ray: the Ray cluster's address (none: a local Ray)
+    address: str = ""
+    # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+    curve: str = ""
     progress: bool = True         # a progress bar
 
 
@@ -206,12 +228,17 @@ class BlueprintTrainConfig:
     colors: int = 5
     ranks: int = 5
     hand_size: int = 0            # 0: the standard rule (5, or 4 with 4+ players)
-    init: str = ""                # start: PATH (distill / train-blueprint) | lstm:PATH | distill:SPEC
+    # start: PATH (distill / train-blueprint) | lstm:PATH | distill:SPEC
+    init: str = ""
     init_minutes: float = 3.0     # with --init distill:SPEC: minutes of that distillation first
     minutes: float = 30.0         # wall-clock budget of this invocation
     updates: int = 0              # stop after this many updates in total (0: no limit)
-    arch: Optional[str] = None    # the net's architecture (unset: paper; with --init PATH: the start's, which --arch must match; with --init distill:SPEC: the net distilled, unset: distill's default)
-    hidden: Optional[int] = None  # width of the LSTM and the MLP (unset: the preset's, 256; with --init PATH: the start's, which --hidden must match)
+    # the net's architecture (unset: paper; with --init PATH: the start's, which --arch must match;
+    # with --init distill:SPEC: the net distilled, unset: distill's default)
+    arch: Optional[str] = None
+    # width of the LSTM and the MLP (unset: the preset's, 256; with --init PATH: the start's, which
+    # --hidden must match)
+    hidden: Optional[int] = None
     num_actors: int = 64          # games played at once
     act_steps: int = 2            # batched moves of every actor between two updates
     batch_size: int = 32          # games per update
@@ -242,7 +269,9 @@ class BlueprintTrainConfig:
     eval_every: int = 500         # updates (0: only at the end)
     eval_games: int = 500
     save_every: int = 500
-    save_minutes: float = SAVE_MINUTES  # minutes of training between two checkpoints (0: none by time; a killed run loses at most that much)
+    # minutes of training between two checkpoints (0: none by time; a killed run loses at most that
+    # much)
+    save_minutes: float = SAVE_MINUTES
     seed: int = 0
     threads: int = 1
     device: str = "cpu"
@@ -269,6 +298,9 @@ class BlueprintTrainConfig:
             if not ok:
                 raise ValueError(msg)
         self = self.resolved()
+        # resolved: the presets have filled these
+        assert self.lr is not None and self.eps is not None and self.eps_alpha is not None \
+            and self.anchor_weight is not None
         need(self.players in (2, 3, 4, 5), f"players must be 2..5, got {self.players}")
         need(1 <= self.colors <= 5 and 1 <= self.ranks <= 5,
              f"colors and ranks must be 1..5, got {self.colors}, {self.ranks}")
@@ -297,13 +329,15 @@ class BlueprintTrainConfig:
                      "demo_actors", "demo_replay_games", "threads"):
             need(getattr(self, name) >= 1, f"{name} must be >= 1, got {getattr(self, name)}")
         need(self.learning_starts <= self.replay_games,
-             f"learning_starts ({self.learning_starts}) must be <= replay_games ({self.replay_games})")
+             f"learning_starts ({self.learning_starts}) must be <= replay_games "
+             f"({self.replay_games})")
         need(self.batch_size <= self.replay_games, "batch_size must be <= replay_games")
         need(self.lr > 0, f"lr must be > 0, got {self.lr}")
         need(0 < self.gamma <= 1, f"gamma must be in (0, 1], got {self.gamma}")
         need(0 <= self.eps <= 1, f"eps must be in [0, 1], got {self.eps}")
         need(self.eps_alpha >= 0, f"eps_alpha must be >= 0, got {self.eps_alpha}")
-        need(0 <= self.demo_fraction <= 1, f"demo_fraction must be in [0, 1], got {self.demo_fraction}")
+        need(0 <= self.demo_fraction <= 1,
+             f"demo_fraction must be in [0, 1], got {self.demo_fraction}")
         need(self.margin >= 0, f"margin must be >= 0, got {self.margin}")
         need(self.life_penalty >= 0, f"life_penalty must be >= 0, got {self.life_penalty}")
         need(self.eval_every >= 0 and self.updates >= 0 and self.pretrain_updates >= 0,
@@ -312,13 +346,14 @@ class BlueprintTrainConfig:
              f"device must be cpu or cuda[:i], got {self.device!r}")
         if self.demo_bot:
             need(self.demo_bot in BOT_NAMES,
-                 f"demo_bot must be one of {', '.join(BOT_NAMES)} (or empty), got {self.demo_bot!r}")
+                 f"demo_bot must be one of {', '.join(BOT_NAMES)} (or empty), "
+                 f"got {self.demo_bot!r}")
 
 
 # The values of the None fields of BlueprintTrainConfig but the architecture's: from
 # scratch, and fine-tuning a start (--init).
-SCRATCH = dict(lr=2.5e-4, eps=0.4, eps_alpha=7.0, anchor_weight=0.0)
-FINETUNE = dict(lr=5e-5, eps=0.05, eps_alpha=3.0, anchor_weight=1.0)
+SCRATCH: Dict[str, Any] = dict(lr=2.5e-4, eps=0.4, eps_alpha=7.0, anchor_weight=0.0)
+FINETUNE: Dict[str, Any] = dict(lr=5e-5, eps=0.05, eps_alpha=3.0, anchor_weight=1.0)
 BLUEPRINT_ARCH = "paper"      # the architecture of a new train-blueprint net (arch None)
 DISTILL_ARCH = "card_features"  # the architecture of a new distill net (arch None)
 
@@ -336,36 +371,61 @@ class DistillConfig:
     hand_size: int = 0            # 0: the standard rule (5, or 4 with 4+ players)
     minutes: float = 30.0         # wall-clock budget of this invocation
     updates: int = 0              # stop after this many updates in total (0: no limit)
-    arch: Optional[str] = None    # the net's architecture (unset: card_features; with --init: the start's, or a preset that differs from it only in the value head, i.e. dueling, value_hidden, value_lstm, to give the start that head)
-    hidden: Optional[int] = None  # width of the LSTM and the MLP (unset: the preset's, 256; with --init: the start's, which --hidden must match)
+    # the net's architecture (unset: card_features; with --init: the start's, or a preset that
+    # differs from it only in the value head, i.e. dueling, value_hidden, value_lstm, to give the
+    # start that head)
+    arch: Optional[str] = None
+    # width of the LSTM and the MLP (unset: the preset's, 256; with --init: the start's, which
+    # --hidden must match)
+    hidden: Optional[int] = None
     lr: float = 1e-3
     lr_final: float = 0.1         # the learning rate falls linearly to lr * lr_final over the run
     value_weight: float = 0.05    # weight of the return-to-go regression of the VDN Q-sum (0: off)
-    explore: float = 0.5          # fraction of teacher games with one random move (Q off the teacher's path)
-    world_belief: str = ""        # a learned belief for the teacher (path or shipped name): in --world-fraction of the explore games, the mover's hand is first re-dealt from it, as in a search's worlds
-    world_fraction: float = 0.5   # with --world-belief: the fraction of explore games played on in a belief's world
-    search_games: str = ""        # a search's recorded games (lbs_pz.eval.search_games): part of every batch imitates the search's moves
-    search_fraction: float = 0.5  # with --search-games: the fraction of each batch's games taken from them
-    deviation_weight: float = 1.0  # with --search-games: the cross-entropy weight of the moves where the search left the blueprint's
+    # fraction of teacher games with one random move (Q off the teacher's path)
+    explore: float = 0.5
+    # a learned belief for the teacher (path or shipped name): in --world-fraction of the explore
+    # games, the mover's hand is first re-dealt from it, as in a search's worlds
+    world_belief: str = ""
+    # with --world-belief: the fraction of explore games played on in a belief's world
+    world_fraction: float = 0.5
+    # a search's recorded games (lbs_pz.eval.search_games): part of every batch imitates the
+    # search's moves
+    search_games: str = ""
+    # with --search-games: the fraction of each batch's games taken from them
+    search_fraction: float = 0.5
+    # with --search-games: the cross-entropy weight of the moves where the search left the
+    # blueprint's
+    deviation_weight: float = 1.0
     init: str = ""                # start from this public-LSTM checkpoint (path or shipped name)
-    value_only: bool = False      # fit the value head alone (the moves stay exactly the same): the start's, or the new one of --arch (e.g. --arch conventions_value over a conventions_maxq start)
+    # fit the value head alone (the moves stay exactly the same): the start's, or the new one of
+    # --arch (e.g. --arch conventions_value over a conventions_maxq start)
+    value_only: bool = False
     batch_size: int = 32          # games per update
-    num_actors: int = 256         # teacher games played together (one block; split among the workers with --backend ray)
-    act_steps: int = 8            # teacher moves per actor between two updates (act_steps x num_actors moves, in whole games)
+    # teacher games played together (one block; split among the workers with --backend ray)
+    num_actors: int = 256
+    # teacher moves per actor between two updates (act_steps x num_actors moves, in whole games)
+    act_steps: int = 8
     buffer_games: int = 4096      # finished games kept in memory to draw batches from
     grad_clip: float = 5.0
     eval_every: int = 200         # updates between held-out evaluations (0: only at the end)
     eval_games: int = 200         # EVAL-stream deals for agreement and self-play
     save_every: int = 500         # updates between checkpoints
-    save_minutes: float = SAVE_MINUTES  # minutes of training between two checkpoints (0: none by time; a killed run loses at most that much)
+    # minutes of training between two checkpoints (0: none by time; a killed run loses at most that
+    # much)
+    save_minutes: float = SAVE_MINUTES
     seed: int = 0
     threads: int = 1
     device: str = "cpu"
-    backend: str = "inline"       # where the teacher's games are played: inline (this process) | ray (Ray workers stream them: the same games and results)
-    workers: int = 0              # with --backend ray: workers playing games (0: every CPU of the cluster)
-    address: str = ""             # with --backend ray: the Ray cluster's address (none: a local Ray)
+    # where the teacher's games are played: inline (this process) | ray (Ray workers stream them:
+    # the same games and results)
+    backend: str = "inline"
+    # with --backend ray: workers playing games (0: every CPU of the cluster)
+    workers: int = 0
+    # with --backend ray: the Ray cluster's address (none: a local Ray)
+    address: str = ""
     resume: str = ""              # a checkpoint of an earlier distill run to continue
-    curve: str = ""               # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+    # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+    curve: str = ""
 
     def __post_init__(self) -> None:
         self.arch = self.arch or None       # "": unset

@@ -67,7 +67,7 @@ alone was refitted.
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple, Union, cast
 
 import numpy as np
 import torch
@@ -99,7 +99,7 @@ def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
     (what the value term needs). Games with "seat_conv" (`teacher_games(conventions=True)`)
     have it appended to every seat's vector: obs (B, T, E + F), seat_obs (.., E + F)."""
     b, t_max = len(games), max(len(g["action"]) for g in games)
-    out = {}
+    out: Dict[str, Any] = {}                    # arrays, then tensors
 
     def padded(name):
         first = games[0][name]
@@ -137,7 +137,7 @@ def collate(games: List[Dict[str, np.ndarray]], device, seats: int = 0) -> Dict:
     return out
 
 
-def mover_logits(net, b, out=None):
+def mover_logits(net, b, out=None) -> torch.Tensor:
     """The mover's Q of its M moves at every position, illegal moves at -1e9: (B, T, M).
     `out`: the public stream's output (B, T, H) if already computed."""
     if out is None:
@@ -149,7 +149,7 @@ def mover_logits(net, b, out=None):
     return q.masked_fill(~b["legal"], -1e9)
 
 
-def seat_legal(b, k: int):
+def seat_legal(b, k: int) -> torch.Tensor:
     """Every seat's legal outputs in the first k games of a collated batch, bool
     (k, T, P, M + 1): `seat_masks` at every position (the mover's legal moves, the other
     seats' no-op; padding is masked out of the loss by value_valid)."""
@@ -159,7 +159,7 @@ def seat_legal(b, k: int):
     return torch.from_numpy(masks).reshape(*cur.shape, *masks.shape[1:]).to(legal.device)
 
 
-def value_errors(net, b, out=None, teacher_moves_only: bool = False):
+def value_errors(net, b, out=None, teacher_moves_only: bool = False) -> torch.Tensor:
     """The VDN Q-sum (the mover's Q of the move played plus every other seat's no-op Q)
     minus the return to go, at the value-valid positions of the games b["seat_obs"]
     covers: float (count,). `out`: the public stream's output if already computed.
@@ -193,7 +193,8 @@ def level_value_head(net, b) -> float:
     return shift
 
 
-def imitation_loss(net, b, value_weight: float = 0.0, value_only: bool = False):
+def imitation_loss(net, b, value_weight: float = 0.0,
+                   value_only: bool = False) -> Tuple[torch.Tensor, int, int, float]:
     """(loss, agreement count, valid moves, value loss (float; 0.0 when off)).
 
     loss = mean cross-entropy of the teacher's move over the mover's legal moves
@@ -244,7 +245,7 @@ def agreement(net, games: List[Dict[str, np.ndarray]], chunk: int = 64) -> float
 
 
 def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "",
-             value_lstm: int = 0):
+             value_lstm: int = 0) -> PublicLSTMNet:
     """The net of a loaded checkpoint (its architecture, not the run's options). With
     value_hidden not None and (value_hidden, value_lstm) different from the checkpoint's:
     the same net with a new value head of that width (0: linear), on a public LSTM of its
@@ -266,15 +267,21 @@ def init_net(start: dict, value_hidden: Optional[int] = None, dueling: str = "",
         return net
     arch.pop("value_hidden", None)
     arch.pop("value_lstm", None)
-    net = PublicLSTMNet(**arch, **({"value_hidden": value_hidden} if value_hidden else {}),
-                        **({"value_lstm": value_lstm} if value_lstm else {}))
+    head: Dict[str, Any] = {}
+    if value_hidden:
+        head["value_hidden"] = value_hidden
+    if value_lstm:
+        head["value_lstm"] = value_lstm
+    net = PublicLSTMNet(**arch, **head)
     old_bias = [v for k, v in weights.items() if k.startswith("v_head.") and k.endswith("bias")]
     # the value's own parts (v_head, v_pub_in, v_lstm) are new; the policy's are loaded
     missing, unexpected = net.load_state_dict(
         {k: v for k, v in weights.items() if not k.startswith("v_")}, strict=False)
     if unexpected or any(not k.startswith("v_") for k in missing):
         raise ValueError(f"weights do not fit the net: missing {missing}, unexpected {unexpected}")
-    last = net.v_head if value_hidden == 0 else net.v_head[-1]
+    # value_hidden 0: one linear head, else an MLP (its last layer)
+    last = cast(torch.nn.Linear,
+                net.v_head[-1] if isinstance(net.v_head, torch.nn.Sequential) else net.v_head)
     with torch.no_grad():
         last.bias.copy_(old_bias[-1].reshape(last.bias.shape))
         if value_lstm == net.hidden:
@@ -294,7 +301,8 @@ head and the centring of its Q, which the start then takes from the preset; ever
 option (and the width) is the start's."""
 
 
-def start_net(dc: DistillConfig, config, log=print):
+def start_net(dc: DistillConfig, config,
+              log=print) -> Tuple[PublicLSTMNet, Optional[dict]]:
     """(net, start): the net a run starts from, before `--resume`, for the game `config`,
     and the loaded `--init` checkpoint (None without one). Without --init: a new net of
     the options `net_options(dc, DISTILL_ARCH)`. With --init: the start's net
@@ -476,9 +484,10 @@ class Imitation:
         dc, ring_games = self.dc, self.ring.games
         rng = np.random.default_rng([dc.seed, 7919, self.progress["updates"]])
         pick = rng.choice(len(ring_games), size=dc.batch_size - self.n_searched, replace=False)
-        extra = rng.choice(len(self.searched), size=self.n_searched,
-                           replace=self.n_searched > len(self.searched)) \
-            if self.n_searched else []
+        extra: Union[np.ndarray, List[int]] = []
+        if self.n_searched:
+            extra = rng.choice(len(self.searched), size=self.n_searched,
+                               replace=self.n_searched > len(self.searched))
         return collate([ring_games[i] for i in pick] + [self.searched[i] for i in extra],
                        self.device, seats=self.value_seats())
 
@@ -555,7 +564,8 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
     new_head = start is not None and net.arch() != start["architecture"]
     net = net.to(device)
     optimizer = value_only_optimizer(net, dc)
-    progress = {"updates": 0, "games": 0, "moves": 0, "seconds": 0.0, "evals": []}
+    progress: Dict[str, Any] = {"updates": 0, "games": 0, "moves": 0, "seconds": 0.0,
+                                "evals": []}
     ckpt = read_resume(dc.resume, KIND, "distill") if dc.resume else None
     if ckpt is not None:
         resume_net(dc, config, net, ckpt, progress)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -41,7 +41,8 @@ from lbs_pz.train.common import load_training_blueprint
 
 # --- the games ------------------------------------------------------------------------------
 
-def generate_games(config, blueprint, num_games: int, seed: int, first_game: int = 0):
+def generate_games(config, blueprint, num_games: int, seed: int,
+                   first_game: int = 0) -> Dict[str, np.ndarray]:
     """Self-play games first_game .. first_game + num_games - 1 of the TRAIN deal stream
     of run `seed` with `blueprint` (any Blueprint: `act_batch` on a HanabiBatch) in every
     seat, and record, for every seat, its observation sequence and its true hand.
@@ -61,7 +62,7 @@ def generate_games(config, blueprint, num_games: int, seed: int, first_game: int
     return _record(config, batch, moves, f"blueprint {getattr(blueprint, 'name', blueprint)!r}")
 
 
-def replay_games(config, records: Sequence[dict]):
+def replay_games(config, records: Sequence[dict]) -> Dict[str, np.ndarray]:
     """The games of `records` (a search's recorded games, `lbs_pz.search.recorded_games`:
     each its deal and every move), replayed on `config` and recorded as `generate_games`
     records self-play: the same dict over len(records) * players sequences. This is how
@@ -97,7 +98,7 @@ MAX_MOVES = 200
 """The most moves a recorded sequence holds (a game longer than that is an error)."""
 
 
-def _record(config, batch, moves, who: str):
+def _record(config, batch, moves, who: str) -> Dict[str, np.ndarray]:
     """Step `batch` to the end with `moves(t)` ((n,) int64, the move of every game at
     move t; games already over are not stepped) and record every seat's observation and
     hand after each move: `generate_games`' dict."""
@@ -150,7 +151,7 @@ def join_games(a: dict, b: dict) -> dict:
 
 
 def generate_positions(config, blueprint, num_games: int, seed: int, first_game: int = 0,
-                       with_moves: bool = False):
+                       with_moves: bool = False) -> Tuple[np.ndarray, ...]:
     """Every position of games first_game .. first_game + num_games - 1 of the TRAIN deal
     stream of run `seed`, played by `blueprint` (any Blueprint: `act_batch` on a
     HanabiBatch): (features (N, F) float32 `value_features`, final scores (N,) float32),
@@ -175,7 +176,8 @@ def generate_positions(config, blueprint, num_games: int, seed: int, first_game:
     return out + (np.concatenate(moves_made),) if with_moves else out
 
 
-def join_positions(chunks):
+def join_positions(chunks: Sequence[Tuple[np.ndarray, ...]],
+                   ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The positions of consecutive chunks of games (each `generate_positions(...,
     with_moves=True)`, in game order) as `generate_positions` gives them for all those
     games at once: (features, scores, move numbers), ordered by move number, then game."""
@@ -353,7 +355,7 @@ def _teacher_game_dicts(record: _MoveRecord, deals, scores, lengths: np.ndarray,
     and "redealt" (1 when that move was made in a world the belief drew)."""
     games = []
     for i in range(len(lengths)):
-        game = record.game(i, int(lengths[i]))
+        game: Dict[str, Any] = record.game(i, int(lengths[i]))      # arrays, and ints
         perturbed = 0 <= perturb_at[i] < lengths[i]
         game.update(deal=int(deals[i]), final=int(scores[i]),
                     value_from=int(perturb_at[i]) if perturbed else 0,
@@ -410,7 +412,7 @@ def replayed_teacher_games(records: Sequence[dict], config, conventions: bool = 
     scores = batch.scores()
     out = []
     for i, r in enumerate(records):
-        game = record.game(i, int(length[i]))
+        game: Dict[str, Any] = record.game(i, int(length[i]))       # arrays, and ints
         game.update(deal=int(r["deal"]), final=int(scores[i]), value_from=int(length[i]),
                     redealt=0, weight=np.ones(length[i], dtype=np.float32))
         game["weight"][r["deviated"]] = deviation_weight
@@ -441,7 +443,7 @@ def _load(spec: str, world_belief: str = ""):
 
 
 def play_chunk(kind: str, spec: str, config_kwargs: dict, seed: int, first_game: int,
-               n: int, options: dict):
+               n: int, options: dict) -> Any:
     """Games first_game .. first_game + n - 1 of run `seed`'s TRAIN stream, played by the
     blueprint `spec` in the game `config_kwargs`, as trainer `kind` records them (a Ray
     task; the blueprint, and a teacher's world belief, are loaded once per worker)."""
@@ -513,8 +515,8 @@ class GameSource:
             self._world_belief = LearnedBelief(self.options["world_belief"],
                                                blueprint=blueprint)
         self._config_kwargs = dataclasses.asdict(config)
-        self._ray = None
-        self._remote = None
+        self._ray: Any = None               # the ray module while a session is open
+        self._remote: Any = None            # play_chunk as a Ray task, meanwhile
         self._stack: Optional[contextlib.ExitStack] = None
         self._pending: Dict[Tuple[int, int], list] = {}
 
@@ -535,7 +537,7 @@ class GameSource:
                                       for _ in range(self.workers)]
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Optional[bool]:
         if self._stack is None:
             return False
         stack, ray, pending = self._stack, self._ray, self._pending
@@ -552,7 +554,7 @@ class GameSource:
         # the session sees the exception: a lost worker or raylet becomes one line
         return stack.__exit__(*exc)
 
-    def games(self, first_game: int, n: int):
+    def games(self, first_game: int, n: int) -> Any:
         """The data of games first_game .. first_game + n - 1 (see the class)."""
         if n < 1:
             raise ValueError(f"n must be >= 1, got {n}")

@@ -47,7 +47,7 @@ import signal
 import textwrap
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import matplotlib
 import numpy as np
@@ -115,7 +115,8 @@ class Trainer:
     """What a trainer supplies to `run`."""
     name: str                                          # its command, e.g. "train-belief"
     kind: str                                          # its checkpoint kind
-    update: Callable[[Clock], Dict[str, float]]        # one update; returns its losses
+    # one update; returns its losses (None: nothing to learn from yet, not counted)
+    update: Callable[[Clock], Optional[Dict[str, float]]]
     # `make_checkpoint`'s arguments (no progress, no optimizer)
     checkpoint: Callable[[], dict]
     optimizer: Optional[torch.optim.Optimizer] = None  # restored on resume, saved in "resume"
@@ -171,7 +172,7 @@ _CLAIMS: Dict[str, object] = {}     # real path of a claimed out -> its open loc
 
 
 @contextlib.contextmanager
-def claim_output(out: str, option: str = "--out"):
+def claim_output(out: str, option: str = "--out") -> Iterator[None]:
     """The checkpoint file `out` claimed by this process for the block: it holds the lock
     (`lbs_pz.files.open_locked`) of `out` + LOCK_SUFFIX, so that a second run on the same
     `out` (in another process) is refused at once with a ValueError naming `option` and
@@ -345,6 +346,7 @@ class _Session:
         """Evaluate now: one more row of the curve (started afresh when the metrics are
         not those of the rows before), the curve's files rewritten, `last` updated."""
         progress, trainer = self.progress, self.trainer
+        assert trainer.evaluate is not None         # called only for a trainer that has one
         metrics = trainer.evaluate(self.clock)
         self.last.clear()
         self.last.update(metrics)

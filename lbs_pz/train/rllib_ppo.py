@@ -32,7 +32,7 @@ import json
 import math
 import os
 import time
-from typing import Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -46,10 +46,16 @@ from lbs_pz.optional import ray_session, require, require_rllib, require_torch
 
 _WHAT = "RLlib training (examples/rllib_ppo.py)"
 require_rllib(_WHAT)
-torch = require_torch(_WHAT)
-PPOConfig = require("ray.rllib.algorithms.ppo", _WHAT).PPOConfig
+if TYPE_CHECKING:           # torch's and RLlib's own types for the checker
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+else:                       # at run time, through the gate
+    torch = require_torch(_WHAT)
+    PPOConfig = require("ray.rllib.algorithms.ppo", _WHAT).PPOConfig
+    PettingZooEnv = require("ray.rllib.env.wrappers.pettingzoo_env", _WHAT).PettingZooEnv
 MultiRLModuleSpec = require("ray.rllib.core.rl_module.multi_rl_module", _WHAT).MultiRLModuleSpec
-PettingZooEnv = require("ray.rllib.env.wrappers.pettingzoo_env", _WHAT).PettingZooEnv
 register_env = require("ray.tune.registry", _WHAT).register_env
 
 ENV_NAME = "lbs_pz_hanabi"
@@ -95,16 +101,16 @@ class RLlibObservations(BaseWrapper):
                 OBSERVATIONS: space["observation"],
                 ACTION_MASK: spaces.Box(0.0, 1.0, space["action_mask"].shape, np.float32)})
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self._spaces[agent]
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> Dict[str, np.ndarray]:
         obs = self.env.observe(agent)
         return {OBSERVATIONS: obs["observation"],
                 ACTION_MASK: obs["action_mask"].astype(np.float32)}
 
 
-def make_env(env_config: Optional[dict] = None):
+def make_env(env_config: Optional[dict] = None) -> PettingZooEnv:
     """RLlib's `PettingZooEnv` over the AEC env of the variant `env_config` names
     (GAME_FIELDS; RLlib's env creator signature)."""
     game = {k: v for k, v in dict(env_config or {}).items() if k in GAME_FIELDS}
@@ -115,7 +121,7 @@ def _shared(agent_id, episode=None, **kwargs) -> str:
     return POLICY_ID
 
 
-def ppo_config(run: RLlibPPORun):
+def ppo_config(run: RLlibPPORun) -> PPOConfig:
     """RLlib's PPOConfig of a run: the env (registered as ENV_NAME), one shared masked
     module for every seat, the sampling and the PPO settings."""
     register_env(ENV_NAME, make_env)
@@ -146,7 +152,7 @@ def save_module(algo, run: RLlibPPORun, out: str) -> str:
     learner's weights, strictly. Returns `out`."""
     spec = module_spec(run.game(), run.hidden, gamma=run.gamma)
     spec.model_config = algo.config.model_config | spec.model_config
-    module = spec.build()
+    module = cast(TorchRLModule, spec.build())        # a torch module: the spec's class
     weights = algo.learner_group.get_weights([POLICY_ID])[POLICY_ID]
     module.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()},
                            strict=True)
@@ -190,7 +196,7 @@ def train(run: RLlibPPORun, out: str,
     run.game()                                        # a bad variant fails before Ray starts
     os.makedirs(out, exist_ok=True)                   # and so does a bad path
     cpus = max(os.cpu_count() or 1, run.env_runners + 1)
-    history = []
+    history: List[Dict[str, Any]] = []
     with ray_session(run.address, workers=cpus, what=_WHAT,
                      rerun="a run saves its module at its end (or on Ctrl-C), so nothing of "
                            "this one was saved: run it again"):
@@ -228,11 +234,12 @@ def train(run: RLlibPPORun, out: str,
             algo.stop()
     blueprint = RLlibBlueprint.load(out)
     last = history[-1] if history else {}
-    summary = {"iterations": len(history), "env_steps": steps, "seconds": seconds,
-               "env_steps_per_second": steps / seconds if seconds > 0 else None,
-               "episode_return": last.get("episode_return"), "mean_score": last.get("score"),
-               "spec": blueprint.spec, "fingerprint": blueprint.fingerprint,
-               "history": history, "run": dataclasses.asdict(run)}
+    summary: Dict[str, object] = {
+        "iterations": len(history), "env_steps": steps, "seconds": seconds,
+        "env_steps_per_second": steps / seconds if seconds > 0 else None,
+        "episode_return": last.get("episode_return"), "mean_score": last.get("score"),
+        "spec": blueprint.spec, "fingerprint": blueprint.fingerprint,
+        "history": history, "run": dataclasses.asdict(run)}
     with open(os.path.join(out, "summary.json"), "w") as fh:
         json.dump(summary, fh, indent=2, default=str)
     return summary

@@ -31,6 +31,7 @@ exactly. The learning curve goes to CSV and PNG (`--curve`).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, Dict
 
 import torch
 
@@ -58,9 +59,9 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
     torch.manual_seed(tc.seed)
     config = game_config(tc)
     blueprint, identity = load_training_blueprint(tc.blueprint)
-    val_x, val_y = generate_positions(config, blueprint, tc.val_games, seed=tc.seed,
-                                      first_game=MAX_GAMES - tc.val_games)
-    val_x, val_y = torch.from_numpy(val_x), torch.from_numpy(val_y)
+    positions = generate_positions(config, blueprint, tc.val_games, seed=tc.seed,
+                                   first_game=MAX_GAMES - tc.val_games)
+    val_x, val_y = torch.from_numpy(positions[0]), torch.from_numpy(positions[1])
     net_cfg = ValueNetConfig(inputs=val_x.shape[1], hidden=tc.hidden)
     ckpt = read_resume(tc.resume, KIND, "train-value") if tc.resume else None
     if ckpt is not None:
@@ -79,7 +80,7 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
     source = GameSource("value", tc.blueprint, config, tc.seed, backend=tc.backend,
                         workers=tc.workers, address=tc.address, blueprint=blueprint)
     baseline = float(((val_y - val_y.mean()) ** 2).mean())  # predicting the mean score
-    progress = {"updates": 0, "games": 0, "seconds": 0.0}
+    progress: Dict[str, Any] = {"updates": 0, "games": 0, "seconds": 0.0}
 
     def update(clock):
         x, y = source.games(progress["games"], tc.games_per_step)
