@@ -10,8 +10,9 @@ import argparse
 import dataclasses
 import sys
 import time
+from typing import List
 
-from lbs_pz.agents import BOT_NAMES, RuleBot, load_blueprint
+from lbs_pz.agents import BOT_NAMES, Blueprint, RuleBot, load_blueprint
 from lbs_pz.cli.options import (add_blueprint_command, add_blueprint_option, add_game_options,
                                 add_games_option, add_seed_option, game_from, int_at_least)
 from lbs_pz.engine import HanabiState, move_name
@@ -45,7 +46,7 @@ def run(args) -> int:
     print(f"Self-play over {args.games:,} games per blueprint (same deals for all):")
     print("| blueprint | mean +- s.e.m. | perfect | bomb-outs | games/s |")
     print("|---|---:|---:|---:|---:|")
-    players = [RuleBot(name) for name in BOT_NAMES]
+    players: List[Blueprint] = [RuleBot(name) for name in BOT_NAMES]
     if not isinstance(blueprint, RuleBot):
         players.append(blueprint)
     for bp in players:

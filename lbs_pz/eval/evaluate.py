@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from typing import List
+from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 from tqdm import tqdm
@@ -81,8 +81,8 @@ def play_batch(blueprint, batch: HanabiBatch) -> np.ndarray:
     return moves
 
 
-def played_chunks(blueprint, config: HanabiConfig, games: int, seed: int,
-                  first_game: int = 0, chunk: int = 1000):
+def played_chunks(blueprint, config: HanabiConfig, games: int, seed: int, first_game: int = 0,
+                  chunk: int = 1000) -> Iterator[Tuple[HanabiBatch, np.ndarray]]:
     """(batch, moves per game) of evaluation games first_game .. first_game + games - 1 of
     run `seed`, self-played by `blueprint` (`play_batch`) `chunk` games at a time, in deal
     order: memory is one chunk's, whatever `games` is."""
@@ -94,7 +94,7 @@ def played_chunks(blueprint, config: HanabiConfig, games: int, seed: int,
         done += n
 
 
-def evaluate(blueprint, config: HanabiConfig = None, games: int = 1000, seed: int = 0,
+def evaluate(blueprint, config: Optional[HanabiConfig] = None, games: int = 1000, seed: int = 0,
              first_game: int = 0, chunk: int = 1000, progress: bool = False) -> EvalResult:
     """Self-play games first_game .. first_game + games - 1 of the evaluation stream with
     `blueprint` in every seat.

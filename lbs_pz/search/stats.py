@@ -54,7 +54,7 @@ def weighted_mean_sem_from_sums(wx, w2x, w2x2, w1, w2) -> Tuple[np.ndarray, np.n
     return means, np.sqrt(spread / safe ** 2 * factor)
 
 
-def effective_sample_size(w1, w2):
+def effective_sample_size(w1, w2) -> np.ndarray:
     """Kish's effective sample size (sum w)^2 / sum w^2 from the two sums, element-wise
     (0 where sum w^2 = 0): the number of equally weighted samples that estimate a mean as
     precisely as these weighted ones."""

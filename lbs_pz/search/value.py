@@ -19,16 +19,19 @@ the one gate, `lbs_pz.optional.require_torch`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 
-from lbs_pz.engine import HanabiBatch
+from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.models import path as model_path
 from lbs_pz.models.checkpoint import (CheckpointError, build_network, game_of, load_checkpoint,
                                      save_checkpoint)
 from lbs_pz.optional import TorchThreads, require_torch
 from lbs_pz.search.trained_for import TrainedForBlueprint
+
+if TYPE_CHECKING:           # torch's types for the checker (torch stays optional here)
+    import torch
 
 DEFAULT_VALUE = "value_strong_2p"
 
@@ -55,7 +58,7 @@ class ValueNetConfig:
     hidden: int = 256
 
 
-def make_value_net(cfg: ValueNetConfig):
+def make_value_net(cfg: ValueNetConfig) -> torch.nn.Sequential:
     nn = require_torch("a value network").nn
     return nn.Sequential(nn.Linear(cfg.inputs, cfg.hidden), nn.ReLU(),
                          nn.Linear(cfg.hidden, cfg.hidden), nn.ReLU(),
@@ -111,10 +114,11 @@ class CentralValue(TrainedForBlueprint):
             if first is None:
                 x = torch.from_numpy(value_features(states))
                 return self.net(x).squeeze(1).numpy()
+            assert self._after_first is not None    # first is computed: a Sequential net
             return self._after_first(first).squeeze(1).numpy()
 
 
-def sparse_first_layer(net, batch):
+def sparse_first_layer(net, batch: HanabiBatch) -> Optional[torch.Tensor]:
     """The first Linear layer of `net` (an nn.Sequential starting with a Linear over
     `value_features`) applied to the batch's features without building them: float32
     torch tensor (N, hidden), the sum of the weight columns of the features that are one
@@ -149,7 +153,7 @@ def save_value(path: str, net, net_cfg: ValueNetConfig, config, trained_for: Opt
                            net.state_dict(), trained_for=trained_for, info=info)
 
 
-def load_value(path_or_name: str):
+def load_value(path_or_name: str) -> Tuple[torch.nn.Sequential, HanabiConfig, dict]:
     """A value checkpoint (file path or shipped name, e.g. "value_strong_2p") ->
     (network in eval mode, HanabiConfig, checkpoint dict). CheckpointError (a ValueError)
     if the file is missing, corrupt, foreign, in an old layout, holds NaN or infinite

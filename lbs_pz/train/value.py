@@ -31,7 +31,7 @@ exactly. The learning curve goes to CSV and PNG (`--curve`).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict
+from typing import Any, Dict, cast
 
 import torch
 
@@ -75,7 +75,7 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
     else:
         net = make_value_net(net_cfg)
         with torch.no_grad():  # start from the mean score: the fit then learns the deviations
-            net[-1].bias.fill_(float(val_y.mean()))
+            cast(torch.nn.Linear, net[-1]).bias.fill_(float(val_y.mean()))   # the output
     opt = torch.optim.Adam(net.parameters(), lr=tc.lr)
     source = GameSource("value", tc.blueprint, config, tc.seed, backend=tc.backend,
                         workers=tc.workers, address=tc.address, blueprint=blueprint)

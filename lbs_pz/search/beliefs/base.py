@@ -28,12 +28,15 @@ the true own hand (`state.set_hand`) and expecting the same samples for the same
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 
 from lbs_pz.engine import HanabiState
 from lbs_pz.search.beliefs._exact import feasible_mask, hand_weights
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,7 +113,7 @@ class Belief:
 
     # --- lifecycle -------------------------------------------------------------------------
 
-    def reset(self, state: HanabiState, seat: int) -> "Belief":
+    def reset(self, state: HanabiState, seat: int) -> Self:
         """Start tracking `seat` in `state`'s game. The game's history is replayed from its
         first move, so this works at any position. Returns self."""
         if not isinstance(state, HanabiState):
@@ -154,12 +157,13 @@ class Belief:
             self._seen = k + 1
         self._after_updates()
 
+    # both need a game observed first (`observe`): None before, which they do not check
     @property
     def hand_len(self) -> int:
-        return len(self._state.card_knowledge(self.seat))
+        return len(self._state.card_knowledge(self.seat))  # type: ignore[union-attr]
 
     def seat_info(self) -> SeatInfo:
-        return SeatInfo.from_state(self._state, self.seat)
+        return SeatInfo.from_state(self._state, self.seat)  # type: ignore[arg-type]
 
     # --- hooks -----------------------------------------------------------------------------
 
@@ -179,7 +183,8 @@ class Belief:
         knowledge and the unseen card counts. Exact and grounded beliefs return m == n."""
         raise NotImplementedError
 
-    def sample_weighted(self, n: int, rng: np.random.Generator):
+    def sample_weighted(self, n: int,
+                        rng: np.random.Generator) -> Tuple[np.ndarray, np.ndarray]:
         """(hands, log_weights): up to n hands as `sample` draws them, and per hand the
         log of its importance weight toward the exact posterior, float64 (m,), up to a
         constant: log(exact probability) - log(probability this belief proposed it).

@@ -20,7 +20,7 @@ possible hands, so it works for 7-card hands where the exact belief cannot.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from lbs_pz.agents.base import counterfactual_mask
 from lbs_pz.agents.spec import load_blueprint
 from lbs_pz.engine import HanabiState
 from lbs_pz.search.beliefs.base import Belief, as_rng
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class FilteredBelief(Belief):
@@ -69,7 +72,7 @@ class FilteredBelief(Belief):
     # The base tracks the game itself; this class records what the filter needs: every
     # partner decision (the position before it and the move) and the seat's own plays
     # and discards, in order.
-    def reset(self, state: HanabiState, seat: int) -> "FilteredBelief":
+    def reset(self, state: HanabiState, seat: int) -> Self:
         self.base.reset(state, seat)
         return super().reset(state, seat)
 
@@ -122,7 +125,7 @@ class FilteredBelief(Belief):
                 keep, ignored = self._filter(past[first], ignore)
                 return keep[inverse], ignored
         keep = np.ones(len(past), dtype=bool)
-        ignored = set() if ignore is None else set(ignore)
+        skip = set() if ignore is None else set(ignore)
         for index in range(len(self._events) - 1, -1, -1):
             event = self._events[index]
             if not keep.any():
@@ -133,17 +136,18 @@ class FilteredBelief(Belief):
                 past = np.ascontiguousarray(np.concatenate(
                     [kept[:, :slot], np.full((len(past), 1), card, np.int8), kept[:, slot:]],
                     axis=1))
-            elif index not in ignored:
-                _, before, move, _ = event
+            elif index not in skip:
+                _, before, move, _ = event      # a partner's: the position before it
                 rows = np.flatnonzero(keep)
-                agree = self._agree(index, before, move, np.ascontiguousarray(past[rows]))
+                agree = self._agree(index, cast(HanabiState, before), move,
+                                    np.ascontiguousarray(past[rows]))
                 # A move no remaining hand explains was not the blueprint's (a searching
                 # partner deviated): it carries no evidence, as in ExactBelief.
                 if agree.any() or ignore is not None:
                     keep[rows] = agree
                 else:
-                    ignored.add(index)
-        return keep, frozenset(ignored)
+                    skip.add(index)
+        return keep, frozenset(skip)
 
     def _agree(self, index: int, before: HanabiState, move: int,
                hands: np.ndarray) -> np.ndarray:
@@ -174,7 +178,7 @@ class FilteredBelief(Belief):
     def sample(self, n: int, rng) -> np.ndarray:
         return self.sample_weighted(n, rng)[0]
 
-    def sample_weighted(self, n: int, rng):
+    def sample_weighted(self, n: int, rng) -> Tuple[np.ndarray, np.ndarray]:
         """The base's weighted samples that survive the filter, with their log weights:
         filtering multiplies the exact posterior by the indicator it applies, so a kept
         hand's weight toward the filtered exact posterior is the base's weight."""

@@ -19,6 +19,8 @@ the per-slot totals, so the log weight is the sum of the log per-slot totals.
 
 from __future__ import annotations
 
+from typing import Tuple
+
 import numpy as np
 
 from lbs_pz.search.beliefs.base import Belief, as_rng, check_hand
@@ -42,7 +44,8 @@ class GroundedBelief(Belief):
     def sample(self, n: int, rng, max_rounds: int = 50) -> np.ndarray:
         return self.sample_weighted(n, rng, max_rounds)[0]
 
-    def sample_weighted(self, n: int, rng, max_rounds: int = 50):
+    def sample_weighted(self, n: int, rng,
+                        max_rounds: int = 50) -> Tuple[np.ndarray, np.ndarray]:
         rng = as_rng(rng)
         info = self.seat_info()
         H, T = info.plaus.shape

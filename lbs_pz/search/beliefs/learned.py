@@ -28,7 +28,7 @@ the game's variant) and raises `CheckpointMismatchError` on a mismatch unless
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -186,7 +186,7 @@ class LearnedBelief(TrainedForBlueprint, Belief):
     def sample(self, n: int, rng) -> np.ndarray:
         return self.sample_weighted(n, rng)[0]
 
-    def sample_weighted(self, n: int, rng):
+    def sample_weighted(self, n: int, rng) -> Tuple[np.ndarray, np.ndarray]:
         rng = as_rng(rng)
         info = self.seat_info()
         if info.hand_len == 0:

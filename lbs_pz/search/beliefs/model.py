@@ -22,10 +22,11 @@ encoder step (10,000 hands in a few ms), unlike an LSTM decoder.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 import numpy as np
 
+from lbs_pz.engine import HanabiConfig
 from lbs_pz.models.checkpoint import (CheckpointError, build_network, game_of, load_checkpoint,
                                      save_checkpoint)
 from lbs_pz.optional import require_torch
@@ -56,7 +57,7 @@ class BeliefNetConfig:
     prior: bool = False
 
 
-def prior_layout(config):
+def prior_layout(config) -> Tuple[np.ndarray, np.ndarray, int, int]:
     """For HLE's canonical encoding of `config`: (M (E, K) float32, count (K,) float32,
     knowledge offset, knowledge stride) such that the observer's unseen copies are
     count - obs @ M and its slot i's plausible types are
@@ -110,7 +111,8 @@ class BeliefNet(nn.Module):
 
     # --- encoder ----------------------------------------------------------------------
 
-    def encode(self, obs: torch.Tensor, hc: Optional[Tuple[torch.Tensor, torch.Tensor]] = None):
+    def encode(self, obs: torch.Tensor, hc: Optional[Tuple[torch.Tensor, torch.Tensor]] = None,
+               ) -> Tuple[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
         """obs (B, T, E) float -> (context (B, T, hidden), new LSTM state)."""
         x = torch.relu(self.inp(obs))
         return self.lstm(x, hc)
@@ -139,7 +141,7 @@ class BeliefNet(nn.Module):
         D = self.cfg.decoder
         return self.ctx(h).reshape(*h.shape[:-1], self.cfg.hand_size, D)
 
-    def prior_inputs(self, obs: torch.Tensor):
+    def prior_inputs(self, obs: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """(unseen (..., K), plausible (..., H, K)) read off canonical observations."""
         unseen = self.prior_count - obs @ self.prior_M
         K, H = self.cfg.card_types, self.cfg.hand_size
@@ -193,7 +195,8 @@ def save_belief(path: str, model: BeliefNet, config, trained_for: Optional[dict]
                            model.state_dict(), trained_for=trained_for, info=info, half=half)
 
 
-def load_belief(path_or_name: str, map_location="cpu"):
+def load_belief(path_or_name: str,
+                map_location: Any = "cpu") -> Tuple[BeliefNet, HanabiConfig, dict]:
     """A belief checkpoint (file path or shipped name, e.g. "belief_strong_2p") ->
     (BeliefNet in eval mode, HanabiConfig, checkpoint dict). Read with
     `torch.load(weights_only=True)`; CheckpointError (a ValueError) for a missing,
