@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from lbs_pz.agents import blueprint_identity, load_blueprint
 from lbs_pz.agents.base import file_sha256
@@ -108,7 +108,7 @@ def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
     built = _BUILT.get(_key(spec, config, first_searching_seat(spec)))
     blueprint = built[0] if built is not None else load_blueprint(spec.blueprint)
     identity = blueprint_identity(blueprint)
-    out = {"blueprint": identity["fingerprint"] or identity["spec"]}
+    out: Dict[str, Any] = {"blueprint": identity["fingerprint"] or identity["spec"]}
     if spec.method == "blueprint":
         return out
     out["recommended"] = recommended_for(recommended_settings(identity, config), spec.method)

@@ -24,16 +24,19 @@ ignore lost lives.
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple, cast
 
 from lbs_pz.agents import blueprint_identity
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.models import find_model, path as model_path, recommended_settings
 from lbs_pz.optional import install_hint, torch_available
-from lbs_pz.search.beliefs import FilteredBelief, make_belief, parse_belief
+from lbs_pz.search.beliefs import Belief, FilteredBelief, make_belief, parse_belief
 from lbs_pz.search.config import DEFAULTS, RESOLVED, SearchConfig
 from lbs_pz.search.methods import method_depth, parse_method
 from lbs_pz.search.value import CentralValue
+
+if TYPE_CHECKING:           # imports torch: only for the checker here
+    from lbs_pz.search.beliefs.learned import LearnedBelief
 
 NO_TORCH = ("torch is not installed; learned beliefs and values need the [torch] extra: "
             + install_hint("torch"))
@@ -60,7 +63,7 @@ def _who(blueprint) -> str:
 
 
 def learned_belief(blueprint, game: HanabiConfig, checkpoint: Optional[str] = None,
-                   allow_mismatch: bool = False, filtered: bool = True):
+                   allow_mismatch: bool = False, filtered: bool = True) -> Belief:
     """A learned belief for `blueprint` in `game` (from `checkpoint`, else the one shipped
     for it: a clear ValueError if none ships), counterfactually filtered through the
     blueprint unless `filtered` is False."""
@@ -72,8 +75,9 @@ def learned_belief(blueprint, game: HanabiConfig, checkpoint: Optional[str] = No
                              f"SPEC` and pass --belief-checkpoint PATH, or use --belief "
                              f"grounded+cf")
         checkpoint = model_path(found)
-    base = make_belief("learned", blueprint=blueprint, checkpoint=checkpoint,
-                       allow_mismatch=allow_mismatch)
+    base = cast("LearnedBelief", make_belief("learned", blueprint=blueprint,
+                                             checkpoint=checkpoint,
+                                             allow_mismatch=allow_mismatch))
     base.check_game(game)       # a belief made for another game is refused here, not mid-game
     return FilteredBelief(base, blueprint) if filtered else base
 

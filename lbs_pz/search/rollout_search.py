@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -78,8 +78,9 @@ def _world_returns(worlds: HanabiBatch, blueprint, depth: int,
     to [0, what the world can still score] (`HanabiBatch.max_scores`): a regression
     value can overshoot a position's ceiling, and an estimate above 25 is bias no
     number of worlds averages away."""
-    if depth > 0 and value is not None and getattr(value, "__self__", None) is blueprint \
-            and hasattr(blueprint, "rollout_value"):
+    own_value = depth > 0 and value is not None \
+        and getattr(value, "__self__", None) is blueprint and hasattr(blueprint, "rollout_value")
+    if own_value:
         # the blueprint's own value: one pass, the value from the states the rollout carried
         returns = np.asarray(blueprint.rollout_value(worlds, depth), dtype=np.float64)
         return _bounded(returns, worlds)
@@ -108,8 +109,8 @@ def _bounded(returns: np.ndarray, worlds: HanabiBatch) -> Tuple[np.ndarray, int]
     return np.clip(returns, 0.0, ceiling), over
 
 
-def build_worlds(state: HanabiState, seat: int, moves: Sequence[int], hands: np.ndarray,
-                 world_seeds: np.ndarray) -> HanabiBatch:
+def build_worlds(state: HanabiState, seat: int, moves: Union[Sequence[int], np.ndarray],
+                 hands: np.ndarray, world_seeds: np.ndarray) -> HanabiBatch:
     """The worlds of `move_returns` before the rollouts: a HanabiBatch of
     len(moves) * len(hands) games, world m * len(hands) + j being the real game with
     `seat` holding hands[j], the deck re-dealt from world_seeds[j], after moves[m]."""
@@ -122,8 +123,8 @@ def build_worlds(state: HanabiState, seat: int, moves: Sequence[int], hands: np.
     return worlds
 
 
-def move_returns(state: HanabiState, seat: int, moves: Sequence[int], hands: np.ndarray,
-                 world_seeds: np.ndarray, blueprint, depth: int,
+def move_returns(state: HanabiState, seat: int, moves: Union[Sequence[int], np.ndarray],
+                 hands: np.ndarray, world_seeds: np.ndarray, blueprint, depth: int,
                  value: Optional[ValueFn]) -> Tuple[np.ndarray, int]:
     """(return of every move in every world, float64 (len(moves), len(hands)); the number
     of value estimates clipped to their world's ceiling). World j is the real game with
@@ -228,6 +229,8 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray,
     blueprint's move (`fallback_reason` NON_FINITE), counted with the other fallbacks.
     """
     config = (SearchConfig() if config is None else config).with_defaults()
+    assert config.delta is not None and config.confidence is not None \
+        and config.margin_worlds is not None                    # with_defaults() set them
     if seat != state.current_player or state.is_terminal:
         raise ValueError(f"search for seat {seat}, but the player to move is "
                          f"{state.current_player}{' (game over)' if state.is_terminal else ''}")
@@ -292,7 +295,7 @@ class _Decision:
             deviated=int(move) != self.blueprint_move, fallback=fallback, moves=self.legal,
             means=means, sems=sems, counts=self.moves_tally.counts, gains=gains,
             gain_sems=gain_sems, worlds=self.used if reason != FEW_WORLDS else 0,
-            rollouts=int(self.moves_tally.counts.sum()) + self.verified[2],
+            rollouts=int(self.moves_tally.counts.sum()) + int(self.verified[2]),
             seconds=time.perf_counter() - self.start,
             verify_gain=self.verified[0], verify_sem=self.verified[1],
             fallback_reason=reason if fallback else "", ess=float(ess),
@@ -324,7 +327,7 @@ class _Decision:
                 return False
             w = None if self.weights is None else self.weights[chunk]
             self.moves_tally.add(candidates, per_move, w)
-            reference = per_move[list(candidates).index(self.bp_index)]
+            reference = per_move[candidates.tolist().index(self.bp_index)]
             self.gains_tally.add(candidates, per_move - reference, w)
             self.returns[candidates, chunk] = per_move
             self.used = chunk.stop
@@ -341,6 +344,8 @@ class _Decision:
         """bool (k,): the candidates the pruning rule drops now (never the blueprint's
         move: it is the reference)."""
         rule, delta = self.config.pruning, self.config.delta
+        margin, confidence = self.config.margin_worlds, self.config.confidence
+        assert delta is not None and margin is not None and confidence is not None  # defaults
         means, se = self.moves_tally.mean_sem()
         best = candidates[np.argmax(means[candidates])]
         if rule == "means":
@@ -356,12 +361,11 @@ class _Decision:
             if rule == "threshold":     # cannot clear the bar: never played
                 g_mean, g_sem = self.gains_tally.mean_sem()
                 bar = delta
-                margin = self.config.margin_worlds
                 if margin > 0 and not verifying:
                     # the capped margin of the final test is at least this, at any number
                     # of worlds
                     spread = g_sem * np.sqrt(np.maximum(self.gains_tally.ess(), 1))
-                    bar = np.maximum(delta, self.config.confidence * spread / np.sqrt(margin))
+                    bar = np.maximum(delta, confidence * spread / np.sqrt(margin))
                 dropped |= self.alive & (g_mean + 2 * g_sem < bar)
         dropped[self.bp_index] = False
         return dropped
