@@ -58,7 +58,7 @@ def is_int(value: Any) -> TypeGuard[Union[int, np.integer]]:
 def is_real(value: Any, finite: bool = False) -> bool:
     """True for an int, a float or a NumPy number (integer or floating), never a bool;
     `finite`: and neither NaN nor infinite."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if not (is_int(value) or isinstance(value, (float, np.floating))):
         return False
     return not finite or math.isfinite(value)
 
