@@ -30,6 +30,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from lbs_pz.agents import as_blueprint
+from lbs_pz.checks import as_int
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.beliefs import importance_weights
 from lbs_pz.search.config import RESOLVED, SearchConfig, worlds_for_budget
@@ -55,6 +56,16 @@ def in_precision(blueprint, precision: str):
         raise ValueError(f"precision {precision!r}: the blueprint {blueprint.name!r} computes "
                          f"in no settable precision (only neural blueprints, e.g. lstm:, do)")
     return blueprint.with_precision(precision)
+
+
+def _check_depth(depth) -> int:
+    """A search's depth: a positive number of moves, or -1 (to the end); ValueError
+    otherwise."""
+    words = "a positive number of moves or -1 (to the end)"
+    depth = as_int(depth, "depth", lo=-1, what=words, error=ValueError)
+    if depth == 0:
+        raise ValueError(f"depth must be {words}, got 0")
+    return depth
 
 
 def _config(config: Optional[SearchConfig], knobs: dict) -> SearchConfig:
@@ -105,13 +116,10 @@ class SearchAgent:
         if unset:
             raise ValueError(f"SearchAgent needs every setting chosen (unset: "
                              f"{', '.join(unset)}); `lbs_pz.search.resolve.resolve` chooses them")
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) \
-                or depth == 0 or depth < -1:
-            raise ValueError(f"depth must be a positive number of moves or -1 (to the end), "
-                             f"got {depth!r}")
+        depth = _check_depth(depth)
         self.blueprint = blueprint
         self.history: List[SearchResult] = []
-        self._use(belief, config, int(depth), value)
+        self._use(belief, config, depth, value)
 
     def _use(self, belief, config: SearchConfig, depth: int, value) -> None:
         """Search with these from now on (the belief starts over at the next search)."""
@@ -196,14 +204,13 @@ class SearchAgent:
                              f"search)")
         if seat is None:
             seat = state.current_player
-        elif isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
-                or not 0 <= seat < state.config.players:
-            raise ValueError(f"{type(self).__name__}.search: seat must be a seat in "
-                             f"[0, {state.config.players}), got {seat!r}")
-        elif seat != state.current_player:
+        else:
+            seat = as_int(seat, f"{type(self).__name__}.search: seat", 0,
+                          below=state.config.players, error=ValueError,
+                          what=f"a seat in [0, {state.config.players})")
+        if seat != state.current_player:
             raise ValueError(f"{type(self).__name__}.search: it is seat "
                              f"{state.current_player}'s turn, not seat {seat}'s")
-        seat = int(seat)
         self.sync_belief(state, seat)
         # One seed per (agent seed, position): reproducible, independent across moves.
         config = self.config
@@ -286,11 +293,8 @@ class LBSAgent(SearchAgent):
 
     def _resolve(self, blueprint, game: HanabiConfig):
         belief, value, depth = self._given
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) \
-                or depth == 0 or depth < -1:
-            raise ValueError(f"depth must be a positive number of moves or -1 (to the end), "
-                             f"got {depth!r}")
-        chosen = resolve(blueprint, game, self.wanted, method_of(int(depth)), belief=belief,
+        depth = _check_depth(depth)
+        chosen = resolve(blueprint, game, self.wanted, method_of(depth), belief=belief,
                          value=value)
         self.defaults: List[str] = chosen.notes
         self.depth_reason: Optional[str] = chosen.depth_reason

@@ -46,11 +46,11 @@ time_budget: seconds; the search stops after the batch that exceeds it.
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Optional
 
 import numpy as np
 
+from lbs_pz.checks import as_choice, as_int, as_path, as_real
 from lbs_pz.search.beliefs import parse_belief
 
 PRECISIONS = ("float32", "bfloat16")
@@ -74,19 +74,6 @@ RESOLVED = tuple(DEFAULTS)
 # Knobs for speed and the deviation rule: `--help` lists them under their own heading.
 ADVANCED = ("delta", "confidence", "verify", "margin_worlds", "importance", "pruning", "precision",
             "min_legal_fraction", "time_budget", "batch_size", "refill")
-
-
-def _int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    return int(value)
-
-
-def _real(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
 
 
 def pruning_rule(pruning) -> str:
@@ -153,11 +140,11 @@ class SearchConfig:
     def __post_init__(self):
         put = lambda name, value: object.__setattr__(self, name, value)   # noqa: E731
         for name in ("rollouts", "seed", "batch_size"):
-            put(name, _int(name, getattr(self, name)))
+            put(name, as_int(getattr(self, name), name))
         if self.rollouts < 1:
             raise ValueError(f"rollouts must be >= 1, got {self.rollouts}")
         if self.budget is not None:
-            put("budget", _int("budget", self.budget))
+            put("budget", as_int(self.budget, "budget"))
             if self.budget < 1:
                 raise ValueError(f"budget must be >= 1 blueprint moves, got {self.budget}")
         if self.batch_size < 1:
@@ -170,36 +157,38 @@ class SearchConfig:
                              f"{self.belief!r}: use learned or learned+cf")
         for name in ("belief_checkpoint", "value_checkpoint"):
             value = getattr(self, name)
-            if value is not None and not isinstance(value, str):
-                raise TypeError(f"{name} must be a path string or None, got {value!r}")
+            if value is not None:
+                put(name, as_path(value, name, what="a path string or None"))
         put("allow_mismatch", bool(self.allow_mismatch))
         if self.delta is not None:
-            put("delta", _real("delta", self.delta))
+            put("delta", as_real(self.delta, "delta", error=ValueError))
             if self.delta < 0:
                 raise ValueError(f"delta must be >= 0, got {self.delta}")
         if self.confidence is not None:
-            put("confidence", _real("confidence", self.confidence))
+            put("confidence", as_real(self.confidence, "confidence", error=ValueError))
             if self.confidence < 0:
                 raise ValueError(f"confidence must be >= 0 standard errors, got "
                                  f"{self.confidence}")
         if self.verify is not None:
-            put("verify", _int("verify", self.verify))
+            put("verify", as_int(self.verify, "verify"))
             if self.verify < 0 or self.verify == 1:
                 raise ValueError(f"verify must be 0 (off) or >= 2 worlds, got {self.verify}")
         if self.margin_worlds is not None:
-            put("margin_worlds", _int("margin_worlds", self.margin_worlds))
+            put("margin_worlds", as_int(self.margin_worlds, "margin_worlds"))
             if self.margin_worlds < 0:
                 raise ValueError(f"margin_worlds must be >= 0 (0: off), got {self.margin_worlds}")
         if self.pruning is not None:
             put("pruning", pruning_rule(self.pruning))
-        if self.precision is not None and self.precision not in PRECISIONS:
-            raise ValueError(f"precision must be float32 or bfloat16, got {self.precision!r}")
-        put("min_legal_fraction", _real("min_legal_fraction", self.min_legal_fraction))
+        if self.precision is not None:
+            as_choice(self.precision, "precision", PRECISIONS, what="float32 or bfloat16")
+        put("min_legal_fraction", as_real(self.min_legal_fraction, "min_legal_fraction",
+                                          error=ValueError))
         if self.min_legal_fraction < 0:
             raise ValueError(f"min_legal_fraction must be >= 0 (above 1: always the "
                              f"blueprint's move), got {self.min_legal_fraction}")
-        if self.time_budget is not None and not _real("time_budget", self.time_budget) > 0:
-            raise ValueError(f"time_budget must be None or > 0 seconds, got {self.time_budget}")
+        if self.time_budget is not None:
+            as_real(self.time_budget, "time_budget", above=0, what="None or > 0 seconds",
+                    error=ValueError)
         for name in ("refill", "importance"):
             if getattr(self, name) is not None:
                 put(name, bool(getattr(self, name)))

@@ -39,6 +39,7 @@ import numpy as np
 
 from lbs_pz.agents.base import counterfactual_mask
 from lbs_pz.agents.spec import load_blueprint
+from lbs_pz.checks import as_int
 from lbs_pz.engine import HanabiState
 from lbs_pz.engine.moves import decode_move
 from lbs_pz.search.beliefs import _exact
@@ -69,10 +70,8 @@ class ExactBelief(Belief):
             raise TypeError("blueprint must be a blueprint spec (lbs_pz.agents.load_blueprint) "
                             f"or a Blueprint with act_batch, got {type(blueprint).__name__}")
         self.blueprint = blueprint
-        if isinstance(memory_cap, bool) or not isinstance(memory_cap, (int, np.integer)) \
-                or memory_cap <= 0:
-            raise ValueError(f"memory_cap must be a positive number of bytes, got {memory_cap!r}")
-        self.memory_cap = int(memory_cap)
+        self.memory_cap = as_int(memory_cap, "memory_cap", lo=1, error=ValueError,
+                                 what="a positive number of bytes")
         self.hands = np.zeros((0, 0), dtype=np.int8)
         self._cw = None
 
@@ -190,8 +189,7 @@ class ExactBelief(Belief):
 
     def sample(self, n: int, rng) -> np.ndarray:
         """n hands drawn with probability proportional to their weight: int64 (n, hand_len)."""
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n must be an int >= 0 (hands to draw), got {n!r}")
+        n = as_int(n, "n", lo=0, what="an int >= 0 (hands to draw)", error=ValueError)
         rng = as_rng(rng)
         cw = self._cumulative()
         if len(cw) == 0 or cw[-1] <= 0:
