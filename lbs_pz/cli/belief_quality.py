@@ -40,7 +40,8 @@ def run(args) -> int:
                          args.belief_checkpoint, cap, progress=not args.no_progress,
                          allow_mismatch=args.allow_mismatch)
     print(f"belief quality: {args.games} games of {blueprint.name} ({config.players}p, "
-          f"{config.hand_size} cards, {config.colors}x{config.ranks}), mean score {result['scores'].mean():.2f}; "
+          f"{config.hand_size} cards, {config.colors}x{config.ranks}), mean score "
+          f"{result['scores'].mean():.2f}; "
           f"per-card cross-entropy of the true hand (nats), by move number; "
           f"{time.perf_counter() - t0:.0f} s")
     print(phase_table(result))

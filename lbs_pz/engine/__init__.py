@@ -12,6 +12,7 @@ from lbs_pz.engine.batch import HanabiBatch, game_seeds
 from lbs_pz.engine.view import CardKnowledge, PastMove, PlayerView
 
 __all__ = [
-    "HanabiConfig", "HanabiState", "HanabiBatch", "game_seeds", "Move", "MOVE_KINDS", "OBSERVATION_TYPES",
-    "decode_move", "encode_move", "move_name", "PlayerView", "CardKnowledge", "PastMove",
+    "HanabiConfig", "HanabiState", "HanabiBatch", "game_seeds", "Move", "MOVE_KINDS",
+    "OBSERVATION_TYPES", "decode_move", "encode_move", "move_name", "PlayerView",
+    "CardKnowledge", "PastMove",
 ]

@@ -106,7 +106,8 @@ def render_rgb(state, viewer: Optional[int] = None) -> "np.ndarray":
     size = _CARD_H // 2 - 2
     for k in range(config.max_information_tokens):
         x = _GAP + k * (size + 4)
-        img[top:top + size, x:x + size] = (40, 110, 220) if k < state.information_tokens else (70, 70, 70)
+        img[top:top + size, x:x + size] = \
+            (40, 110, 220) if k < state.information_tokens else (70, 70, 70)
     for k in range(config.max_life_tokens):
         x = _GAP + k * (size + 4)
         img[top + size + 4:top + 2 * size + 4, x:x + size] = \

@@ -4,13 +4,18 @@ A drop-in replacement for PettingZoo's classic `hanabi_v5`: the same keyword arg
 and the same observation layout (HLE's canonical vector plus an action mask), with the
 engine's extras (hand sizes up to 8).
 
-| | |
-|---|---|
-| agents | `player_0` ... `player_{players-1}` |
-| action space | `Discrete(num_moves)`: HLE move ids (discards, plays, color hints, rank hints); 20 for 2 players |
-| observation space | `Dict(observation=Box(0, 1, (encoding_size,), float32), action_mask=Box(0, 1, (num_moves,), int8))`; 658 floats for 2 players |
-| rewards | every agent receives the change of score after each move, as HLE's rl_env: +1 per card added to the fireworks, minus the whole score when the last life is lost (the score becomes 0) |
-| infos | `action_mask` (int8 (num_moves,), as hanabi_v5's: the legal moves of the agent to act, zeros for the others), `score` (current game score) and `legal_moves` (the move ids of the agent to act, empty for the others) |
+    agents             `player_0` ... `player_{players-1}`
+    action space       `Discrete(num_moves)`: HLE move ids (discards, plays, color hints,
+                       rank hints); 20 for 2 players
+    observation space  `Dict(observation=Box(0, 1, (encoding_size,), float32),
+                       action_mask=Box(0, 1, (num_moves,), int8))`; 658 floats for 2 players
+    rewards            every agent receives the change of score after each move, as HLE's
+                       rl_env: +1 per card added to the fireworks, minus the whole score when
+                       the last life is lost (the score becomes 0)
+    infos              `action_mask` (int8 (num_moves,), as hanabi_v5's: the legal moves of
+                       the agent to act, zeros for the others), `score` (current game score)
+                       and `legal_moves` (the move ids of the agent to act, empty for the
+                       others)
 
 Actions follow `lbs_pz.envs.checks` (the same rule in every interface): NumPy integers are
 accepted; bool, float, str and None (for an agent still playing) raise ValueError, and so

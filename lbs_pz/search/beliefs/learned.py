@@ -65,8 +65,8 @@ class LearnedBelief(TrainedForBlueprint, Belief):
             None: torch's setting). One thread is fastest for these small ops, and avoids
             torch's pathological slow-down on a machine whose cores are busy.
 
-    Attributes (`TrainedForBlueprint`): `trained_for` ({"spec", "fingerprint"} or None), `model_config`
-    (HanabiConfig it was trained on), `checkpoint_path` (None for a given model),
+    Attributes (`TrainedForBlueprint`): `trained_for` ({"spec", "fingerprint"} or None),
+    `model_config` (HanabiConfig it was trained on), `checkpoint_path` (None for a given model),
     `mismatches` (what allow_mismatch let through).
     """
 
