@@ -96,11 +96,12 @@ import numpy as np
 import _signal  # noqa: E402
 
 from lbs_pz.agents.base import (
-    BlueprintBase, BlueprintError, act_each, acted_move, check_batch_unchanged,
+    Blueprint, BlueprintBase, BlueprintError, act_each, acted_move, check_batch_unchanged,
     check_max_moves, describe_position, file_sha256, legal_text, require_batch, rollout_each,
 )
 from lbs_pz.agents.random_agent import RandomAgent
 from lbs_pz.agents.rule_bots import RuleBot
+from lbs_pz.checks import as_int, as_real
 from lbs_pz.engine import HanabiBatch, HanabiState, move_name
 
 CHECK_CALLS = 4
@@ -172,12 +173,8 @@ _ALARM = {"depth": 0, "previous": None, "timer": (0.0, 0.0), "start": 0.0,
 def _check_time_limit(time_limit) -> Optional[float]:
     if time_limit is None:
         return None
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer,
-                                                                   np.floating)) \
-            or not np.isfinite(time_limit) or time_limit <= 0:
-        raise ValueError(f"time_limit must be a positive number of seconds or None (no "
-                         f"limit), got {time_limit!r}")
-    return float(time_limit)
+    return as_real(time_limit, "time_limit", above=0, error=ValueError,
+                   what="a positive number of seconds or None (no limit)")
 
 
 class _Limited:
@@ -250,8 +247,7 @@ class PythonBlueprint:
         if not isinstance(name, str) or not name:
             raise BlueprintError(f"blueprint {type(obj).__name__}: name must be a non-empty "
                                  f"str, got {name!r}")
-        if isinstance(check_calls, bool) or not isinstance(check_calls, int) or check_calls < 0:
-            raise ValueError(f"check_calls must be an int >= 0, got {check_calls!r}")
+        check_calls = as_int(check_calls, "check_calls", lo=0, error=ValueError)
         self.obj, self.name = obj, name
         self.deterministic = bool(getattr(obj, "deterministic", True))
         self.has_private_memory = bool(getattr(obj, "has_private_memory", False))
@@ -260,7 +256,7 @@ class PythonBlueprint:
         self._value = _own(obj, "value")
         self.has_value = self._value is not None and bool(getattr(obj, "has_value", True))
         # Moves from `act`, one Python call per world and move: search picks its speed
-        # settings for that (lbs_pz.search.config.speed_defaults).
+        # settings for that (lbs_pz.search.resolve.speed_defaults).
         self.per_position = self._act_batch is None and self._rollout is None
         self.check_calls = check_calls
         self.time_limit = _check_time_limit(time_limit)
@@ -299,7 +295,7 @@ class PythonBlueprint:
                              f"interrupted; it is refused when it returns)")
         return out
 
-    def _call_act(self, state: HanabiState, seat: int):
+    def _call_act(self, state: HanabiState, seat: Optional[int]):
         return self._call("act", self.obj.act, state, seat)
 
     # --- Agent ------------------------------------------------------------------------------
@@ -402,7 +398,7 @@ class PythonBlueprint:
             self._checks["rollout"] -= 1
         running = ~batch.terminals()
         before = batch.public_history_keys()
-        decks = [batch.get_state(i).deck for i in range(n)] if full else None
+        decks = [batch.get_state(i).deck for i in range(n)] if full else []
         made = self._call("rollout", self._rollout, batch, max_moves)
         what = f"rollout(batch, max_moves={max_moves})"
         arr = self._int_array(made, n, what, "the moves made in each world")
@@ -477,7 +473,7 @@ def _trusted(obj: Any) -> bool:
     return False
 
 
-def as_blueprint(obj: Any):
+def as_blueprint(obj: Any) -> Blueprint:
     """A Blueprint for `obj`: the library's own blueprints unchanged, anything else with
     `act(state, seat=None)` wrapped in a contract-checking `PythonBlueprint`.
     BlueprintError (a ValueError) for a class, an object without `act`, or an `act`
@@ -489,7 +485,8 @@ def as_blueprint(obj: Any):
 
 # --- py: specs ------------------------------------------------------------------------------
 
-def load_python_blueprint(spec: str, time_limit: Optional[float] = DEFAULT_TIME_LIMIT):
+def load_python_blueprint(spec: str,
+                          time_limit: Optional[float] = DEFAULT_TIME_LIMIT) -> Blueprint:
     """The blueprint a `py:MODULE_OR_FILE.py:CLASS` spec names (`lbs_pz.agents.spec`):
     the class instantiated without arguments (or the object itself) through
     `as_blueprint`, with `spec` set to its canonical form, `fingerprint` to the sha256
@@ -507,7 +504,7 @@ def load_python_blueprint(spec: str, time_limit: Optional[float] = DEFAULT_TIME_
             raise BlueprintError(f"blueprint spec {spec!r}: file {target!r} does not exist")
         module = _import_file(spec, path)
         canonical = f"py:{path}:{attr}"
-        source = path
+        source: Optional[str] = path
     else:
         try:
             module = importlib.import_module(target)
@@ -536,7 +533,7 @@ def load_python_blueprint(spec: str, time_limit: Optional[float] = DEFAULT_TIME_
     else:
         obj = found
     try:
-        bp = as_blueprint(obj)
+        bp: Any = as_blueprint(obj)     # any blueprint: its spec and fingerprint are set here
     except BlueprintError as err:
         raise BlueprintError(f"blueprint spec {spec!r}: {err}") from None
     bp.spec = canonical
@@ -564,6 +561,7 @@ def _import_file(spec: str, path: str):
         package.__path__ = []
         sys.modules[USER_MODULES] = package
     module_spec = importlib.util.spec_from_file_location(name, absolute)
+    assert module_spec is not None and module_spec.loader is not None   # a .py file has them
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:
