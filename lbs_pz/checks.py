@@ -31,9 +31,11 @@ from __future__ import annotations
 import math
 import os
 import reprlib
-from typing import Any, Callable, Iterable, NoReturn, Optional, TypeGuard, Union
+from typing import Any, Callable, Iterable, NoReturn, Optional, TypeGuard, TypeVar, Union
 
 import numpy as np
+
+Choice = TypeVar("Choice")     # one of the choices `as_choice` is given
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 2, 60, 60, 6, 4
@@ -136,8 +138,8 @@ def as_bool(value: Any, name: str, *, what: Optional[str] = None,
     return bool(value)
 
 
-def as_choice(value: Any, name: str, choices: Iterable, *, what: Optional[str] = None,
-              error: Optional[Callable[[str], BaseException]] = None):
+def as_choice(value: Any, name: str, choices: Iterable[Choice], *, what: Optional[str] = None,
+              error: Optional[Callable[[str], BaseException]] = None) -> Choice:
     """`value` itself if it is one of `choices` (`value in choices`), else ValueError
     listing them. `what`, `error`: see the module docstring."""
     if value not in choices:

@@ -29,7 +29,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from lbs_pz.agents import as_blueprint
+from lbs_pz.agents import Blueprint, as_blueprint
 from lbs_pz.checks import as_int
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.beliefs import importance_weights
@@ -45,7 +45,7 @@ def _check_state(agent, state) -> None:
                         f"{type(state).__name__}")
 
 
-def in_precision(blueprint, precision: str):
+def in_precision(blueprint, precision: str) -> Blueprint:
     """The blueprint computing in `precision` ("float32": itself), for search's rollouts.
     ValueError for an unknown precision or a blueprint that has no precision to set."""
     if precision not in ("float32", "bfloat16"):
@@ -124,6 +124,7 @@ class SearchAgent:
     def _use(self, belief, config: SearchConfig, depth: int, value) -> None:
         """Search with these from now on (the belief starts over at the next search)."""
         self.belief, self.config, self.depth = belief, config, depth
+        assert config.precision is not None         # resolved: every setting chosen
         self.rollout_blueprint = in_precision(self.blueprint, config.precision)
         if value is None and depth > 0 and getattr(self.blueprint, "has_value", False):
             value = self.rollout_blueprint.value
@@ -217,6 +218,7 @@ class SearchAgent:
         key = [config.seed, seat, state.num_moves_played] + state.move_history
         rng = np.random.default_rng(np.random.SeedSequence(key))
         n = self.worlds_for(state)
+        assert config.verify is not None            # resolved: every setting chosen
         hands, log_w = self.belief.sample_weighted(n + config.verify, rng)
         # A belief may return fewer (consistent) hands than asked: search gets the first
         # n, verification the rest.
@@ -300,8 +302,9 @@ class LBSAgent(SearchAgent):
         self.depth_reason: Optional[str] = chosen.depth_reason
         return chosen
 
+    # the base's class attribute, here a name made from the depth (assigned nowhere)
     @property
-    def name(self) -> str:
+    def name(self) -> str:  # type: ignore[override]
         return f"lbs-{'inf' if self.depth < 0 else self.depth}"
 
     def search(self, state: HanabiState, seat: Optional[int] = None) -> SearchResult:

@@ -33,7 +33,7 @@ paper's out-of-memory case.
 from __future__ import annotations
 
 import time
-from typing import List
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -73,7 +73,7 @@ class ExactBelief(Belief):
         self.memory_cap = as_int(memory_cap, "memory_cap", lo=1, error=ValueError,
                                  what="a positive number of bytes")
         self.hands = np.zeros((0, 0), dtype=np.int8)
-        self._cw = None
+        self._cw: Optional[np.ndarray] = None
 
     # --- memory ------------------------------------------------------------------------------
 
@@ -181,7 +181,7 @@ class ExactBelief(Belief):
             self.peak_memory_bytes = max(self.peak_memory_bytes, self.memory_bytes)
         return self._cw
 
-    def support(self):
+    def support(self) -> Tuple[np.ndarray, np.ndarray]:
         """Every candidate hand with its probability: (int64 (N, n), float64 (N,)) - what
         SPARTA averages over instead of sampling."""
         w = self.weights()
