@@ -16,19 +16,21 @@ import os
 import warnings
 from typing import Any, Dict, List, Optional, Tuple
 
-from lbs_pz.agents import blueprint_identity, load_blueprint
+from lbs_pz.agents import Blueprint, blueprint_identity, load_blueprint
 from lbs_pz.agents.base import file_sha256
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.models import find_model, path as model_path, recommended_settings
 from lbs_pz.optional import torch_available
-from lbs_pz.search.agents import LBSAgent, SpartaAgent
+from lbs_pz.search.agents import LBSAgent, SearchAgent, SpartaAgent
 from lbs_pz.search.methods import MethodSpec, method_depth
 from lbs_pz.search.resolve import applied_speed_defaults, recommended_for
 
-_BUILT: Dict[tuple, tuple] = {}   # (spec, game, seat, file stamps) -> (blueprint, searcher)
+# (spec, game, seat, file stamps) -> (blueprint, searcher)
+_BUILT: Dict[tuple, Tuple[Blueprint, Optional[SearchAgent]]] = {}
 
 
-def build_agent(spec: MethodSpec, config: Optional[HanabiConfig] = None) -> Tuple[object, object]:
+def build_agent(spec: MethodSpec, config: Optional[HanabiConfig] = None,
+                ) -> Tuple[Blueprint, Optional[SearchAgent]]:
     """(blueprint, searcher or None) for `spec` in the game `config` (default 2p), loaded
     and resolved anew."""
     config = HanabiConfig() if config is None else config
@@ -49,7 +51,7 @@ def first_searching_seat(spec: MethodSpec) -> Optional[int]:
 
 
 def built_agents(spec: MethodSpec, config: Optional[HanabiConfig] = None,
-                 seat: Optional[int] = -1) -> Tuple[object, object]:
+                 seat: Optional[int] = -1) -> Tuple[Blueprint, Optional[SearchAgent]]:
     """`build_agent(spec, config)`, built once per process, game and `seat` (each
     searching seat has its own searcher: it follows the game with its own belief; -1:
     `first_searching_seat`) and reused across games. A file the spec names (the
