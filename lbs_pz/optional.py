@@ -165,6 +165,7 @@ def ray_timeout(timeout: Optional[float] = None) -> float:
             timeout = float(text)
         except ValueError:
             timeout = float("nan")
+    # written out, not lbs_pz.checks.as_real: this module imports nothing of lbs_pz
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
             or not 0 < timeout < float("inf"):
         given = os.environ.get(RAY_TIMEOUT_VARIABLE) if where != "timeout" else timeout

@@ -42,9 +42,9 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Dict, List, Optional, Sequence
 
-import numpy as np
 from tqdm import tqdm
 
+from lbs_pz.checks import as_choice, as_int
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.files import (append_line, check_input_path, check_output_path, json_lines,
@@ -75,7 +75,8 @@ def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> di
     results = [r for seat, s in searchers.items() for r in s.history[before[seat]:]]
     return {
         "spec": spec, "game": game, "score": state.score, "seconds": seconds,
-        "moves": state.num_moves_played, "decisions": len(results), "rollouts": sum(r.rollouts for r in results),
+        "moves": state.num_moves_played, "decisions": len(results),
+        "rollouts": sum(r.rollouts for r in results),
         "fallbacks": sum(r.fallback for r in results),
         "deviations": sum(r.deviated for r in results),
         "depth": None if not searchers else next(iter(searchers.values())).depth,
@@ -439,12 +440,6 @@ def check_log_path(path: str, must_exist: bool = False, option: str = "game log"
         check_output_path(path, option)
 
 
-def _check_count(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def _made_with_of(line: dict, spec: MethodSpec) -> Optional[dict]:
     """A log line's `made_with` (None: the line has none), its recommended settings cut
     to those that apply to the spec's method (`recommended_for`), as `made_with` writes
@@ -463,15 +458,14 @@ def _check_collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int,
     """`collect`'s arguments checked, a bad one a ValueError naming it; returns (seed,
     games, first_game, workers) as ints (workers None stays None)."""
     seed = check_run_seed(seed)
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
-    games = _check_count("games", games, 1)
-    first_game = _check_count("first_game", first_game, 0)
+    as_choice(backend, "backend", BACKENDS)
+    games = as_int(games, "games", lo=1, error=ValueError)
+    first_game = as_int(first_game, "first_game", lo=0, error=ValueError)
     if first_game + games > MAX_GAMES:
         raise ValueError(f"games {first_game} .. {first_game + games - 1}: a run has games "
                          f"0 .. {MAX_GAMES - 1}")
     if workers is not None:
-        workers = _check_count("workers", workers, 1)
+        workers = as_int(workers, "workers", lo=1, error=ValueError)
     HanabiConfig(**config_kwargs)           # a bad variant fails here, not in a worker
     seen = [spec.label() for spec in specs]
     if len(set(seen)) < len(seen):

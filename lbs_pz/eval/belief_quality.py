@@ -20,15 +20,19 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, cast
 
 import numpy as np
 from tqdm import tqdm
 
+from lbs_pz.checks import as_int
 from lbs_pz.engine import HanabiState
 from lbs_pz.engine.seeds import EVAL, MAX_GAMES, check_run_seed, deal_seeds
 from lbs_pz.search.resolve import learned_belief
-from lbs_pz.search.beliefs import make_belief
+from lbs_pz.search.beliefs import Belief, make_belief
+
+if TYPE_CHECKING:           # imports torch: only for the checker here
+    from lbs_pz.search.beliefs.learned import LearnedBelief
 
 PHASES = ((0, 10), (10, 20), (20, 30), (30, 40), (40, 50), (50, 60), (60, 10_000))
 
@@ -44,13 +48,11 @@ def run_quality(config, blueprint, num_games: int, seed: int = 0,
     Returns {"ce": {belief: list of per-game float arrays (one entry per move)},
              "seconds": {belief: total update+scoring time}, "scores": game scores}."""
     seed = check_run_seed(seed)
-    if isinstance(num_games, bool) or not isinstance(num_games, int) or \
-            not 1 <= num_games <= MAX_GAMES:
-        raise ValueError(f"num_games must be an integer in [1, {MAX_GAMES}], got {num_games!r}")
+    num_games = as_int(num_games, "num_games", 1, MAX_GAMES, error=ValueError)
     ce: Dict[str, List[np.ndarray]] = {b: [] for b in beliefs}
     seconds = {b: 0.0 for b in beliefs}
     scores = []
-    learned_model = None
+    learned_model: Optional[LearnedBelief] = None
     it = range(num_games)
     if progress:
         it = tqdm(it, unit="game", dynamic_ncols=True)
@@ -64,9 +66,9 @@ def run_quality(config, blueprint, num_games: int, seed: int = 0,
                 kwargs["memory_cap"] = memory_cap
             if b == "learned":
                 if learned_model is None:
-                    learned_model = learned_belief(blueprint, config, checkpoint,
-                                                   allow_mismatch, filtered=False)
-                    belief = learned_model
+                    learned_model = cast("LearnedBelief", learned_belief(  # not filtered
+                        blueprint, config, checkpoint, allow_mismatch, filtered=False))
+                    belief: Belief = learned_model
                 else:
                     belief = make_belief("learned", model=learned_model.model,
                                          config=learned_model.model_config, threads=1)
@@ -76,7 +78,7 @@ def run_quality(config, blueprint, num_games: int, seed: int = 0,
             belief.reset(state, seat)
             seconds[b] += time.perf_counter() - t0
             tracked[b] = belief
-        per_move = {b: [] for b in beliefs}
+        per_move: Dict[str, List[float]] = {b: [] for b in beliefs}
         while not state.is_terminal:
             state.apply(blueprint.act(state))
             true = state.hand(seat)

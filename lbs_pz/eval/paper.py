@@ -51,14 +51,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import warnings
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
 from lbs_pz.agents import RuleBot, blueprint_identity, load_blueprint
+from lbs_pz.checks import as_choice, is_real
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.eval.backends import collect
@@ -244,6 +244,8 @@ def check_retrained(out: str, size_name: str, seed: int, play: bool = True) -> N
     with os.fdopen(open_regular(games, os.O_RDONLY, "--out"), "rb") as f:
         first = next((line for _, _, line in read_lines(f, games, "--out") if line.strip()),
                      None)
+    if first is None:
+        return      # no line: nothing recorded yet
     try:
         theirs = json.loads(first)["run"]
     except (TypeError, ValueError, KeyError, IndexError, RecursionError):
@@ -274,10 +276,9 @@ def plan(size_name: str, retrained_belief: Optional[str] = None) -> List[Cell]:
     retrained_belief: the path of the strong bot's belief retrained on LBS-16's own games
     (the LBS paper's first future direction; `lbs-pz paper` trains it into its folder):
     adds the "beyond" row of LBS-16 with that belief."""
-    if size_name not in SIZES:
-        raise ValueError(f"size must be one of {', '.join(SIZES)}, got {size_name!r}")
+    as_choice(size_name, "size", SIZES)
     size = SIZES[size_name]
-    worlds = {"rollouts": size.worlds}
+    worlds: Dict[str, Any] = {"rollouts": size.worlds}
     named = variants(size)
     first = next(iter(named))
     cells: List[Cell] = []
@@ -469,8 +470,7 @@ def read_curves(cache: str, made_for: dict) -> Optional[dict]:
 
     def numbers(value, length=None) -> bool:
         return isinstance(value, list) and (length is None or len(value) == length) and all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-            for x in value)
+            is_real(x, finite=True) for x in value)
     ce, seconds = stored.get("ce"), stored.get("seconds")
     if not (isinstance(ce, dict) and isinstance(seconds, dict)
             and numbers(stored.get("scores"), games)
@@ -577,17 +577,18 @@ def build_report(cells: Sequence[Cell], results: Dict[Cell, object]) -> dict:
             # while it has played fewer
             sparta = next((c for c in cells if c.table == "variants" and c.row == "sparta"
                            and c.variant == cell.variant), None)
-            ours, theirs = results.get(cell), results.get(sparta)
-            if isinstance(theirs, list):
+            ours = results.get(cell)                # played: it has a gain
+            theirs = results.get(sparta) if sparta is not None else None
+            if isinstance(theirs, list) and isinstance(ours, list):
                 timing = paired_speedup(theirs, ours)
                 if timing is not None:
                     stat.update(zip(TIMING, timing))
-            if isinstance(theirs, list) and len(theirs) < len(ours):
-                on = {g["game"] for g in theirs}
-                common = cell_stats(cell, [g for g in ours if g["game"] in on],
-                                    blueprint_of.get((cell.game, cell.spec.blueprint)))
-                if "gain" in common:
-                    stat.update(gain_on_sparta_deals=common["gain"])
+                if len(theirs) < len(ours):
+                    on = {g["game"] for g in theirs}
+                    common = cell_stats(cell, [g for g in ours if g["game"] in on],
+                                        blueprint_of.get((cell.game, cell.spec.blueprint)))
+                    if "gain" in common:
+                        stat.update(gain_on_sparta_deals=common["gain"])
     rows = variants_rows([s for s in stats if s["table"] == "variants"])
     markdown = "\n\n".join([_variants_table(rows),
                             _grid("Table 2: depths and strengths", stats, "depths"),

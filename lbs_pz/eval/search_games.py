@@ -22,6 +22,7 @@ import time
 from typing import Optional
 
 from lbs_pz.agents import blueprint_identity
+from lbs_pz.checks import as_choice
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import MAX_GAMES, TRAIN, check_run_seed, deal_seeds
 from lbs_pz.eval.backends import BACKENDS
@@ -75,9 +76,10 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
                         address: Optional[str] = None) -> str:
     """Play training deals first_game .. first_game + games - 1 of run `seed` with the
     search `spec` at its seats turned by each game's index (see the module) on `workers`
-    processes (`backend` "process"), or on a Ray cluster (`backend` "ray": the one at `address`, else a local
-    Ray with `workers` CPUs), appending each game to the JSONL file `out` as it ends; games
-    already in `out` are not played again; every backend records the same games.
+    processes (`backend` "process"), or on a Ray cluster (`backend` "ray": the one at
+    `address`, else a local Ray with `workers` CPUs), appending each game to the JSONL file
+    `out` as it ends; games already in `out` are not played again; every backend records
+    the same games.
     `out` must be a regular file or not exist yet (`files.check_output_path`; errors name
     it as `option`), locked while the run appends to it; missing, it is made from `out`.gz
     when that exists (a finished log as the repository keeps it: `files.seed_log`). A
@@ -89,8 +91,7 @@ def record_search_games(spec: MethodSpec, games: int, out: str, config_kwargs=No
     check_run_seed(seed)
     if spec.method == "blueprint":
         raise ValueError("the blueprint does not search: give sparta or lbs-K")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    as_choice(backend, "backend", BACKENDS)
     if games < 1 or workers < 1 or first_game < 0:
         raise ValueError("games and workers must be >= 1 and first_game >= 0")
     if first_game + games > MAX_GAMES:
