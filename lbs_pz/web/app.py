@@ -62,15 +62,16 @@ import json
 import os
 import threading
 import time
-from typing import Callable, Optional, Sequence
+from typing import Any, Awaitable, Callable, Dict, Optional, Sequence, TypeVar
 from urllib.parse import urlsplit
 
 try:
     import resource
 except ImportError:         # not on Windows: no open-file limit to read
-    resource = None
+    resource = None  # type: ignore[assignment]  # tested before use
 
 from lbs_pz.agents import load_blueprint
+from lbs_pz.checks import as_int, as_real
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.optional import require_web
 from lbs_pz.search.config import SearchConfig
@@ -88,10 +89,12 @@ from starlette.exceptions import HTTPException  # noqa: E402
 from starlette.middleware import Middleware  # noqa: E402
 from starlette.middleware.trustedhost import TrustedHostMiddleware  # noqa: E402
 from starlette.requests import ClientDisconnect, Request  # noqa: E402
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse  # noqa: E402
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response  # noqa: E402
 from starlette.routing import Mount, Route  # noqa: E402
 from starlette.staticfiles import StaticFiles  # noqa: E402
 from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: E402
+
+Result = TypeVar("Result")      # what a job's function returns
 
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 PLACEHOLDER = ("<!doctype html><html><head><title>lbs_pz</title></head><body><h1>lbs_pz</h1>"
@@ -118,7 +121,7 @@ class GuardedH11(H11Protocol):
     max_connections: int = MAX_CONNECTIONS
 
     def connection_made(self, transport) -> None:
-        self._deadline = None
+        self._deadline: Optional[asyncio.TimerHandle] = None
         self._ready = 0.0
         super().connection_made(transport)
         self._arm()
@@ -193,13 +196,9 @@ def server_options(max_connections: Optional[int] = None, read_seconds: float = 
     ValueError naming it."""
     if max_connections is None:
         max_connections = connection_cap()
-    if isinstance(max_connections, bool) or not isinstance(max_connections, int) \
-            or max_connections < 1:
-        raise ValueError(f"max_connections must be an integer >= 1, got {max_connections!r}")
+    max_connections = as_int(max_connections, "max_connections", lo=1, error=ValueError)
     for name, value in (("read_seconds", read_seconds), ("idle_seconds", idle_seconds)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
-                or value == float("inf"):
-            raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+        as_real(value, name, above=0, what="a number of seconds > 0", error=ValueError)
     protocol = type("GuardedH11", (GuardedH11,), {"max_connections": max_connections,
                                                   "read_seconds": float(read_seconds)})
     return {"http": protocol, "backlog": max_connections, "timeout_keep_alive": idle_seconds,
@@ -303,7 +302,7 @@ class Jobs:
         return ApiError(503, f"the server is busy ({self.running} moves running, "
                              f"{self.waiting} waiting); try again later")
 
-    async def run(self, fn: Callable):
+    async def run(self, fn: Callable[[], Result]) -> Result:
         start = time.monotonic()
         if not self._start():
             with self._lock:
@@ -393,22 +392,16 @@ def _check_settings(blueprint: str, search: str, rollouts: int, move_seconds: fl
         search = parse_search(search)
     except ApiError as err:
         raise ValueError(err.message) from None
-    if isinstance(rollouts, bool) or not isinstance(rollouts, int) \
-            or not 1 <= rollouts <= SEARCH_CAPS["rollouts"]:
-        raise ValueError(f"rollouts must be an integer in [1, {SEARCH_CAPS['rollouts']}], "
-                         f"got {rollouts!r}")
+    as_int(rollouts, "rollouts", 1, SEARCH_CAPS["rollouts"], error=ValueError)
     for name, value in (("move_seconds", move_seconds), ("request_seconds", request_seconds)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
-                or value == float("inf"):
-            raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+        as_real(value, name, above=0, what="a number of seconds > 0", error=ValueError)
     for name, value, least in (("workers", workers, 1), ("queue", queue, 0), ("cap", cap, 1),
                                ("play_cap", play_cap, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+        as_int(value, name, lo=least, error=ValueError)
     return search
 
 
-async def index(request: Request):
+async def index(request: Request) -> Response:
     """The single-page app (a placeholder page when its file is missing)."""
     path = os.path.join(STATIC_DIR, "index.html")
     if os.path.isfile(path):
@@ -444,7 +437,7 @@ class _Api:
         self.allow_code, self.allow_files = allow_code, allow_files
         self.slice_seconds = float(move_seconds)
 
-    async def options(self, request: Request):
+    async def options(self, request: Request) -> Response:
         """GET /api/options: the blueprints and searches offered, the defaults, the limits."""
         blueprints = list(BLUEPRINT_EXAMPLES)
         if self.blueprint not in blueprints:
@@ -469,7 +462,7 @@ class _Api:
         self.store.add(game)
         return response
 
-    async def create_game(self, request: Request):
+    async def create_game(self, request: Request) -> Response:
         """POST /api/games: a new game (play mode: the agents move first)."""
         body = await _body(request)
         self.store.check_room(body.get("mode", "watch"))  # a full play budget: 503 before work
@@ -481,7 +474,7 @@ class _Api:
             return game, game.snapshot()
         return await self._created(build)
 
-    async def replay(self, request: Request):
+    async def replay(self, request: Request) -> Response:
         """POST /api/replays: a game replayed from a hanab.live or JSONL record."""
         body = await _body(request)
 
@@ -490,28 +483,27 @@ class _Api:
             return game, game.snapshot()
         return await self._created(build)
 
-    async def recent_games(self, request: Request):
+    async def recent_games(self, request: Request) -> Response:
         """GET /api/games: the newest games."""
         return Json({"games": self.store.recent()})
 
-    async def get_game(self, request: Request):
+    async def get_game(self, request: Request) -> Response:
         """GET /api/games/{id}?at=K&view=V: a snapshot."""
         game = self.store.get(request.path_params["id"])
         q = request.query_params
         return Json(game.snapshot(q.get("at"), q.get("view")))
 
-    async def advance(self, request: Request):
+    async def advance(self, request: Request) -> Response:
         """POST /api/games/{id}/advance {"moves": n}: the agents play n moves (-1: out)."""
         body = await _body(request)
         game = self.store.get(request.path_params["id"])
-        n = body.get("moves", 1)
-        if isinstance(n, bool) or not isinstance(n, int) or n < -1:
-            raise ApiError(400, f"moves must be a number of moves >= 1, or -1 (play out), "
-                                f"got {str(n)[:40]!r}")
+        n = as_int(body.get("moves", 1), "moves", lo=-1,
+                   what="a number of moves >= 1, or -1 (play out)",
+                   error=lambda message: ApiError(400, message))
         return Json(await self.jobs.run(_locked(
             game, lambda: game.advance(n, self.slice_seconds))))
 
-    async def move(self, request: Request):
+    async def move(self, request: Request) -> Response:
         """POST /api/games/{id}/move {"move", "turn"}: the human's move (play mode)."""
         body = await _body(request)
         game = self.store.get(request.path_params["id"])
@@ -520,7 +512,7 @@ class _Api:
         return Json(await self.jobs.run(_locked(
             game, lambda: game.human_move(body["move"], body["turn"], self.slice_seconds))))
 
-    async def decision(self, request: Request):
+    async def decision(self, request: Request) -> Response:
         """GET /api/games/{id}/decisions/{k}: the decision of move k."""
         game = self.store.get(request.path_params["id"])
         try:
@@ -529,7 +521,7 @@ class _Api:
             raise ApiError(404, f"no move {request.path_params['k'][:40]!r}") from None
         return Json(game.decision(k))
 
-    async def export(self, request: Request):
+    async def export(self, request: Request) -> Response:
         """GET /api/games/{id}/export: the game as hanab.live JSON."""
         game = self.store.get(request.path_params["id"])
         return Json(game.export())
@@ -579,9 +571,10 @@ def create_app(blueprint: str = "strong", search: str = "lbs-16",
                play_cap, allow_code, allow_files)
     middleware = [] if allowed_hosts is None else [
         Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
-    app = Starlette(routes=api.routes(), middleware=middleware,
-                    exception_handlers={ApiError: _api_error, HTTPException: _http_error,
-                                        Exception: _server_error})
+    # each handler takes the exception class it is registered for
+    handlers: Dict[Any, Callable[..., Awaitable[Response]]] = {
+        ApiError: _api_error, HTTPException: _http_error, Exception: _server_error}
+    app = Starlette(routes=api.routes(), middleware=middleware, exception_handlers=handlers)
     app.state.games = store
     app.state.jobs = jobs
     return app

@@ -55,6 +55,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from lbs_pz.agents import BLUEPRINT_KINDS, BlueprintError
+from lbs_pz.checks import as_int, is_int
 from lbs_pz.engine import HanabiConfig, HanabiState, decode_move, move_name
 from lbs_pz.engine.config import COLOR_CHARS
 from lbs_pz.engine.records import from_hanablive, to_hanablive
@@ -108,9 +109,8 @@ def _bad(message: str) -> ApiError:
 
 
 def _int(value, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise _bad(f"{name} must be an integer in [{lo}, {hi}], got {_shown(value)}")
-    return value
+    """`value` as an int in [lo, hi]; a 400 ApiError naming it otherwise."""
+    return as_int(value, name, lo, hi, what=f"an integer in [{lo}, {hi}]", error=_bad)
 
 
 def _shown(value) -> str:
@@ -436,10 +436,9 @@ class Game:
         next turn (or for `seconds`, as `advance`). Call with `lock` held."""
         if self.mode != "play":
             raise _bad("moves are sent in play mode only; a watch game advances")
-        if isinstance(turn, bool) or not isinstance(turn, int):
-            raise _bad(f"turn must be the number of moves played the client saw, got {turn!r}")
-        if isinstance(move, bool) or not isinstance(move, int):
-            raise _bad(f"move must be a move id (integer), got {move!r}")
+        turn = as_int(turn, "turn", what="the number of moves played the client saw",
+                      error=_bad)
+        move = as_int(move, "move", what="a move id (integer)", error=_bad)
         if turn != self.moves_played:
             raise ApiError(409, f"stale turn: {turn} moves played on the page, "
                                 f"{self.moves_played} in the game; reload the game")
@@ -591,10 +590,8 @@ def private_deal(config: HanabiConfig, seed: int) -> HanabiState:
     keeps the same on every machine and version): word i > 0 swaps card i with card
     (word mod i + 1) (Fisher-Yates, from the end), word 0 is the state's engine seed. The
     deal depends on every bit of `seed`: a search for it runs over 2**128 seeds."""
-    if isinstance(seed, bool) or not isinstance(seed, int) \
-            or not 0 <= seed < 2**PRIVATE_SEED_BITS:
-        raise ValueError(f"a private seed must be an integer in [0, 2**{PRIVATE_SEED_BITS}), "
-                         f"got {_shown(seed)}")
+    seed = as_int(seed, "a private seed", 0, below=2**PRIVATE_SEED_BITS, error=ValueError,
+                  what=f"an integer in [0, 2**{PRIVATE_SEED_BITS})")
     deck = [card for card in range(config.num_card_types)
             for _ in range(config.card_count(card))]
     words = np.random.PCG64(np.random.SeedSequence(seed)).random_raw(len(deck)).tolist()
@@ -937,7 +934,7 @@ class GameStore:
         self.check_spec(spec_fields.get("blueprint", "strong"), f"{spec_where}.blueprint")
         seats = spec_fields.get("search_seats", [0])
         if not isinstance(seats, list) or not (seats == ["all"] or all(
-                not isinstance(p, bool) and isinstance(p, int) and 0 <= p < config.players
+                is_int(p) and 0 <= p < config.players
                 for p in seats)):
             raise _bad(f"{spec_where}.search_seats must be [\"all\"] or a list of seats in "
                        f"[0, {config.players}), got {_shown(seats)}")
