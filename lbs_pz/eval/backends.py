@@ -40,7 +40,7 @@ import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, cast
 
 from tqdm import tqdm
 
@@ -51,6 +51,7 @@ from lbs_pz.files import (append_line, check_input_path, check_output_path, json
                           open_locked, open_regular, output_errors)
 from lbs_pz.host import MACHINE_CHARS, machine
 from lbs_pz.optional import ray_lost, ray_session, sigint_deferred, sigint_ignored
+from lbs_pz.search.agents import SearchAgent
 from lbs_pz.search.build import built_agents, made_with
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.methods import MethodSpec
@@ -64,7 +65,9 @@ def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> di
     searching = () if spec.method == "blueprint" else (
         range(config.players) if spec.search_seats == ("all",) else spec.search_seats)
     blueprint = built_agents(spec, config, next(iter(searching), None))[0]
-    searchers = {seat: built_agents(spec, config, seat)[1] for seat in searching}
+    # a search method: every searching seat has its searcher
+    searchers = {seat: cast(SearchAgent, built_agents(spec, config, seat)[1])
+                 for seat in searching}
     state = HanabiState(config, seed=int(deal_seeds(EVAL, seed, game, 1)[0]))
     before = {seat: len(s.history) for seat, s in searchers.items()}
     start = time.perf_counter()
@@ -358,7 +361,8 @@ def _check_entry(entry, variants: Dict[str, object]) -> str:
 
 def _read_entries(f, path: str, repair: bool) -> List[dict]:
     """The games of the open log `f` (binary, at its start); see `read_log`."""
-    entries, variants = [], {}
+    entries: List[dict] = []
+    variants: Dict[str, object] = {}
     for number, entry in json_lines(f, path, "game log", "a logged game", repair):
         problem = _check_entry(entry, variants)
         if problem:
@@ -369,7 +373,7 @@ def _read_entries(f, path: str, repair: bool) -> List[dict]:
     return entries
 
 
-def read_log(path: str, repair: bool = False) -> List[dict]:
+def read_log(path: Optional[str], repair: bool = False) -> List[dict]:
     """The games logged in the JSONL file `path` by `collect` ([] if there is none),
     each checked against its game variant (`_check_entry`): a line with a result that
     cannot be true (a score above the variant's maximum, more moves than a game lasts, a
@@ -393,13 +397,14 @@ def read_log(path: str, repair: bool = False) -> List[dict]:
         return _read_entries(f, path, repair)
 
 
-def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dict = None,
-                 seed: int = None) -> List[str]:
+def log_contents(path: str, specs: Sequence[MethodSpec] = (),
+                 config_kwargs: Optional[dict] = None, seed: Optional[int] = None) -> List[str]:
     """What the log at `path` holds, one line per method, run seed and variant: "METHOD:
     N games (FIRST..LAST), seed S[, variant or settings that differ from the ones asked]"
     (to say why a report finds no games)."""
     groups: Dict[str, List[int]] = {}
-    methods, canonical = {}, {}
+    methods: Dict[str, str] = {}
+    canonical: Dict[str, str] = {}
     if config_kwargs is not None:
         config_kwargs = dataclasses.asdict(HanabiConfig(**config_kwargs))
     folder = _log_folder(path)
@@ -407,7 +412,8 @@ def log_contents(path: str, specs: Sequence[MethodSpec] = (), config_kwargs: dic
         key = _canonical_key(entry["key"], canonical, folder)
         groups.setdefault(key, []).append(entry["game"])
         methods[key] = entry.get("method", "?")
-    asked = {spec.method: _in_folder(spec.to_dict(), folder) for spec in specs}
+    # keyed by method; looked up with whatever a log line names
+    asked: Dict[Any, dict] = {spec.method: _in_folder(spec.to_dict(), folder) for spec in specs}
     lines = []
     for key, games in groups.items():
         try:
@@ -494,7 +500,8 @@ class _Collection:
         self.out: Dict[str, List[dict]] = {spec.label(): [] for spec in specs}
         self.folder = _log_folder(jsonl)
         self.keys = {_jsonl_key(spec, config_kwargs, seed, self.folder): spec for spec in specs}
-        self.done, self.stale = set(), set()
+        self.done: Set[Tuple[MethodSpec, int]] = set()
+        self.stale: Set[Tuple[MethodSpec, int, Tuple[str, ...]]] = set()
         self.untimed: Dict[tuple, dict] = {}          # (spec, game) -> its result, no machine
         self.made: Dict[MethodSpec, dict] = {}        # made_with, as its JSON reads back
         self.changed_scores: Dict[MethodSpec, List[int]] = {}
@@ -552,7 +559,7 @@ class _Collection:
                               f"model shipped or a default changed since): "
                               + ("played again" if play else "left out"), stacklevel=3)
 
-    def tasks(self):
+    def tasks(self) -> Iterator[Tuple[MethodSpec, dict, int, int]]:
         """The games still to play, (spec, config_kwargs, game, seed), generated as the
         backend asks for them: memory does not grow with the number of games."""
         return ((spec, self.config_kwargs, g, self.seed) for spec in self.specs
@@ -567,6 +574,7 @@ class _Collection:
         if before is not None and before["score"] != result["score"]:
             self.changed_scores.setdefault(spec, []).append(result["game"])
         if log is not None:     # unbuffered, whole lines only: nothing to flush
+            assert self.jsonl is not None           # a log is open: it has a path
             line = json.dumps({"key": _jsonl_key(spec, self.config_kwargs, self.seed,
                                                  self.folder),
                                "method": self.labels[spec], "game": result["game"],
@@ -629,8 +637,10 @@ def collect(specs: Sequence[MethodSpec], config_kwargs: dict, games: int, seed: 
                              range(first_game, first_game + games), jsonl, timed)
     log = open_locked(jsonl, "game log") if jsonl and play else None     # locked until the run ends
     try:
-        entries = _read_entries(log, jsonl, repair=True) if log is not None else \
-            read_log(jsonl)
+        if log is not None and jsonl:               # open (and locked) to be repaired
+            entries = _read_entries(log, jsonl, repair=True)
+        else:
+            entries = read_log(jsonl)
         collection.sort_logged(entries)
         del entries
         if not play:
