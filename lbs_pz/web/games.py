@@ -50,7 +50,7 @@ import secrets
 import threading
 import time
 import warnings
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union, cast
 
 import numpy as np
 
@@ -123,7 +123,7 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
-def loads(text):
+def loads(text: Union[str, bytes]) -> Any:
     """json.loads without the NaN / Infinity / -Infinity that Python's json accepts and no
     response can hold (ValueError, as for any text that is not JSON)."""
     return json.loads(text, parse_constant=_no_constant)
@@ -257,10 +257,11 @@ def _history_fields(config: HanabiConfig, rec: dict) -> dict:
         verb = "plays" if move.kind == "play" else "discards"
         miss = " (misplay)" if move.kind == "play" and not rec["scored"] else ""
         return {"text": f"seat {seat} {verb} {card} from slot {move.card_index}{miss}"}
-    target = (seat + move.target_offset) % config.players
+    # decode_move sets the fields of the move's kind
+    target = (seat + cast(int, move.target_offset)) % config.players
     touched = [i for i in range(config.hand_size) if (rec["reveal"] >> i) & 1]
-    what = (COLOR_WORDS[COLOR_CHARS[move.color]] if move.kind == "reveal_color"
-            else f"{move.rank + 1}s")
+    what = (COLOR_WORDS[COLOR_CHARS[cast(int, move.color)]] if move.kind == "reveal_color"
+            else f"{cast(int, move.rank) + 1}s")
     slots = f"slot {touched[0]}" if len(touched) == 1 else \
         f"slots {', '.join(map(str, touched[:-1]))} and {touched[-1]}"
     return {"text": f"seat {seat} -> seat {target}: {what}, {slots}", "target": target,
@@ -523,7 +524,7 @@ class Game:
         mover = state.current_player
         if state.is_terminal or (self.script is not None and k >= len(self.script)) \
                 or (self.mode == "play" and self.over):     # a finished game is reviewed
-            legal = []
+            legal: List[int] = []
         elif self.mode == "play" and not self.over:
             legal = state.legal_moves() if (mover == self.human and k == self.moves_played) \
                 else []
