@@ -9,7 +9,6 @@ import argparse
 import contextlib
 import dataclasses
 import inspect
-import math
 import os
 import re
 import signal
@@ -19,6 +18,7 @@ import threading
 from typing import Optional
 
 from lbs_pz.agents import spec_forms, spec_help
+from lbs_pz.checks import as_int, as_real
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.engine.seeds import MAX_GAMES, MAX_SEED, check_run_seed
 from lbs_pz.eval.backends import BACKENDS
@@ -79,17 +79,20 @@ def run_seed(text: str) -> int:
                                          f"got {text!r}")
 
 
+def _parsed(text: str, words: str, check, **bounds):
+    """`text` read as an int (`check` as_int) or a float (as_real) and checked by
+    lbs_pz.checks with `bounds`; argparse's one-line "expected WORDS, got TEXT" otherwise."""
+    try:
+        return check((int if check is as_int else float)(text), "value", **bounds)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected {words}, got {text!r}") from None
+
+
 def int_at_least(minimum: int):
     """argparse type: an integer >= `minimum` (e.g. --workers, --first-game; a count of
     games is `game_count`)."""
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}")
-        return value
+        return _parsed(text, f"an integer >= {minimum}", as_int, lo=minimum)
     parse.__name__ = f"integer >= {minimum}"
     return parse
 
@@ -97,14 +100,7 @@ def int_at_least(minimum: int):
 def finite_float_at_least(minimum: float):
     """argparse type: a finite number >= `minimum` (no nan, no inf)."""
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a finite number >= {minimum:g}, "
-                                             f"got {text!r}")
-        return value
+        return _parsed(text, f"a finite number >= {minimum:g}", as_real, lo=minimum)
     parse.__name__ = f"number >= {minimum:g}"
     return parse
 
@@ -119,14 +115,8 @@ def game_count(minimum: int = 1):
     that play a run's games (eval, compare, search-games, belief-quality, demo) play them
     as a stream, so that memory does not grow with the count."""
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or not minimum <= value <= MAX_GAMES:
-            raise argparse.ArgumentTypeError(f"expected an integer in [{minimum}, "
-                                             f"{MAX_GAMES_TEXT}], got {text!r}")
-        return value
+        return _parsed(text, f"an integer in [{minimum}, {MAX_GAMES_TEXT}]", as_int,
+                       lo=minimum, hi=MAX_GAMES)
     parse.__name__ = f"game count >= {minimum}"
     return parse
 
