@@ -33,6 +33,9 @@ _TWO_64 = 1 << 64
 MAX_BATCH = 2**31 - 1        # games per batch (a C int); memory runs out long before
 
 
+# The argument checks of this compiled module stay written out rather than calling
+# lbs_pz.checks: they sit on every move's path (apply, is_legal, a bot's act), where a
+# Python call per move costs more than the check itself.
 def _check_count(value, name, int lo=1):
     """`value` as an int in [lo, MAX_BATCH]: TypeError for a non-integer (floats and bools
     included), ValueError out of range."""

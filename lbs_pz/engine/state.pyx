@@ -35,6 +35,9 @@ cdef GameConfig _SAFE_CFG
 config_init(&_SAFE_CFG, 2, 5, 5, 5, 8, 3, 1, 0)
 
 
+# The argument checks of this compiled module stay written out rather than calling
+# lbs_pz.checks: they sit on every move's path (apply, is_legal, a bot's act), where a
+# Python call per move costs more than the check itself.
 def _card_id(card):
     """An integer card id (numpy integers included); TypeError for anything else."""
     if isinstance(card, bool) or not isinstance(card, (int, np.integer)):

@@ -2,6 +2,10 @@
 
 # --- Python API ---------------------------------------------------------------------------
 
+# The argument checks of this compiled module stay written out rather than calling
+# lbs_pz.checks: they sit on every move's path (apply, is_legal, a bot's act), where a
+# Python call per move costs more than the check itself.
+
 def bot_kind(bot):
     """The kind index of a bot given by name (see BOT_NAMES) or index."""
     if isinstance(bot, str):
