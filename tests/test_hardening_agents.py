@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
+from helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.agents import LBSAgent
@@ -163,8 +164,10 @@ print("GROWTH", rss() - before)
 
 def test_rule_bots_refuse_concurrent_use_of_one_batch_or_state():
     """A thread rolling a batch out while another steps it, or reading states while another
-    changes them: the engine's in-use guard raises RuntimeError, nothing crashes."""
-    stdout = assert_runs_cleanly("""
+    changes them: the engine's in-use guard raises RuntimeError, nothing crashes. The
+    threads race for 0.8 s and on until the guard has caught them once (however loaded the
+    machine), giving up after RACE_SECONDS."""
+    stdout = assert_runs_cleanly(f"RACE_SECONDS = {HANG_SECONDS // 2}\n" + """
 import threading, time
 import numpy as np
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
@@ -172,10 +175,13 @@ from lbs_pz.agents.rule_bots import RuleBot, _bots as bots
 cfg = HanabiConfig(players=2)
 bot = RuleBot("strong")
 def race(a, b, seconds=0.8):
-    stop = time.time() + seconds
+    start = time.time()
     counts = {"busy": 0, "other": 0}
+    def racing():
+        elapsed = time.time() - start
+        return elapsed < seconds or (not counts["busy"] and elapsed < RACE_SECONDS)
     def loop(fns):
-        while time.time() < stop:
+        while racing():
             for f in fns:
                 try:
                     f()
