@@ -20,7 +20,10 @@ import time
 
 import pytest
 
+from helpers.waiting import HANG_SECONDS
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WAIT_MS = HANG_SECONDS * 1000       # every wait of a page (Playwright's timeouts are in ms)
 SHOTS = os.environ.get("LBS_PZ_SCREENSHOT_DIR") or os.path.join(ROOT, "results", "screenshots")
 
 
@@ -64,14 +67,14 @@ def server_url():
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + HANG_SECONDS
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("the server did not start")
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
-    thread.join(timeout=10)
+    thread.join(timeout=HANG_SECONDS)
 
 
 @pytest.fixture(scope="module")
@@ -89,18 +92,19 @@ def browser():
 @pytest.fixture
 def page(browser, server_url):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(server_url + "/")
-    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    page.wait_for_selector("body[data-ready='1']")
     yield page
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def _idle(page, timeout=30000):
-    page.wait_for_function("!document.body.classList.contains('busy')", timeout=timeout)
+def _idle(page):
+    page.wait_for_function("!document.body.classList.contains('busy')")
 
 
 def _no_error(page):
@@ -258,11 +262,11 @@ def test_play_mode_keeps_the_searches_closed_until_the_end(page):
     page.select_option("#seat-1-search", "lbs-16")
     page.fill("#seat-1-rollouts", "8")
     page.click("#start")
-    _idle(page, timeout=60000)
+    _idle(page)
     _no_error(page)
     for _ in range(2):              # the person moves, the searching partner answers
         page.locator("#legal-moves button.move").last.click()
-        _idle(page, timeout=60000)
+        _idle(page)
         _no_error(page)
     chips = page.locator("#history button.chip")
     assert chips.count() >= 1
@@ -281,10 +285,11 @@ def test_the_setup_form_fits_a_phone(browser, server_url):
     """At 400 px the set-up form is no wider than the screen and "Start game" takes the
     tap (a seat row used to overflow to 469 px and cover it)."""
     context = browser.new_context(viewport={"width": 400, "height": 800})
+    context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     try:
         page.goto(server_url + "/")
-        page.wait_for_selector("body[data-ready='1']", timeout=15000)
+        page.wait_for_selector("body[data-ready='1']")
         widths = page.evaluate("""() => [document.documentElement.scrollWidth,
             ...[...document.querySelectorAll('#setup fieldset, .seat-row')].map(
                 (e) => e.getBoundingClientRect().right)]""")
@@ -292,7 +297,7 @@ def test_the_setup_form_fits_a_phone(browser, server_url):
         page.select_option("#mode", "watch")
         for seat in (0, 1):
             page.select_option(f"#seat-{seat}-search", "blueprint")
-        page.click("#start", timeout=5000)          # fails if another element takes the tap
+        page.click("#start")                        # fails if another element takes the tap
         _idle(page)
         _no_error(page)
         assert page.get_attribute("#board", "data-mode") == "watch"
@@ -321,14 +326,14 @@ def test_every_game_has_its_own_address(page, server_url):
 
     second = page.context.new_page()            # a second tab on the same address
     second.goto(f"{server_url}/games/{watch_id}")
-    second.wait_for_selector("body[data-ready='1']", timeout=15000)
+    second.wait_for_selector("body[data-ready='1']")
     second.wait_for_function("!document.body.classList.contains('busy')")
     assert second.text_content("#game-id") == watch_id
     assert second.get_attribute("#board", "data-at") == "2"
     second.close()
 
     page.goto(server_url + "/")
-    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    page.wait_for_selector("body[data-ready='1']")
     _start_play(page)
     play_id = page.text_content("#game-id")
     page.locator("#legal-moves button.move").last.click()
@@ -341,7 +346,7 @@ def test_every_game_has_its_own_address(page, server_url):
     assert page.locator("#hand-0 .card.hidden-card").count() == 5     # still the person's view
     page.go_back()                  # the address before the game: the form
     page.wait_for_url(f"{server_url}/")
-    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    page.wait_for_selector("body[data-ready='1']")
     _idle(page)
     assert page.locator("#setup").is_visible()
 
@@ -362,12 +367,12 @@ def test_every_game_has_its_own_address(page, server_url):
     assert page.locator(f"#recent-{play_id}").count() == 0     # a play game still running
     page.click(f"#recent-{ids[0]}")
     page.wait_for_url(f"{server_url}/games/{ids[0]}")
-    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    page.wait_for_selector("body[data-ready='1']")
     _idle(page)
     assert page.text_content("#game-id") == ids[0]
 
     page.goto(server_url + "/games/no-such-game")
-    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    page.wait_for_selector("body[data-ready='1']")
     assert page.locator("#error").is_visible() and "no game" in page.text_content("#error")
     assert page.locator("#setup").is_visible()
 
@@ -412,9 +417,12 @@ def test_keyboard_play_and_the_busy_indicator(page):
         last = page.evaluate("app.snap")["history"][before]
         assert last["kind"] == ("reveal_rank" if clue else "discard"), last
     assert page.locator("#game-over").is_visible()
-    page.evaluate("() => { guarded(() => new Promise((done) => setTimeout(done, 800))); }")
+    # a guarded task held until the test lets it go: the page is busy meanwhile
+    page.evaluate("() => { guarded(() => new Promise((done) => { window.letGo = done; })); }")
     assert page.locator("#busy").is_visible()
-    assert page.locator("#btn-export").evaluate("(b) => getComputedStyle(b).pointerEvents") == "none"
+    export = page.locator("#btn-export")
+    assert export.evaluate("(b) => getComputedStyle(b).pointerEvents") == "none"
+    page.evaluate("() => window.letGo()")
     _idle(page)
     assert page.locator("#busy").is_hidden()
 
@@ -432,7 +440,7 @@ def test_three_to_five_players_and_what_a_seat_runs_as(page):
             page.select_option(f"#seat-{seat}-search", "lbs-16" if seat == 0 else "blueprint")
             page.fill(f"#seat-{seat}-rollouts", "4")
         page.click("#start")
-        _idle(page, timeout=60000)
+        _idle(page)
         _no_error(page)
         for seat in range(players):
             assert page.locator(f"#hand-{seat} .card").count() == cards
@@ -440,7 +448,7 @@ def test_three_to_five_players_and_what_a_seat_runs_as(page):
         notes = page.text_content("#seat-notes-0")
         assert "lbs-16 runs as lbs-inf: no value for medium" in notes
         page.click("#btn-forward")
-        _idle(page, timeout=60000)
+        _idle(page)
         _no_error(page)
     _shot(page, "five_players.png")
 
@@ -469,7 +477,7 @@ def test_stale_move_is_refused_with_the_servers_message(page):
 def _reload(page):
     """Reload the page and wait until it has opened what its address names."""
     page.reload()
-    page.wait_for_selector("body[data-ready='1']", timeout=15000)
+    page.wait_for_selector("body[data-ready='1']")
     _idle(page)
     _no_error(page)
 
@@ -545,7 +553,7 @@ def test_knowledge_shows_as_pips_with_counting_and_critical_marks(page):
     of a needed card is marked critical. Checked against the snapshot at many positions."""
     _start_watch(page, 8)
     page.click("#btn-playout")
-    _idle(page, timeout=60000)
+    _idle(page)
     total = int(page.get_attribute("#board", "data-moves-played"))
     counted = critical = clued = 0
     for at in range(10, total + 1, 6):
@@ -587,7 +595,7 @@ def test_watch_game_search_panel(page):
     assert page.locator("#hands .card.hidden-card").count() == 0
     for _ in range(4):
         page.click("#btn-forward")
-        _idle(page, timeout=60000)
+        _idle(page)
         _no_error(page)
     assert page.get_attribute("#board", "data-at") == "4"
     assert page.locator("#history li").count() == 4
@@ -644,7 +652,7 @@ def test_watch_game_search_panel(page):
     assert panel.is_hidden()
     # Once the game is over the heat map outlines the seat's true card in every slot.
     page.click("#btn-playout")
-    _idle(page, timeout=120000)
+    _idle(page)
     page.click("#decision-0")
     _idle(page)
     assert page.locator("#belief td.true-card").count() == 5
@@ -661,7 +669,7 @@ def test_replay_an_exported_game(page):
     page.click("#start")
     _idle(page)
     page.click("#btn-playout")
-    _idle(page, timeout=60000)
+    _idle(page)
     _no_error(page)
     assert page.get_attribute("#board", "data-terminal") == "1"
     moves = int(page.get_attribute("#board", "data-moves-played"))
@@ -684,7 +692,7 @@ def test_replay_an_exported_game(page):
     assert page.get_attribute("#board", "data-at") == "2"
     assert page.input_value("#jump-input") == "2"              # the jump box follows the move
     page.click("#btn-playout")
-    _idle(page, timeout=60000)
+    _idle(page)
     _no_error(page)
     assert int(page.get_attribute("#board", "data-at")) == moves
     assert page.text_content("#score") == score
@@ -692,7 +700,8 @@ def test_replay_an_exported_game(page):
     # The same record from a file.
     page.click("#nav-replay")
     page.fill("#replay-text", "")
-    page.set_input_files("#replay-file", files=[{"name": "game.json", "mimeType": "application/json",
+    page.set_input_files("#replay-file", files=[{"name": "game.json",
+                                                 "mimeType": "application/json",
                                                  "buffer": record.encode()}])
     page.click("#replay-load")
     _idle(page)
@@ -719,7 +728,7 @@ def test_replay_a_compare_jsonl_log(page, tmp_path):
     log = tmp_path / "games.jsonl"
     subprocess.run([sys.executable, "-m", "lbs_pz.cli", "compare", "--methods", "blueprint",
                     "--games", "2", "--jsonl", str(log), "--backend", "inline", "--no-progress"],
-                   check=True, capture_output=True, timeout=120, cwd=ROOT)
+                   check=True, capture_output=True, timeout=HANG_SECONDS, cwd=ROOT)
     text = log.read_text()
     records = [json.loads(line) for line in text.splitlines() if line.strip()]
     assert len(records) == 2
@@ -733,7 +742,7 @@ def test_replay_a_compare_jsonl_log(page, tmp_path):
     _no_error(page)
     assert page.get_attribute("#board", "data-mode") == "replay"
     page.click("#btn-playout")
-    _idle(page, timeout=60000)
+    _idle(page)
     _no_error(page)
     assert int(page.get_attribute("#board", "data-at")) == want["moves"]
     assert int(page.text_content("#score")) == want["score"]
