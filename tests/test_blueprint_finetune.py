@@ -10,6 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers.waiting import HANG_SECONDS  # noqa: E402
 from lbs_pz.agents.public_lstm import PublicLSTMBlueprint  # noqa: E402
 from lbs_pz.engine import HanabiBatch, HanabiConfig  # noqa: E402
 from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402
@@ -221,7 +222,8 @@ def _cli(*args):
     import sys
     env = dict(os.environ, OMP_NUM_THREADS="1")
     return subprocess.run([sys.executable, "-m", "lbs_pz.cli", "train-blueprint", *args],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, env=env,
+                          timeout=HANG_SECONDS)
 
 
 def test_cli_init(tmp_path, start):

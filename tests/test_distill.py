@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 from helpers.engine import saved_and_loaded
+from helpers.waiting import HANG_SECONDS
 
 from lbs_pz.agents import RuleBot, load_blueprint
 from lbs_pz.agents.public_lstm import (ARCHITECTURES, CardFeatures, PublicLSTMBlueprint,
@@ -490,7 +491,8 @@ def test_config_checks():
 def _cli(*args):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     return subprocess.run([sys.executable, "-m", "lbs_pz.cli", "distill", *args],
-                          capture_output=True, text=True, env=env, timeout=120)
+                          capture_output=True, text=True, env=env,
+                          timeout=HANG_SECONDS)
 
 
 def test_cli_help_and_bad_input(tmp_path):

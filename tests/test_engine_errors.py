@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from helpers.engine import play_random, snapshot
+from helpers.waiting import HANG_SECONDS
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 STD = HanabiConfig(players=2)
@@ -462,7 +463,7 @@ def test_fuzzed_calls_do_not_crash_the_interpreter():
     (segfault, abort) shows up as a failed test rather than a dead worker."""
     tests = Path(__file__).resolve().parent
     proc = subprocess.run([sys.executable, "-c", FUZZ], cwd=tests, capture_output=True,
-                          text=True, timeout=120,
+                          text=True, timeout=HANG_SECONDS,
                           env={**os.environ, "PYTHONPATH": f"{tests.parent}{os.pathsep}{tests}"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "survived" in proc.stdout

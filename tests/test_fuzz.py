@@ -10,10 +10,12 @@ import sys
 
 import pytest
 
+from helpers.waiting import HANG_SECONDS
+
 FUZZ = os.path.join(os.path.dirname(__file__), "helpers", "fuzz_api.py")
 
 
-def run_fuzz(examples: int, seed: int, timeout: float = 600):
+def run_fuzz(examples: int, seed: int, timeout: float = HANG_SECONDS):
     proc = subprocess.run([sys.executable, FUZZ, "--examples", str(examples), "--seed", str(seed)],
                           capture_output=True, text=True, timeout=timeout)
     calls = [line for line in proc.stdout.splitlines() if line.startswith("CALL ")]

@@ -15,6 +15,7 @@ import warnings
 
 import pytest
 
+from helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import RuleBot, blueprint_identity
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.backends import read_log
@@ -46,7 +47,7 @@ def recorded(tmp_path_factory):
     return out
 
 
-def _cli(argv, cwd, limit=None, timeout=300):
+def _cli(argv, cwd, limit=None, timeout=HANG_SECONDS):
     prefix = [sys.executable, "-c", LIMITED, str(limit)] if limit else \
         [sys.executable, "-m", "lbs_pz.cli"]
     proc = subprocess.run(prefix + argv, capture_output=True, text=True, cwd=cwd,

@@ -15,6 +15,7 @@ import textwrap
 
 import pytest
 
+from helpers.waiting import HANG_SECONDS
 from lbs_pz.cli import main
 from lbs_pz.cli.models import file_problems, listing, not_installed
 from lbs_pz.eval.paper import (CURVES, MAX_CURVES_BYTES, RETRAINED_BELIEF, RETRAINED_GAMES,
@@ -29,7 +30,7 @@ PAPER = ["paper", "--tiny", "--backend", "inline", "--no-progress"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _run(argv, timeout=120, env=ENV, cwd=None):
+def _run(argv, timeout=HANG_SECONDS, env=ENV, cwd=None):
     """`lbs-pz ARGV` in a child: (exit status, stdout, stderr); a hang fails the test."""
     try:
         proc = subprocess.run(CLI + argv, capture_output=True, text=True, timeout=timeout,
@@ -175,7 +176,7 @@ def test_a_write_that_fails_half_way_leaves_the_former_file_whole(tiny_run, tmp_
                 print(err)
         """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=300, env=ENV)
+                          timeout=HANG_SECONDS, env=ENV)
     assert proc.returncode == 0, proc.stderr[-3000:]
     said = proc.stdout.strip().splitlines()
     assert len(said) == 2, proc.stdout
@@ -267,7 +268,7 @@ def test_a_quick_runs_belief_is_never_reused_by_a_full_run(tmp_path):
     text = str(err.value)
     assert "retrained by a --quick run" in text and "this is a --full run" in text
     assert path in text and "another --out" in text
-    status, _, err = _run(["paper", "--full", "--no-progress", "--out", out], timeout=300)
+    status, _, err = _run(["paper", "--full", "--no-progress", "--out", out])
     _refused(status, err, "retrained by a --quick run", "this is a --full run")
     _no_game_played(out)
 
@@ -359,7 +360,7 @@ def test_loading_a_deleted_shipped_model_says_so_in_one_line(tmp_path):
                 print(err)
         """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120, env=dict(ENV, PYTHONPATH=site), cwd=site)
+                          timeout=HANG_SECONDS, env=dict(ENV, PYTHONPATH=site), cwd=site)
     assert proc.returncode == 0, proc.stderr[-3000:]
     said = proc.stdout.strip().splitlines()
     assert len(said) == 4, proc.stdout

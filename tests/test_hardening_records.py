@@ -259,4 +259,4 @@ def check(base, edits):
     assert again.start_player == state.start_player and again.config == state.config
 
 check()
-""", timeout=300)
+""")

@@ -18,6 +18,7 @@ import sys
 import numpy as np
 import pytest
 
+from helpers.waiting import HANG_SECONDS
 from lbs_pz.optional import rllib_available
 
 if not rllib_available():
@@ -106,7 +107,7 @@ def load_in_child(module_dir, folders):
     """{folder: ([exception class, message] or None, peak memory growth in KB)} of loading
     each folder in a child process, after one load of the good module."""
     proc = subprocess.run([sys.executable, "-c", CHILD, module_dir, *folders],
-                          capture_output=True, text=True, timeout=600,
+                          capture_output=True, text=True, timeout=HANG_SECONDS,
                           env=dict(os.environ, OMP_NUM_THREADS="1"))
     assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
     line = next(s for s in proc.stdout.splitlines() if s.startswith("RESULT "))

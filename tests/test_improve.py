@@ -22,6 +22,7 @@ import pytest
 
 pytest.importorskip("torch")
 
+from helpers.waiting import HANG_SECONDS  # noqa: E402
 from lbs_pz.cli import build_parser, main  # noqa: E402
 from lbs_pz.cli.improve import settings_of  # noqa: E402
 from lbs_pz.files import open_locked  # noqa: E402
@@ -108,7 +109,7 @@ def start(args, stderr=subprocess.DEVNULL):
                             stdout=subprocess.PIPE, stderr=stderr)
 
 
-def wait_for(test, proc, timeout=120.0):
+def wait_for(test, proc, timeout=HANG_SECONDS):
     """Polls `test()` until it holds (True) or the process ends / time runs out (False)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end and proc.poll() is None:

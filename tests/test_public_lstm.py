@@ -12,10 +12,12 @@ import sys
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-
 from helpers.engine import positions, sample_consistent_hand
 from helpers.scripts import load_script
+from helpers.waiting import HANG_SECONDS
+
+torch = pytest.importorskip("torch")
+
 from lbs_pz.agents import Blueprint, RuleBot
 from lbs_pz.agents.public_lstm import (PublicLSTMBlueprint, PublicLSTMNet, epsilon_greedy,
                                        masked_greedy)
@@ -376,11 +378,11 @@ def test_bad_arguments_are_value_errors():
 
 def test_cli_help_and_light_import():
     out = subprocess.run([sys.executable, "-m", "lbs_pz.cli", "train-blueprint", "--help"],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=HANG_SECONDS)
     assert out.returncode == 0 and "--demo-bot" in out.stdout and "--resume" in out.stdout
     probe = subprocess.run([sys.executable, "-c", "import sys, lbs_pz.agents; "
                             "print('torch' in sys.modules)"], capture_output=True, text=True,
-                           timeout=60)
+                           timeout=HANG_SECONDS)
     assert probe.stdout.strip() == "False"
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 
+from helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.search_games import record_search_games
@@ -149,7 +150,8 @@ def test_a_trainer_runs_on_a_cluster_at_an_address(tmp_path):
         run = subprocess.run([sys.executable, "-m", "lbs_pz.cli", "distill", *flags,
                               "--backend=ray", f"--address={cluster.address}", "--workers=2",
                               f"--out={on_cluster}", "--no-progress"],
-                             capture_output=True, text=True, env=env, timeout=300)
+                             capture_output=True, text=True, env=env,
+                             timeout=HANG_SECONDS)
     finally:
         cluster.shutdown()
     assert run.returncode == 0, run.stderr[-2000:]

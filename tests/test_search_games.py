@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import RuleBot, blueprint_identity
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
@@ -207,7 +208,8 @@ def test_cli_records_and_checks_its_input(tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     out = tmp_path / "g.jsonl"
     run = lambda *a: subprocess.run([sys.executable, "-m", "lbs_pz.cli", "search-games", *a],
-                                    capture_output=True, text=True, env=env, timeout=300)
+                                    capture_output=True, text=True, env=env,
+                                    timeout=HANG_SECONDS)
     r = run("--method", "sparta", "--blueprint", "strong", "--rollouts", "8", "--games", "2",
             "--players", "2", "--colors", "3", "--ranks", "3", "--hand-size", "3",
             "--out", str(out))
@@ -221,7 +223,8 @@ def test_cli_records_and_checks_its_input(tmp_path):
     assert r.returncode == 2 and "--search-seats: seat 2 is not in [0, 2)" in r.stderr
     r = subprocess.run([sys.executable, "-m", "lbs_pz.cli", "distill", "--search-games",
                         str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "x.pt")],
-                       capture_output=True, text=True, env=env, timeout=120)
+                       capture_output=True, text=True, env=env,
+                       timeout=HANG_SECONDS)
     assert r.returncode == 2 and "missing.jsonl" in r.stderr
 
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+from helpers.waiting import HANG_SECONDS
+
 SCRIPT = textwrap.dedent('''
     import sys, warnings
 
@@ -92,5 +94,5 @@ SCRIPT = textwrap.dedent('''
 
 def test_engine_envs_bots_and_grounded_search_run_without_torch():
     proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=HANG_SECONDS)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
