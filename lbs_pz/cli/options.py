@@ -15,7 +15,7 @@ import signal
 import sys
 import textwrap
 import threading
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Type, TypeVar
 
 from lbs_pz.agents import spec_forms, spec_help
 from lbs_pz.checks import as_int, as_real
@@ -30,6 +30,12 @@ from lbs_pz.search.config import (ADVANCED, DEFAULTS as SEARCH_DEFAULTS, PRECISI
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.train.configs import (ARCH_FIELDS, ARCH_PRESETS, SAVE_MINUTES, curve_path,
                                   curve_png_path)
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+Config = TypeVar("Config", bound="DataclassInstance")   # a hyper-parameter dataclass
+
 
 def blueprint_help() -> str:
     """The spec list that ends every command's help (from `lbs_pz.agents.BLUEPRINT_KINDS`)."""
@@ -88,7 +94,7 @@ def _parsed(text: str, words: str, check, **bounds):
         raise argparse.ArgumentTypeError(f"expected {words}, got {text!r}") from None
 
 
-def int_at_least(minimum: int):
+def int_at_least(minimum: int) -> Callable[[str], int]:
     """argparse type: an integer >= `minimum` (e.g. --workers, --first-game; a count of
     games is `game_count`)."""
     def parse(text: str) -> int:
@@ -97,7 +103,7 @@ def int_at_least(minimum: int):
     return parse
 
 
-def finite_float_at_least(minimum: float):
+def finite_float_at_least(minimum: float) -> Callable[[str], float]:
     """argparse type: a finite number >= `minimum` (no nan, no inf)."""
     def parse(text: str) -> float:
         return _parsed(text, f"a finite number >= {minimum:g}", as_real, lo=minimum)
@@ -108,7 +114,7 @@ def finite_float_at_least(minimum: float):
 MAX_GAMES_TEXT = f"2**{MAX_GAMES.bit_length() - 1}"     # how --help writes MAX_GAMES
 
 
-def game_count(minimum: int = 1):
+def game_count(minimum: int = 1) -> Callable[[str], int]:
     """argparse type of every option that counts games (--games, --search-games, a
     trainer's --val-games, ...): an integer in [`minimum`, MAX_GAMES]. MAX_GAMES (2**32)
     is the number of deals in a run's stream, so no run can ask for more; the commands
@@ -145,7 +151,7 @@ def check_trainer_outputs(config) -> None:
 def check_distinct_outputs(**paths) -> None:
     """ValueError if two output options name the same file (one would overwrite the
     other): check_distinct_outputs(json=args.json, jsonl=args.jsonl)."""
-    seen = {}
+    seen: Dict[str, str] = {}                   # real path -> the option naming it
     for option, path in paths.items():
         if not path:
             continue
@@ -157,7 +163,7 @@ def check_distinct_outputs(**paths) -> None:
 
 
 @contextlib.contextmanager
-def one_interrupt():
+def one_interrupt() -> Iterator[None]:
     """Ctrl-C in this block: the FIRST SIGINT raises KeyboardInterrupt and ignores every
     later one, so that stopping (cancelling queued games, terminating workers) cannot be
     cut short or hung by a second Ctrl-C. Left normally, the previous handler is back;
@@ -260,7 +266,8 @@ def add_dataclass_options(parser: argparse.ArgumentParser, config_class, skip=()
                             f"(default {default!r})")
 
 
-def dataclass_from(config_class, args: argparse.Namespace, **overrides):
+def dataclass_from(config_class: Type[Config], args: argparse.Namespace,
+                   **overrides: Any) -> Config:
     """The `config_class` instance the parsed options (and `overrides`) describe."""
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(config_class)
               if hasattr(args, f.name)}
@@ -406,7 +413,7 @@ def search_seats_from(text: str, players: int) -> tuple:
     return seats
 
 
-def search_spec(args: argparse.Namespace, method: str, **fields):
+def search_spec(args: argparse.Namespace, method: str, **fields: Any) -> MethodSpec:
     """The `MethodSpec` of `method` with the options of `add_search_options` (and
     --blueprint, --seed) from args; `fields` sets the others."""
     return MethodSpec(method, blueprint=args.blueprint, search=search_config(args), **fields)
