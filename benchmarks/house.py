@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
-from typing import Dict, List, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "lbs_pz")
@@ -84,24 +84,30 @@ def int_checks() -> List[str]:
     return found
 
 
-def annotated_public() -> Tuple[int, int, List[str]]:
-    """(public functions with a return annotation, public functions, the names of those
-    without): public = neither it nor its class starts with "_" (dunders are not public)."""
-    total, missing = 0, []
+def public_functions(tree: ast.AST, where: str = "") -> Iterator[Tuple[str, ast.AST]]:
+    """(qualified name, node) of every public function and method of a module: its name does
+    not start with "_" (methods of every class count, a private class's too), defined at a
+    module's or a class's level, inside `if` / `try` blocks too (a function nested in a
+    function is that function's detail)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if not node.name.startswith("_"):
+                yield f"{where}{node.name}", node
+        elif isinstance(node, ast.ClassDef):
+            yield from public_functions(node, f"{where}{node.name}.")
+        elif not isinstance(node, ast.Lambda):
+            yield from public_functions(node, where)
 
-    def visit(body, path, prefix, public):
-        nonlocal total
-        for node in body:
-            if isinstance(node, ast.ClassDef):
-                visit(node.body, path, f"{prefix}{node.name}.",
-                      public and not node.name.startswith("_"))
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if public and not node.name.startswith("_"):
-                    total += 1
-                    if node.returns is None:
-                        missing.append(f"{path}:{prefix}{node.name}")
+
+def annotated_public() -> Tuple[int, int, List[str]]:
+    """(public functions with a return annotation, public functions, "path:line name" of
+    those without) over lbs_pz/ (`public_functions`)."""
+    total, missing = 0, []
     for path, tree in _sources():
-        visit(tree.body, path, "", True)
+        for name, node in public_functions(tree):
+            total += 1
+            if node.returns is None:
+                missing.append(f"{path}:{node.lineno} {name}")
     return total - len(missing), total, missing
 
 
