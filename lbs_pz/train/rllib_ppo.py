@@ -152,7 +152,7 @@ def save_module(algo, run: RLlibPPORun, out: str) -> str:
     learner's weights, strictly. Returns `out`."""
     spec = module_spec(run.game(), run.hidden, gamma=run.gamma)
     spec.model_config = algo.config.model_config | spec.model_config
-    module = cast(TorchRLModule, spec.build())        # a torch module: the spec's class
+    module = cast("TorchRLModule", spec.build())      # a torch module: the spec's class
     weights = algo.learner_group.get_weights([POLICY_ID])[POLICY_ID]
     module.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()},
                            strict=True)
