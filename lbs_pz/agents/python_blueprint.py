@@ -87,7 +87,7 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
@@ -166,8 +166,8 @@ TICK = 0.05                          # seconds between two looks at the deadline
 _MAIN_THREAD = threading.main_thread().ident
 # The main thread's alarm: entry points under way, the handler and timer found before
 # the outermost one (restored after it), when that began, the running call's deadline.
-_ALARM = {"depth": 0, "previous": None, "timer": (0.0, 0.0), "start": 0.0,
-          "deadline": math.inf}
+_ALARM: Dict[str, Any] = {"depth": 0, "previous": None, "timer": (0.0, 0.0), "start": 0.0,
+                          "deadline": math.inf}
 
 
 def _check_time_limit(time_limit) -> Optional[float]:

@@ -217,7 +217,7 @@ class raw_env(AECEnv, EzPickle):
         self._update_infos()
 
     def _update_infos(self):
-        game = self.state_
+        game = self.game
         score, current = game.score, game.current_player
         mask, legal, n = game.legal_mask(), game.legal_moves(), self.config.num_moves
         self.infos = {

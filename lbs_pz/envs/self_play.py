@@ -64,11 +64,13 @@ class HanabiSelfPlayEnv(gymnasium.Env):
         self.game: Optional[HanabiState] = None
 
     def _info(self):
+        game = self.game
+        assert game is not None         # after reset(): step() checks it first
         return {
-            "action_mask": self.game.legal_mask(),
-            "score": self.game.score,
-            "current_player": self.game.current_player,
-            "legal_moves": self.game.legal_moves(),
+            "action_mask": game.legal_mask(),
+            "score": game.score,
+            "current_player": game.current_player,
+            "legal_moves": game.legal_moves(),
         }
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None,

@@ -28,7 +28,7 @@ the game's variant) and raises `CheckpointMismatchError` on a mismatch unless
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 
@@ -38,7 +38,10 @@ from lbs_pz.search.beliefs.base import Belief, as_rng, check_hand
 from lbs_pz.search.beliefs.model import load_belief
 from lbs_pz.search.trained_for import TrainedForBlueprint
 
-torch = require_torch("the learned belief")
+if TYPE_CHECKING:           # torch's own types for the checker; at run time, the gate
+    import torch
+else:
+    torch = require_torch("the learned belief")
 
 DEFAULT_CHECKPOINT = "belief_strong_2p"
 
@@ -95,7 +98,7 @@ class LearnedBelief(TrainedForBlueprint, Belief):
         self.check_game(start.config)
         self._hc = None
         self._pending = [start.encode(self.seat)]
-        self._ctx = None
+        self._ctx: Optional[torch.Tensor] = None     # per slot, once a move is observed
 
     def _update(self, before, after, rec) -> None:
         self._pending.append(after.encode(self.seat))
@@ -117,8 +120,9 @@ class LearnedBelief(TrainedForBlueprint, Belief):
         return allowed
 
     def _slot_logits(self, i, cards):
-        m = self.model
-        return m.slot_logits(self._ctx[i].expand(cards.shape[0], -1), i, cards[:, :i])
+        m, ctx = self.model, self._ctx
+        assert ctx is not None          # reset() observes the game: the context is set
+        return m.slot_logits(ctx[i].expand(cards.shape[0], -1), i, cards[:, :i])
 
     def _logits(self, i, prefix_cards, info_t):
         """Slot i's logits for rows of prefix cards (m, >= i), with the grounded prior
