@@ -198,10 +198,12 @@ print("BATCH", race([lambda: batch.reset(next(seeds)), lambda: bot.rollout(batch
                     [lambda: bot.act_batch(batch), lambda: bot.rollout(batch, 1),
                      lambda: batch.step(np.full(len(batch), -1))]))
 states = [HanabiState(cfg, seed=i) for i in range(3000)]
-def change():
+def change():       # a change on every pass, also once a game is over (a move, then a hand)
     for s in states[::50]:
         if not s.is_terminal:
             s.apply(s.legal_moves()[0])
+        else:
+            s.set_hand(0, s.hand(0), seed=1)
 print("STATES", race([lambda: bots.act_states("strong", states)], [change]))
 """)
     for line in stdout.splitlines()[:2]:
