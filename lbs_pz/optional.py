@@ -10,6 +10,8 @@ belief need none of them; each optional package comes with a pip extra:
     ray.rllib (ray[rllib]), torch  [rllib]        RLlib PPO training (examples/rllib_ppo.py)
                                                   and RLlib modules as blueprints (rllib:DIR)
     starlette, uvicorn             [web]          the local web page (`lbs-pz serve`)
+    tensorboard                    [tensorboard]  a training run's scalars for TensorBoard
+                                                  (every trainer's --tensorboard DIR)
 
 A module that cannot work without one imports it through this gate at its top
 (`torch = require_torch("the learned belief")`), so a missing package is one clear
@@ -41,6 +43,7 @@ EXTRAS = {
     "ray.rllib": ("rllib", "ray[rllib], torch"),
     "starlette": ("web", "starlette, uvicorn"),
     "uvicorn": ("web", "starlette, uvicorn"),
+    "tensorboard": ("tensorboard", "tensorboard"),
 }
 
 
@@ -125,6 +128,14 @@ def require_web(what: str = "this feature") -> ModuleType:
     the [web] extra."""
     require("uvicorn", what)
     return require("starlette", what)
+
+
+def require_tensorboard(what: str = "this feature") -> ModuleType:
+    """torch.utils.tensorboard (its SummaryWriter writes the event files), after checking
+    that tensorboard imports; or a MissingDependency naming the [tensorboard] extra (or
+    the [torch] one, without torch)."""
+    require("tensorboard", what)
+    return require("torch.utils.tensorboard", what)
 
 
 def torch_available() -> bool:

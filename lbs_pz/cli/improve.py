@@ -43,8 +43,12 @@ OUT/improve.json is written whole after every step: the command, the settings, e
 finished step of each round (its CPU seconds: this process and its waited-for children;
 not Ray workers) and per round its score, paired gain +- s.e., games, core-hours and
 whether it was kept. At the end: OUT/rounds.md (the round table) and OUT/rounds.png (the
-score per round). `lbs-pz improve --out OUT --report-only` prints the table from
-improve.json alone (no other option needed; nothing is played).
+score per round). With --tensorboard DIR, each round's score, gains, games, core-hours and
+whether it was kept are scalars in DIR (`tensorboard --logdir DIR`; the round the step;
+every finished round written again by each invocation), and its distill and train-belief
+write theirs to DIR/round_K/distill and DIR/round_K/belief. `lbs-pz improve --out OUT
+--report-only` prints the table from improve.json alone (no other option needed; nothing
+is played).
 
 Resume: run the same command again. Finished steps are skipped (a finished round is never
 replayed); a step cut short continues: the games log plays only the missing games, and
@@ -89,6 +93,7 @@ from lbs_pz.search.build import describe
 from lbs_pz.search.methods import MethodSpec, parse_method
 from lbs_pz.search.recorded_games import read_search_games
 from lbs_pz.search.stats import mean_sem
+from lbs_pz.train.board import Board, check_board
 from lbs_pz.train.configs import BeliefTrainConfig, DistillConfig
 
 STATE = "improve.json"
@@ -97,7 +102,7 @@ LOCK = "improve.lock"       # held (flock) while a run works in OUT
 # results of a round (every backend plays the same games; --out is the run itself), or
 # only how far the run goes (--rounds, --patience)
 FREE_OPTIONS = ("rounds", "patience", "out", "workers", "backend", "address", "no_progress",
-                "report_only", "func", "command", "improve_parser")
+                "tensorboard", "report_only", "func", "command", "improve_parser")
 # the round run by hand, docs/experiments/expert_iteration.md
 EXPERT_ITERATION = dict(deviation_weight=30.0, search_fraction=0.5, lr=3e-4, updates=600)
 STUDENT = "student"      # --teacher-blueprint: the teacher searches over the current student
@@ -108,6 +113,9 @@ DISTILL_GAMES = 1500
 # takes about 100 s a game on one core, at 32 about 15 s: benchmarks/train_sources.py)
 TEACHER_ROLLOUTS = 32
 BELIEF_MINUTES = 15.0   # belief_conventions_expert_2p's train-belief run (manifest command)
+# a round's record written to --tensorboard (as "round/NAME", the round the step; and
+# "round/kept", 1 or 0)
+ROUND_SCALARS = ("score", "gain", "tuning_gain", "games", "core_hours")
 
 
 # --- the run's record --------------------------------------------------------------------------
@@ -214,6 +222,7 @@ def check_args(args, game: HanabiConfig) -> None:
         check_variant(args.teacher_blueprint, game, "--teacher-blueprint")
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
         raise ValueError(f"--out {args.out!r} is a file, not a folder")
+    check_board(args.tensorboard)
 
 
 # --- one round's steps --------------------------------------------------------------------------
@@ -227,6 +236,7 @@ class Improve:
         self.distill_fn, self.train_belief_fn = distill, train_belief
         self.state = load_state(args.out, args)
         self.log = (lambda *_: None) if args.no_progress else print
+        self.board = Board("")      # --tensorboard's, while `run` runs
 
     # where a round starts from
     def kept_before(self, k: int) -> int:
@@ -344,7 +354,8 @@ class Improve:
             updates=a.updates, minutes=0.0, eval_every=0, eval_games=min(200, a.eval_games),
             seed=a.seed, device=a.device, resume=out if os.path.isfile(out) else "",
             players=self.game.players, colors=self.game.colors, ranks=self.game.ranks,
-            hand_size=self.game.hand_size, **self.trainer_backend())
+            hand_size=self.game.hand_size, tensorboard=self.board_dir(k, "distill"),
+            **self.trainer_backend())
         self.distill_fn(dc, log=self.log, progress_bar=not a.no_progress)
         slim_copy(out, self.student(k)[len("lstm:"):])
         return {"from": self.student(j), "out": self.student(k), "checkpoint": out,
@@ -363,7 +374,8 @@ class Improve:
             games_per_step=a.belief_games_per_step, val_games=min(128, a.eval_games),
             seed=a.seed, device=a.device, progress=not a.no_progress,
             players=self.game.players, colors=self.game.colors, ranks=self.game.ranks,
-            hand_size=self.game.hand_size, **self.trainer_backend())
+            hand_size=self.game.hand_size, tensorboard=self.board_dir(k, "belief"),
+            **self.trainer_backend())
         self.train_belief_fn(tc, log=self.log)
         slim = os.path.join(round_dir(self.out, k), "belief.pt")
         slim_copy(out, slim)
@@ -426,6 +438,7 @@ class Improve:
                    games=rec["steps"]["teacher_games"]["games"],
                    core_hours=round(cpu / 3600, 4), student=self.student(k))
         save_state(self.out, self.state)
+        self.board_round(k)
         self.tidy(k)
         if not ev["kept"]:
             self.log(f"round {k} not kept: no gain over round {ev['base_round']} on the "
@@ -449,6 +462,18 @@ class Improve:
         with contextlib.suppress(FileNotFoundError):
             os.remove(os.path.join(folder, "distill_games.jsonl"))
 
+    def board_dir(self, k: int, step: str) -> str:
+        """The --tensorboard folder of round k's trainer `step` ("": none)."""
+        return os.path.join(self.args.tensorboard, f"round_{k}", step) \
+            if self.args.tensorboard else ""
+
+    def board_round(self, k: int) -> None:
+        """Round k's record (ROUND_SCALARS, kept) on the board, at step k."""
+        rec = self.state["rounds"][str(k)]
+        scalars = {f"round/{name}": rec.get(name) for name in ROUND_SCALARS}
+        scalars["round/kept"] = float(rec["kept"])
+        self.board.write(k, scalars)
+
     def without_gain(self, k: int) -> int:
         """Rounds in a row without a gain, up to round k."""
         n = 0
@@ -459,11 +484,20 @@ class Improve:
         return n
 
     def run(self) -> None:
+        """Round 0's evaluation, then the rounds up to --rounds (or --patience), the
+        tables; with --tensorboard, the finished rounds on its board first (written
+        again: the board hides what earlier invocations wrote), each new one as it ends."""
+        with Board(self.args.tensorboard) as self.board:
+            self.play_rounds()
+
+    def play_rounds(self) -> None:
         start = self.step(0, "eval", lambda: self.evaluate(0))
         self.round(0).update(score=start["mean"], sem=start["sem"], kept=True, games=0,
                              core_hours=round(start["cpu_seconds"] / 3600, 4),
                              student=self.student(0))
         save_state(self.out, self.state)
+        for r in finished_rounds(self.state):
+            self.board_round(r["round"])
         self.state["stopped"] = None
         for k in range(1, self.args.rounds + 1):
             finished = "kept" in self.state["rounds"].get(str(k), {})   # never undone
@@ -639,6 +673,10 @@ def add_command(subparsers) -> argparse.ArgumentParser:
                    help="where distill and train-belief train (default cpu)")
     add_seed_option(p, "run seed of the training deals, the search and the evaluation deals")
     p.add_argument("--no-progress", action="store_true", help="no progress lines or bars")
+    p.add_argument("--tensorboard", default="", metavar="DIR",
+                   help="write each round's scalars to DIR and its trainers' to "
+                        "DIR/round_K/distill and DIR/round_K/belief, for `tensorboard "
+                        "--logdir DIR` (default: none; the [tensorboard] extra)")
     p.add_argument("--report-only", action="store_true",
                    help="print the round table of the run in --out (its improve.json) and "
                         "play nothing")

@@ -28,6 +28,7 @@ from lbs_pz.search.beliefs import BELIEF_KINDS
 from lbs_pz.search.config import (ADVANCED, DEFAULTS as SEARCH_DEFAULTS, PRECISIONS, PRUNING_RULES,
                                   SearchConfig)
 from lbs_pz.search.methods import MethodSpec
+from lbs_pz.train.board import check_board
 from lbs_pz.train.configs import (ARCH_FIELDS, ARCH_PRESETS, SAVE_MINUTES, curve_path,
                                   curve_png_path)
 
@@ -137,8 +138,10 @@ def add_games_option(parser, default: int, about: str, flag: str = "--games",
 
 def check_trainer_outputs(config) -> None:
     """Every file a trainer's `config` makes it write, checked with `check_output_path`
-    before any training: --out, --slim-out (where the config has it), and the learning
-    curve's CSV and the PNG beside it (same stem; unless --curve none)."""
+    before any training: --out, --slim-out (where the config has it), the learning
+    curve's CSV and the PNG beside it (same stem; unless --curve none), and the
+    --tensorboard folder (`check_board`: a missing tensorboard package is one line
+    naming its extra)."""
     check_output_path(config.out, "--out")
     if getattr(config, "slim_out", ""):
         check_output_path(config.slim_out, "--slim-out")
@@ -146,6 +149,7 @@ def check_trainer_outputs(config) -> None:
     if curve:
         check_output_path(curve, "--curve")
         check_output_path(curve_png_path(curve), "--curve")
+    check_board(getattr(config, "tensorboard", ""))
 
 
 def check_distinct_outputs(**paths) -> None:

@@ -264,7 +264,7 @@ def train_belief(tc: BeliefTrainConfig,
     with training.source:
         run(trainer, budget, tc.out, resume=ckpt, eval_every=tc.val_every,
             save_every=tc.val_every, save_minutes=tc.save_minutes,
-            curve=curve_path(tc.out, tc.curve), title=command,
+            curve=curve_path(tc.out, tc.curve), title=command, tensorboard=tc.tensorboard,
             progress_bar=tc.progress, log=log)
     history = [(row[1], math.nan if row[2] is None else row[2], row[3])
                for row in progress["curve"]]

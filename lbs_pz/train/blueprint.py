@@ -701,7 +701,7 @@ def train_blueprint(tc: BlueprintTrainConfig, log=print, progress_bar: bool = Tr
         eval_every=tc.eval_every, save_every=tc.save_every, save_minutes=tc.save_minutes,
         curve=tc.curve_path(), slim_out=tc.slim_out, title=f"{os.path.basename(tc.out)}: "
                                     f"{command_line('train-blueprint', tc)}",
-        progress_bar=progress_bar, log=log)
+        progress_bar=progress_bar, tensorboard=tc.tensorboard, log=log)
     last = progress["evals"][-1]
     log(f"done: {progress['updates']:,} updates, {progress['env_steps']:,} env steps; greedy "
         f"self-play {last[3]:.2f} +- {last[4]:.2f} over {tc.eval_games} EVAL games; saved "

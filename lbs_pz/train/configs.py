@@ -178,6 +178,9 @@ class BeliefTrainConfig:
     resume: str = ""
     # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
     curve: str = ""
+    # TensorBoard folder: the curve's rows, the losses and the throughput as scalars, the update
+    # count the step ("": off; the [tensorboard] extra)
+    tensorboard: str = ""
     progress: bool = True            # a progress bar
 
 
@@ -216,6 +219,9 @@ class ValueTrainConfig:
     address: str = ""
     # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
     curve: str = ""
+    # TensorBoard folder: the curve's rows, the losses and the throughput as scalars, the update
+    # count the step ("": off; the [tensorboard] extra)
+    tensorboard: str = ""
     progress: bool = True         # a progress bar
 
 
@@ -279,6 +285,9 @@ class BlueprintTrainConfig:
     out: str = "public_lstm.pt"
     slim_out: str = ""
     curve: str = ""               # curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
+    # TensorBoard folder: the curve's rows, the losses and the throughput as scalars, the update
+    # count the step ("": off; the [tensorboard] extra)
+    tensorboard: str = ""
 
     def __post_init__(self) -> None:
         self.arch = self.arch or None       # "": unset
@@ -426,6 +435,9 @@ class DistillConfig:
     resume: str = ""              # a checkpoint of an earlier distill run to continue
     # learning curve CSV (+ PNG); "": OUT stem + .curve.csv; "none": off
     curve: str = ""
+    # TensorBoard folder: the curve's rows, the losses and the throughput as scalars, the update
+    # count the step ("": off; the [tensorboard] extra)
+    tensorboard: str = ""
 
     def __post_init__(self) -> None:
         self.arch = self.arch or None       # "": unset

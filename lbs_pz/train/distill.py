@@ -593,7 +593,7 @@ def distill(dc: DistillConfig, log=print, progress_bar: bool = True) -> str:
             imitation.level_head()
         run(trainer, Budget(dc.minutes, dc.updates), dc.out, resume=ckpt,
             eval_every=dc.eval_every, save_every=dc.save_every, save_minutes=dc.save_minutes,
-            curve=curve_path(dc.out, dc.curve),
+            curve=curve_path(dc.out, dc.curve), tensorboard=dc.tensorboard,
             title=f"{os.path.basename(dc.out)}: {command_line('distill', dc)}",
             progress_bar=progress_bar, log=log)
     last = progress["evals"][-1]

@@ -28,6 +28,9 @@ arguments of `lbs_pz.models.checkpoint.make_checkpoint`), its optimizer and its 
   with `Trainer.eval_at_start`; at the end if the last update was not evaluated): each
   evaluation appends a row (minutes, updates, then the metrics) to progress["curve"] and
   rewrites the curve CSV `curve` and a PNG with the same stem;
+- TensorBoard (`tensorboard`: a folder, "" off; `lbs_pz.train.board.TrainingBoard`): the
+  same curve rows, the updates' losses and the throughput, the update count the step (a
+  resumed run appends to the folder, its steps going on);
 - the tqdm progress bar: updates, recent losses and the last evaluation.
 
 The checkpoint's info["progress"] holds the counters: "updates", "seconds" (training
@@ -56,6 +59,7 @@ from tqdm import tqdm
 
 from lbs_pz.files import open_locked
 from lbs_pz.models.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from lbs_pz.train.board import LOSS_EVERY, TrainingBoard, check_board
 from lbs_pz.train.configs import SAVE_MINUTES, check_budget, check_save_minutes, curve_png_path
 
 matplotlib.use("Agg")
@@ -209,10 +213,12 @@ def claim_output(out: str, option: str = "--out") -> Iterator[None]:
 def claims_out(train: Callable) -> Callable:
     """A trainer function `train(config, ...)` that claims `config.out` (`claim_output`)
     before it does anything else: a second run on the same file is refused before it
-    loads a blueprint, plays a game or starts Ray."""
+    loads a blueprint, plays a game or starts Ray. Its --save-minutes and --tensorboard
+    (`check_board`) are checked first."""
     @functools.wraps(train)
     def claiming(config, *args, **kwargs):
         check_save_minutes(config.save_minutes)     # a bad value fails before any work
+        check_board(config.tensorboard)
         with claim_output(config.out):
             return train(config, *args, **kwargs)
     return claiming
@@ -314,12 +320,12 @@ def _restore(trainer: Trainer, resume: Optional[dict], log: Callable[[str], None
 class _Session:
     """One invocation of `run`, from its first update to its last checkpoint: the clock,
     the recent losses and last metrics the progress bar shows, when it last saved and
-    which update it last evaluated."""
+    which update it last evaluated, and its TensorBoard scalars (`board`)."""
 
     def __init__(self, trainer: Trainer, budget: Budget, out: str, eval_every: int,
                  save_every: int, save_minutes: float, curve: str, slim_out: str, title: str,
-                 progress_bar: bool):
-        self.trainer, self.out, self.slim_out = trainer, out, slim_out
+                 progress_bar: bool, board: TrainingBoard):
+        self.trainer, self.out, self.slim_out, self.board = trainer, out, slim_out, board
         self.curve, self.title = curve, title
         self.eval_every, self.save_every = eval_every, save_every
         self.save_seconds = 60.0 * save_minutes
@@ -344,7 +350,8 @@ class _Session:
 
     def evaluate(self) -> None:
         """Evaluate now: one more row of the curve (started afresh when the metrics are
-        not those of the rows before), the curve's files rewritten, `last` updated."""
+        not those of the rows before), the curve's files rewritten, the row on the board,
+        `last` updated."""
         progress, trainer = self.progress, self.trainer
         assert trainer.evaluate is not None         # called only for a trainer that has one
         metrics = trainer.evaluate(self.clock)
@@ -356,6 +363,7 @@ class _Session:
         progress["curve_columns"] = columns
         progress["curve"].append([round(self.clock.seconds() / 60, 3), progress["updates"]]
                                  + list(metrics.values()))
+        self.board.curve(columns, progress["curve"][-1])
         if self.curve:
             first = progress["curve"][0][2 + list(metrics).index(trainer.plot[0])] \
                 if trainer.plot_start and trainer.plot and trainer.plot[0] in metrics else None
@@ -365,7 +373,7 @@ class _Session:
 
     def step(self) -> None:
         """One update of the trainer, then what follows it: the counters, an evaluation
-        and a checkpoint when they are due, the progress bar."""
+        and a checkpoint when they are due, the board, the progress bar."""
         losses = self.trainer.update(self.clock)
         if losses is None:                 # nothing to learn from yet
             return
@@ -379,6 +387,7 @@ class _Session:
         if (self.save_every and u % self.save_every == 0) or \
                 (self.save_seconds and self.clock.elapsed() - self.saved_at >= self.save_seconds):
             self.save()
+        self.board.update(losses, due=u % LOSS_EVERY == 0 or self.evaluated_at == u)
         self.bar.update(1)
         if u % 20 == 0 or self.evaluated_at == u:
             shown = {k: f"{np.mean(v):.3f}" for k, v in self.recent.items() if v}
@@ -418,7 +427,7 @@ class _Session:
 def run(trainer: Trainer, budget: Budget, out: str, *, resume: Optional[dict] = None,
         eval_every: int = 0, save_every: int = 0, save_minutes: float = SAVE_MINUTES,
         curve: str = "", slim_out: str = "", title: str = "", progress_bar: bool = True,
-        log: Callable[[str], None] = print) -> dict:
+        tensorboard: str = "", log: Callable[[str], None] = print) -> dict:
     """Train until the budget is spent (or Ctrl-C); returns trainer.progress.
 
     resume: the checkpoint (`read_resume`) this run continues: the optimizer state (each
@@ -427,14 +436,17 @@ def run(trainer: Trainer, budget: Budget, out: str, *, resume: Optional[dict] = 
     `claim_output`: a second run on it is refused) once `save_minutes` of training have
     passed since the last one (checked after every update; 0: none by time), after every
     `save_every`-th update (0: none by count), at the end and on Ctrl-C. curve: the CSV
-    path of the learning curve ("" none). title: the PNG's title. On Ctrl-C the
-    checkpoint is written and KeyboardInterrupt raised."""
+    path of the learning curve ("" none). title: the PNG's title. tensorboard: the folder
+    of the run's TensorBoard scalars ("" none; `lbs_pz.train.board.TrainingBoard`). On
+    Ctrl-C the checkpoint is written and KeyboardInterrupt raised."""
     budget.check()
     check_save_minutes(save_minutes)
+    check_board(tensorboard)
     with claim_output(out):
         _restore(trainer, resume, log)
-        session = _Session(trainer, budget, out, eval_every, save_every, save_minutes, curve,
-                           slim_out, title, progress_bar)
-        session.train(fresh=resume is None)
-        session.finish()
+        with TrainingBoard(tensorboard, trainer.progress) as board:
+            session = _Session(trainer, budget, out, eval_every, save_every, save_minutes,
+                               curve, slim_out, title, progress_bar, board)
+            session.train(fresh=resume is None)
+            session.finish()
         return trainer.progress

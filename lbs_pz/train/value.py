@@ -119,7 +119,7 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
     with source:
         run(trainer, budget, tc.out, resume=ckpt, eval_every=EVAL_EVERY,
             save_minutes=tc.save_minutes, curve=curve_path(tc.out, tc.curve),
-            title=command_line("train-value", tc),
+            title=command_line("train-value", tc), tensorboard=tc.tensorboard,
             progress_bar=tc.progress, log=log)
     result = info()
     log(f"value: {result['steps']} steps on {result['games']:,} games in "
