@@ -87,7 +87,7 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -494,40 +494,12 @@ def load_python_blueprint(spec: str,
     blueprint so loaded pickles as (spec, time_limit). BlueprintError naming the spec
     when it cannot be loaded."""
     time_limit = _check_time_limit(time_limit)
-    rest = spec.strip().partition(":")[2]
-    target, sep, attr = rest.rpartition(":")
-    if not sep or not target or not attr:
-        raise BlueprintError(f"blueprint spec {spec!r}: expected py:MODULE_OR_FILE.py:CLASS")
-    if target.endswith(".py") or "/" in target or os.sep in target:
-        path = os.path.normpath(target)
-        if not os.path.isfile(path):
-            raise BlueprintError(f"blueprint spec {spec!r}: file {target!r} does not exist")
-        module = _import_file(spec, path)
-        canonical = f"py:{path}:{attr}"
-        source: Optional[str] = path
-    else:
-        try:
-            module = importlib.import_module(target)
-        except ImportError as err:
-            raise BlueprintError(f"blueprint spec {spec!r}: cannot import module {target!r} "
-                                 f"({err}); for a file write py:PATH.py:{attr}") from None
-        except Exception as err:
-            raise BlueprintError(f"blueprint spec {spec!r}: importing {target!r} raised "
-                                 f"{type(err).__name__}: {err}") from None
-        canonical = f"py:{target}:{attr}"
-        source = getattr(module, "__file__", None)
-    found: Any = module
-    for part in attr.split("."):
-        found = getattr(found, part, None)
-        if found is None:
-            names = sorted(n for n, v in vars(module).items()
-                           if isinstance(v, type) and callable(getattr(v, "act", None)))
-            raise BlueprintError(f"blueprint spec {spec!r}: {target!r} has no {attr!r} (classes "
-                                 f"with act there: {', '.join(names) or 'none'})")
+    found, canonical, source = resolve_spec_target(spec, "py")
     if isinstance(found, type):
         try:
             obj = found()
         except Exception as err:
+            attr = canonical.rpartition(":")[2]
             raise BlueprintError(f"blueprint spec {spec!r}: {attr}() raised {type(err).__name__}: "
                                  f"{err} (the class is instantiated without arguments)") from None
     else:
@@ -539,13 +511,61 @@ def load_python_blueprint(spec: str,
     bp.spec = canonical
     if isinstance(bp, PythonBlueprint):
         bp.time_limit = time_limit
+    bp.fingerprint = source_fingerprint(found, source)
+    return bp
+
+
+def resolve_spec_target(spec: str, prefix: str) -> Tuple[Any, str, Optional[str]]:
+    """What a `PREFIX:MODULE_OR_FILE.py:NAME` spec names (py: and hle: specs share it):
+    (the object: a class or an instance, the canonical spec `PREFIX:TARGET:NAME`, the
+    path of the module's source file or None). TARGET is a .py file (or any path with a
+    separator), imported as a module of its own (`_import_file`), else an importable
+    module; NAME may be dotted (`Outer.Inner`). BlueprintError naming the spec for a
+    malformed spec, a missing file, a module that does not import or raises, a missing
+    NAME."""
+    rest = spec.strip().partition(":")[2]
+    target, sep, attr = rest.rpartition(":")
+    if not sep or not target or not attr:
+        raise BlueprintError(f"blueprint spec {spec!r}: expected "
+                             f"{prefix}:MODULE_OR_FILE.py:CLASS")
+    if target.endswith(".py") or "/" in target or os.sep in target:
+        path = os.path.normpath(target)
+        if not os.path.isfile(path):
+            raise BlueprintError(f"blueprint spec {spec!r}: file {target!r} does not exist")
+        module = _import_file(spec, path)
+        canonical = f"{prefix}:{path}:{attr}"
+        source: Optional[str] = path
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ImportError as err:
+            raise BlueprintError(f"blueprint spec {spec!r}: cannot import module {target!r} "
+                                 f"({err}); for a file write {prefix}:PATH.py:{attr}") from None
+        except Exception as err:
+            raise BlueprintError(f"blueprint spec {spec!r}: importing {target!r} raised "
+                                 f"{type(err).__name__}: {err}") from None
+        canonical = f"{prefix}:{target}:{attr}"
+        source = getattr(module, "__file__", None)
+    found: Any = module
+    for part in attr.split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            names = sorted(n for n, v in vars(module).items()
+                           if isinstance(v, type) and callable(getattr(v, "act", None)))
+            raise BlueprintError(f"blueprint spec {spec!r}: {target!r} has no {attr!r} (classes "
+                                 f"with act there: {', '.join(names) or 'none'})")
+    return found, canonical, source
+
+
+def source_fingerprint(found: Any, source: Optional[str]) -> Optional[str]:
+    """sha256 of the file that defines `found` (a class: its own source file; else
+    `source`, the module's), or None where there is no such file."""
     if isinstance(found, type):
         try:
             source = inspect.getsourcefile(found) or source
         except (TypeError, OSError):
             pass
-    bp.fingerprint = file_sha256(source) if source and os.path.isfile(source) else None
-    return bp
+    return file_sha256(source) if source and os.path.isfile(source) else None
 
 
 def _import_file(spec: str, path: str):
