@@ -40,10 +40,11 @@ def kinds():
 
 
 def test_the_shipped_kinds_and_their_page_rules():
-    assert list(BLUEPRINT_KINDS) == ["sb3", "lstm", "rllib", "py"]
+    assert list(BLUEPRINT_KINDS) == ["sb3", "lstm", "rllib", "py", "hle"]
     assert {p for p, k in BLUEPRINT_KINDS.items() if k.reads_file} == {"sb3", "lstm", "rllib"}
-    assert {p for p, k in BLUEPRINT_KINDS.items() if k.runs_code} == {"py"}
-    assert spec_forms() == "NAME | sb3:PATH | lstm:PATH | rllib:DIR | py:MODULE_OR_FILE.py:CLASS"
+    assert {p for p, k in BLUEPRINT_KINDS.items() if k.runs_code} == {"py", "hle"}
+    assert spec_forms() == ("NAME | sb3:PATH | lstm:PATH | rllib:DIR | py:MODULE_OR_FILE.py:CLASS"
+                            " | hle:MODULE_OR_FILE.py:CLASS")
     readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md")).read()
     for prefix in BLUEPRINT_KINDS:          # the README shows a newcomer every kind
         assert f"`{prefix}:" in readme, prefix

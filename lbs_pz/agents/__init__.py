@@ -2,7 +2,8 @@
 
     Agent, Blueprint   the protocols (lbs_pz.agents.base explains the contract and shapes)
     load_blueprint     one spec names any blueprint: NAME | sb3:PATH | lstm:PATH |
-                       rllib:DIR | py:MODULE_OR_FILE.py:CLASS (lbs_pz.agents.spec)
+                       rllib:DIR | py:MODULE_OR_FILE.py:CLASS | hle:MODULE_OR_FILE.py:CLASS
+                       (an agent written against HLE's rl_env) (lbs_pz.agents.spec)
     BLUEPRINT_KINDS, BlueprintKind, register_blueprint_kind   the kinds of spec, in one
                        registry (its loader, whether it reads a file or runs code)
     blueprint_identity {"spec", "fingerprint"} of a blueprint (what checkpoints record)

@@ -14,6 +14,10 @@
                                 (`py:examples/my_blueprint.py:HintPlayDiscard`); the class
                                 is instantiated without arguments and wrapped in a
                                 contract-checking PythonBlueprint
+    hle:MODULE_OR_FILE.py:CLASS an agent written against HLE's rl_env (`act(observation)`
+                                on HLE's observation dict): `hle:module.Class` or a .py
+                                file's class, instantiated with {'players': N}, given the
+                                dict HLE would give it (`lbs_pz.agents.hle_blueprint`)
 
 >>> bp = load_blueprint("strong")
 >>> bp.spec, blueprint_identity(bp)["spec"]
@@ -22,7 +26,7 @@
 Every loaded blueprint carries its canonical `spec`, and `blueprint_identity(bp)` returns
 {"spec": str, "fingerprint": str}: the fingerprint is the sha256 of the weights file
 (sb3:, lstm:), of the module's class, model config and weights (rllib:), of the .py
-source file (py:), or of the rule bot's name, convention switches and `BOTS_VERSION`
+source file (py:, hle:), or of the rule bot's name, convention switches and `BOTS_VERSION`
 (`RuleBot.fingerprint`; a change of a bot's moves bumps the version, and the shipped
 belief and value must then be retrained or re-stamped); for a blueprint built in memory,
 of its weights (a net) or of its class's source file. Belief and value checkpoints
@@ -42,6 +46,7 @@ import textwrap
 from typing import Any, Callable, Dict, Optional
 
 from lbs_pz.agents.base import Blueprint, BlueprintError, file_sha256
+from lbs_pz.agents.hle_blueprint import load_hle_blueprint
 from lbs_pz.agents.python_blueprint import (USER_MODULES, PythonBlueprint,
                                             load_python_blueprint)
 from lbs_pz.agents.rule_bots import BOT_NAMES, RuleBot
@@ -103,7 +108,12 @@ for _kind in (
         BlueprintKind("py", "py:MODULE_OR_FILE.py:CLASS", "your own class: `name` and "
                       "`act(state, seat=None)` reading state.view(seat) are enough (e.g. "
                       "py:my_bot.py:MyBot or py:my_package.bots:MyBot); the library batches it",
-                      lambda rest: load_python_blueprint("py:" + rest), runs_code=True)):
+                      lambda rest: load_python_blueprint("py:" + rest), runs_code=True),
+        BlueprintKind("hle", "hle:MODULE_OR_FILE.py:CLASS", "an agent written against HLE's "
+                      "rl_env (act(observation) on its observation dict, e.g. "
+                      "hle:hanabi_learning_environment.agents.simple_agent.SimpleAgent or "
+                      "hle:my_agent.py:MyAgent), instantiated with {'players': N}",
+                      lambda rest: load_hle_blueprint("hle:" + rest), runs_code=True)):
     register_blueprint_kind(_kind)
 
 
