@@ -128,6 +128,36 @@ def test_filtered_belief_agrees_with_the_exact_support(seed):
     assert rejected > 0    # the filter did something
 
 
+
+def test_filtered_belief_keeps_a_contradicted_hand_at_the_partner_deviation_rate():
+    """With partner_deviation p, a hand the blueprint contradicts at a partner move
+    survives with probability p there: after one partner move the share of contradicted
+    hands among the samples is what p predicts from the strict pass rate; p = 1 keeps
+    every proposal, p = 0 none that is contradicted; bad values are refused."""
+    state = HanabiState(HanabiConfig(players=2), seed=0)   # few repeated hands
+    state.apply(bots.act("strong", state))          # seat 0's move
+    state.apply(bots.act("strong", state))          # seat 1's: one partner decision
+    rng = np.random.default_rng(0)
+    strict = make_belief("grounded+cf", blueprint="strong").reset(state, 0)
+    proposals = strict.base.sample(4000, rng)
+    rate = strict.consistent_with_partners(proposals).mean()
+    assert 0.05 < rate < 0.95                       # the move says something
+    p = 0.3
+    soft = FilteredBelief(GroundedBelief(), "strong", partner_deviation=p).reset(state, 0)
+    kept = soft.sample(4000, rng)
+    share = 1 - strict.consistent_with_partners(kept).mean()
+    expected = (1 - rate) * p / (rate + (1 - rate) * p)
+    assert abs(share - expected) < 0.03, (share, expected)
+    everything = FilteredBelief(GroundedBelief(), "strong", partner_deviation=1.0)
+    everything.reset(state, 0)
+    assert abs(1 - strict.consistent_with_partners(everything.sample(4000, rng)).mean()
+               - (1 - rate)) < 0.03
+    assert strict.consistent_with_partners(strict.sample(500, rng)).all()
+    for bad, error in ((-0.1, ValueError), (1.5, ValueError), (True, TypeError),
+                       ("0.1", TypeError)):
+        with pytest.raises(error, match="partner_deviation"):
+            FilteredBelief(GroundedBelief(), "strong", partner_deviation=bad)
+
 def _brute_force(state, seat, bot="strong"):
     """P(own hand) by enumerating every type assignment of the seat's current hand
     positions in the deal, weighting by the arrangements of the undrawn cards and

@@ -26,6 +26,7 @@ import numpy as np
 
 from lbs_pz.agents.base import counterfactual_mask
 from lbs_pz.agents.spec import load_blueprint
+from lbs_pz.checks import as_real
 from lbs_pz.engine import HanabiState
 from lbs_pz.search.beliefs.base import Belief, as_rng
 
@@ -47,13 +48,21 @@ class FilteredBelief(Belief):
             then falls back). Every hand is drawn independently from `base`, so the round
             sizes change which hands are drawn, not their distribution; they depend on
             the position and the rng alone, never on earlier samples.
+        partner_deviation: the probability that a partner's move was not its blueprint's
+            (a partner that searches too). 0, the default, judges every explained partner
+            move strictly; p > 0 keeps a sampled hand the blueprint contradicts at a
+            partner move with probability p, independently at each such move (a hand
+            contradicted k times survives with probability p ** k), so that a partner's
+            deviation cannot rule out the true hand. Sampling only: `log_prob` and
+            `consistent_with_partners` stay strict.
 
     `card_probabilities` is estimated from filtered samples; `log_prob` is the base's
     log-probability for a consistent hand (not renormalised over the filter) and -inf
     for a hand the filter rules out.
     """
 
-    def __init__(self, base: Belief, blueprint, oversample: int = 4, max_oversample: int = 32):
+    def __init__(self, base: Belief, blueprint, oversample: int = 4, max_oversample: int = 32,
+                 partner_deviation: float = 0.0):
         super().__init__()
         if not isinstance(base, Belief):
             raise TypeError(f"base must be a Belief, got {type(base).__name__}")
@@ -67,6 +76,7 @@ class FilteredBelief(Belief):
                              f"and {max_oversample}")
         self.base, self.blueprint = base, blueprint
         self.oversample, self.max_oversample = int(oversample), int(max_oversample)
+        self.partner_deviation = as_real(partner_deviation, "partner_deviation", 0.0, 1.0)
         self.name = f"{base.name}+cf"
 
     # The base tracks the game itself; this class records what the filter needs: every
@@ -107,13 +117,14 @@ class FilteredBelief(Belief):
             searching seat), as ExactBelief does; meant for large samples."""
         return self._filter(hands, None if skip_unexplained else frozenset())[0]
 
-    def _filter(self, hands: np.ndarray,
-                ignore: Optional[FrozenSet[int]]) -> Tuple[np.ndarray, FrozenSet[int]]:
+    def _filter(self, hands: np.ndarray, ignore: Optional[FrozenSet[int]],
+                rng: Optional[np.random.Generator] = None) -> Tuple[np.ndarray, FrozenSet[int]]:
         """(keep, ignored): `consistent_with_partners` for hands (m, hand_len).
         ignore: the partner decisions (indices into the history) that carry no evidence,
         every other one judged strictly; None: those that no hand still kept explains,
         found as the walk goes. ignored: the decisions ignored. A sample's first round
-        finds them; its later, smaller rounds ignore exactly those."""
+        finds them; its later, smaller rounds ignore exactly those. rng: where given and
+        `partner_deviation` > 0, a contradicted hand is kept with that probability."""
         past = np.ascontiguousarray(hands, dtype=np.int8).reshape(len(hands), -1)
         if len(past) > 1 and past.shape[1]:
             # Sampled hands repeat (a belief concentrates its mass): filter each distinct
@@ -122,7 +133,7 @@ class FilteredBelief(Belief):
                                            ** np.arange(past.shape[1], dtype=np.int64))
             _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
             if len(first) < len(past):
-                keep, ignored = self._filter(past[first], ignore)
+                keep, ignored = self._filter(past[first], ignore, rng)
                 return keep[inverse], ignored
         keep = np.ones(len(past), dtype=bool)
         skip = set() if ignore is None else set(ignore)
@@ -144,6 +155,8 @@ class FilteredBelief(Belief):
                 # A move no remaining hand explains was not the blueprint's (a searching
                 # partner deviated): it carries no evidence, as in ExactBelief.
                 if agree.any() or ignore is not None:
+                    if rng is not None and self.partner_deviation > 0:
+                        agree = agree | (rng.random(len(rows)) < self.partner_deviation)
                     keep[rows] = agree
                 else:
                     skip.add(index)
@@ -191,7 +204,7 @@ class FilteredBelief(Belief):
                                                      rng)
             proposed += max(self.base.last_proposed, len(hands), 1)
             if len(hands):
-                keep, ignore = self._filter(hands, ignore)
+                keep, ignore = self._filter(hands, ignore, rng)
                 kept.append(hands[keep])
                 weights.append(log_w[keep])
                 survivors += int(keep.sum())
