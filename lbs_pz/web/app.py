@@ -6,7 +6,8 @@ Routes (JSON; every error is {"error": message} with status 400 (naming the fiel
     GET  /                                  the single-page app (static/index.html)
     GET  /games/{id}                        the same page, opening game {id} (its address:
                                             the id is a random token, known to its creator)
-    GET  /static/...                        its js / css
+    GET  /static/...                        its js / css / icon
+    GET  /favicon.ico                       the icon (static/favicon.svg), where browsers look
     GET  /api/options                       blueprints, searches, default variant, server
                                             defaults, the limits
     POST /api/games                         {"mode", "variant", "seed" (omitted or null: a
@@ -409,6 +410,11 @@ async def index(request: Request) -> Response:
     return HTMLResponse(PLACEHOLDER)
 
 
+async def favicon(request: Request) -> Response:
+    """The page's icon at the address browsers ask for by default."""
+    return FileResponse(os.path.join(STATIC_DIR, "favicon.svg"), media_type="image/svg+xml")
+
+
 async def _api_error(request: Request, exc: ApiError):
     return _error(exc.status, exc.message)
 
@@ -531,6 +537,7 @@ class _Api:
         return [
             Route("/", index),
             Route("/games/{id}", index),        # a game's own address: the page opens it
+            Route("/favicon.ico", favicon),
             Route("/api/options", _answered(self.options)),
             Route("/api/games", _answered(self.create_game), methods=["POST"]),
             Route("/api/games", _answered(self.recent_games), methods=["GET"]),

@@ -333,6 +333,15 @@ async function forward() {
   }
 }
 
+// The last position the controls can reach: a replay's record is known up front.
+function lastMove(snap) {
+  return snap.record_moves ?? snap.moves_played;
+}
+
+async function toEnd() {
+  await jumpTo(lastMove(app.snap));
+}
+
 async function back() {
   if (app.snap.at > 0) await fetchAt(app.snap.at - 1);
 }
@@ -772,7 +781,7 @@ function render(snap) {
   }
   $("turn-label").textContent = turn;
   $("deal-label").textContent = dealText(snap);
-  $("jump-input").max = snap.record_moves ?? snap.moves_played;
+  $("jump-input").max = lastMove(snap);
   if (document.activeElement !== $("jump-input")) $("jump-input").value = snap.at;
   const board = $("board");
   board.dataset.at = snap.at;
@@ -782,7 +791,7 @@ function render(snap) {
   board.dataset.deal = snap.deal || "";
   const watching = app.game.mode !== "play" || snap.over;    // a finished game is reviewed
   const timeline = $("timeline");
-  timeline.max = snap.moves_played;
+  timeline.max = lastMove(snap);
   timeline.value = snap.at;
   for (const id of ["btn-first", "btn-back", "btn-forward", "btn-playout", "btn-jump", "jump-input",
                     "timeline"]) {
@@ -794,7 +803,7 @@ function render(snap) {
     $("btn-forward").disabled = ended;
     $("btn-playout").disabled = ended;
   }
-  $("btn-export").disabled = app.game.mode === "play" && !snap.terminal;
+  $("btn-export").disabled = app.game.mode === "play" && !snap.over;
   const last = snap.history.find((h) => h.k === snap.at - 1);
   $("btn-decision").disabled = !(last && last.searched) || searchLocked(snap);
   renderFireworks(snap);
@@ -926,7 +935,7 @@ function init() {
   $("btn-forward").addEventListener("click", () => guarded(forward));
   $("btn-playout").addEventListener("click", () => guarded(playOut));
   $("btn-jump").addEventListener("click", () => guarded(() => jumpTo(parseInt($("jump-input").value, 10))));
-  $("timeline").addEventListener("change", () => guarded(() => fetchAt(parseInt($("timeline").value, 10))));
+  $("timeline").addEventListener("change", () => guarded(() => jumpTo(parseInt($("timeline").value, 10))));
   $("jump-input").addEventListener("keydown", (e) => {
     if (e.key === "Enter") { e.preventDefault(); $("btn-jump").click(); }
   });
@@ -953,7 +962,7 @@ function init() {
     if (e.key === "ArrowLeft") guarded(back);
     if (e.key === "ArrowRight") guarded(forward);
     if (e.key === "Home") { e.preventDefault(); guarded(() => fetchAt(0)); }
-    if (e.key === "End") { e.preventDefault(); guarded(() => fetchAt(null)); }
+    if (e.key === "End") { e.preventDefault(); guarded(toEnd); }
   });
   window.addEventListener("popstate", () => guarded(openAddress));
   buildSeats();

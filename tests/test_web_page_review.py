@@ -1,0 +1,267 @@
+"""The local page in a real browser, bug by bug: each test reproduces one reported fault of
+the page (headless Chromium through Playwright, the real app under uvicorn; the browser,
+the server and the helpers are tests/test_web_browser.py's) and checks its fix.
+
+Every page opened here also checks that it logs no console error, gets no response of
+400 or more (the favicon included) and raises no JavaScript error, on every load. Games are
+tiny or played by rule bots without a search, except where a search panel is the point."""
+
+
+import pytest
+
+import test_web_browser as shared
+from test_web_browser import WAIT_MS, _idle, _no_error, _reload, _start_play, _start_watch
+
+pytestmark = shared.pytestmark
+browser, server_url = shared.browser, shared.server_url     # the fixtures, shared
+
+LOOK_ALIKES = set("Il1O0")
+
+
+class Watched:
+    """A page in its own browser context, with every console error, failed response and
+    page error it meets recorded (`problems`)."""
+
+    def __init__(self, browser, width=1400, height=1000):
+        self.context = browser.new_context(viewport={"width": width, "height": height},
+                                           accept_downloads=True)
+        self.context.set_default_timeout(WAIT_MS)
+        self.problems = []
+        self.page = self.tab()
+
+    def tab(self):
+        page = self.context.new_page()
+        page.on("console", lambda m: m.type == "error" and self.problems.append(
+            f"console: {m.text} ({m.location.get('url')})"))
+        page.on("response", lambda r: r.status >= 400 and self.problems.append(
+            f"{r.status} {r.url}"))
+        page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
+        return page
+
+    def close(self):
+        self.context.close()
+        assert not self.problems, self.problems
+
+
+def _open(page, url):
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='1']")
+    _idle(page)
+
+
+@pytest.fixture
+def watched(browser, server_url):
+    """A 1400 x 1000 page on the form; no console error, failed response or page error."""
+    w = Watched(browser)
+    _open(w.page, server_url + "/")
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def phone(browser, server_url):
+    """The same at 400 x 800."""
+    w = Watched(browser, 400, 800)
+    _open(w.page, server_url + "/")
+    yield w
+    w.close()
+
+
+def _at(page):
+    return int(page.get_attribute("#board", "data-at"))
+
+
+def _played(page):
+    return int(page.get_attribute("#board", "data-moves-played"))
+
+
+def _tiny_play(page, seed=1, players=2):
+    """A play game of one colour, two ranks and one card a hand (the person on seat 0, the
+    partners strong bots): a few moves long."""
+    page.select_option("#mode", "play")
+    page.fill("#players", str(players))
+    page.dispatch_event("#players", "input")
+    for field, value in (("seed", seed), ("colors", 1), ("ranks", 2), ("hand_size", 1)):
+        page.fill(f"#{field}", str(value))
+    page.check("#seat-0-human")
+    for seat in range(1, players):
+        page.fill(f"#seat-{seat}-blueprint", "strong")
+        page.select_option(f"#seat-{seat}-search", "blueprint")
+    page.click("#start")
+    _idle(page)
+    _no_error(page)
+
+
+def _finish_tiny_play(page):
+    """`_tiny_play`, played to its end by clicking the first legal move."""
+    _tiny_play(page)
+    for _ in range(50):
+        if page.evaluate("app.snap.over"):
+            break
+        page.locator("#legal-moves button.move").first.click()
+        _idle(page)
+        _no_error(page)
+    assert page.evaluate("app.snap.over")
+    return _played(page)
+
+
+def _exported_replay(page):
+    """A strong-bot watch game played out, exported and opened as a replay: its length."""
+    _start_watch(page, 5)
+    page.click("#btn-playout")
+    _idle(page)
+    moves = _played(page)
+    record = page.evaluate("fetch(`/api/games/${app.game.id}/export`).then(r => r.text())")
+    page.click("#nav-replay")
+    page.fill("#replay-text", record)
+    page.click("#replay-load")
+    _idle(page)
+    _no_error(page)
+    assert page.get_attribute("#board", "data-mode") == "replay" and _at(page) == 0
+    return moves
+
+
+def test_a_replay_timeline_spans_the_record_before_it_is_stepped(watched):
+    """(1) A loaded replay's timeline reaches its last move at once: dragged, by End, and
+    by the arrow keys of the timeline itself."""
+    page = watched.page
+    moves = _exported_replay(page)
+    assert page.text_content("#moves-played") == str(moves)
+    assert page.get_attribute("#timeline", "max") == str(moves)
+    page.locator("#timeline").fill("5")
+    _idle(page)
+    _no_error(page)
+    assert _at(page) == 5
+    page.locator("#timeline").focus()
+    page.keyboard.press("ArrowRight")
+    _idle(page)
+    assert _at(page) == 6 and page.input_value("#timeline") == "6"
+    page.locator("#board-title").click()
+    page.keyboard.press("End")
+    _idle(page)
+    _no_error(page)
+    assert _at(page) == moves and page.input_value("#timeline") == str(moves)
+
+
+def test_a_finished_play_game_exports_from_any_position(watched):
+    """(2) Reviewing a finished play game, the export stays enabled away from its end."""
+    page = watched.page
+    _finish_tiny_play(page)
+    page.click("#goto-0")
+    _idle(page)
+    assert _at(page) == 1
+    assert page.is_enabled("#btn-export")
+    with page.expect_download() as info:
+        page.click("#btn-export")
+    _idle(page)
+    _no_error(page)
+    assert info.value.suggested_filename.endswith(".json")
+
+
+LINES_OF = """(el) => { const range = document.createRange(); range.selectNodeContents(el);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; }"""
+
+
+def _inside(page, inner, outer):
+    """Whether every element of `inner` lies within `outer`'s content box (its padding
+    excluded)."""
+    return page.evaluate("""([inner, outer]) => {
+        const box = document.querySelector(outer); const b = box.getBoundingClientRect();
+        const s = getComputedStyle(box);
+        const left = b.left + parseFloat(s.paddingLeft) + parseFloat(s.borderLeftWidth);
+        const right = b.right - parseFloat(s.paddingRight) - parseFloat(s.borderRightWidth);
+        return [...document.querySelectorAll(inner)].every((e) => {
+            const r = e.getBoundingClientRect();
+            return r.left >= left - 0.5 && r.right <= right + 0.5; }); }""", [inner, outer])
+
+
+def test_the_page_has_a_favicon_and_loads_without_errors(watched, server_url):
+    """(7, 12) The page names its icon and the server has one at /favicon.ico too; a load
+    of the form and of each kind of game logs no error (the fixture checks)."""
+    page = watched.page
+    assert page.locator("link[rel='icon']").count() == 1
+    icon = page.locator("link[rel='icon']").get_attribute("href")
+    for path in (icon, "/favicon.ico"):
+        reply = page.request.get(server_url + path)
+        assert reply.status == 200 and reply.headers["content-type"].startswith("image/")
+    _start_watch(page, 2)
+    _reload(page)
+    page.click("#nav-new")
+    _start_play(page, 2)
+    _reload(page)
+
+
+def _label_fits(page, select):
+    """Whether the selected option's words fit the select box (its arrow included)."""
+    return page.evaluate("""(id) => { const s = document.getElementById(id);
+        const probe = document.createElement('span'); const st = getComputedStyle(s);
+        probe.style.font = st.font; probe.style.position = 'absolute';
+        probe.style.whiteSpace = 'pre'; probe.textContent = s.options[s.selectedIndex].text;
+        document.body.appendChild(probe); const need = probe.getBoundingClientRect().width;
+        probe.remove();
+        return need + parseFloat(st.paddingLeft) + parseFloat(st.paddingRight) + 20
+               <= s.clientWidth; }""", select)
+
+
+def _clue_slots(snap, move):
+    """The slots of its target's hand that a clue move of the person touches."""
+    me, players = snap["human_seat"], len(snap["seats"])
+    target = (me + move["target_offset"]) % players
+    cards = [c["card"] for c in snap["seats"][target]["hand"]]
+    want = move["color"] if move["kind"] == "reveal_color" else str(move["rank"])
+    hit = [i for i, c in enumerate(cards) if (c[0] if move["kind"] == "reveal_color"
+                                                 else c[1:]) == want]
+    return target, hit
+
+
+def _watch_lbs(page, seed=1):
+    page.select_option("#mode", "watch")
+    page.fill("#seed", str(seed))
+    page.select_option("#seat-0-search", "lbs-16")
+    page.fill("#seat-0-rollouts", "8")
+    page.select_option("#seat-1-search", "blueprint")
+    page.click("#start")
+    _idle(page)
+    page.click("#btn-forward")
+    _idle(page)
+    _no_error(page)
+
+
+def _contrast(page, selector):
+    """The contrast ratio of an element's text with what lies behind it (the nearest
+    opaque background; the opacities on the way blend the text into it)."""
+    return page.evaluate("""(sel) => {
+        const rgb = (s) => s.match(/[\\d.]+/g).map(Number);
+        const e = document.querySelector(sel); let fg = rgb(getComputedStyle(e).color);
+        let alpha = fg.length > 3 ? fg[3] : 1; let node = e; let bg = null;
+        while (node && node.nodeType === 1) {
+            const st = getComputedStyle(node); alpha *= parseFloat(st.opacity);
+            const b = rgb(st.backgroundColor);
+            if (!bg && (b.length < 4 || b[3] === 1)) { bg = b; }
+            const img = st.backgroundImage;
+            const stops = img === 'none' ? null : img.match(/rgba?\\([^)]*\\)/g);
+            if (!bg && stops) { bg = stops.map(rgb).reduce((a, c) => (lum(c) < lum(a) ? c : a)); }
+            node = node.parentElement; }
+        function lum(c) { return c.slice(0, 3).map((v) => { v /= 255;
+            return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+            .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0); }
+        bg = bg || [255, 255, 255];
+        const text = fg.slice(0, 3).map((v, i) => bg[i] + (v - bg[i]) * alpha);
+        const [a, b] = [lum(text), lum(bg)].sort((x, y) => y - x);
+        return (a + 0.05) / (b + 0.05); }""", selector)
+
+
+SAMPLES = """() => {
+    const add = (parent, html) => { parent.insertAdjacentHTML('beforeend', html); };
+    add(document.querySelector('#candidates tbody'),
+        '<tr class="pruned" id="t-pruned"><td>Discard 0</td><td class="num">1.00</td></tr>');
+    add(document.querySelector('#hand-0 .cards'),
+        '<div class="card c-yellow" id="t-card"><div class="face"><span class="rank">3</span>'
+        + '<span class="suit">Y</span></div><div class="pips"><div class="pip-row">'
+        + '<span class="pip c-yellow" id="t-pip">Y</span></div></div></div>'
+        + '<div class="card hidden-card hinted c-yellow" id="t-hidden"><div class="face">'
+        + '<span class="rank">?</span><span class="suit">Y</span></div></div>');
+    add(document.querySelector('#discards'), '<span class="mini c-yellow" id="t-mini">Y2</span>');
+}"""
+
+
