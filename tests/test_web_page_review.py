@@ -158,6 +158,60 @@ def test_a_finished_play_game_exports_from_any_position(watched):
     assert info.value.suggested_filename.endswith(".json")
 
 
+def test_the_view_of_a_finished_play_game_is_named(watched):
+    """(3) In a finished play game the View box shows the view on screen, and any other
+    view can be chosen (the game is over: nothing is secret any more)."""
+    page = watched.page
+    _finish_tiny_play(page)
+    shown = page.evaluate("""() => { const s = document.getElementById('view-select');
+        return [s.selectedIndex, s.value, String(app.view)]; }""")
+    assert shown[0] >= 0 and shown[1] == shown[2], shown
+    assert page.is_enabled("#view-select")
+    page.select_option("#view-select", "1")
+    _idle(page)
+    cards = page.locator("#hand-1 .card").count()
+    assert page.locator("#hand-1 .card.hidden-card").count() == cards
+    assert page.locator("#hand-0 .card.hidden-card").count() == 0
+    page.select_option("#view-select", "spectator")
+    _idle(page)
+    assert page.locator("#hands .card.hidden-card").count() == 0
+
+
+def test_the_history_of_a_play_game_in_progress_leads_back(watched):
+    """(4) A history line clicked during a play game shows that position, and the
+    controls and End bring the game back: the person's move is offered again."""
+    page = watched.page
+    _start_play(page, 3)
+    for _ in range(2):
+        page.locator("#legal-moves button.move").last.click()
+        _idle(page)
+        _no_error(page)
+    latest = _played(page)
+    page.click("#goto-0")
+    _idle(page)
+    assert _at(page) == 1
+    assert page.locator("#legal-moves button.move").count() == 0
+    assert page.is_enabled("#btn-forward") and page.is_enabled("#btn-back")
+    assert page.locator("#back-to-game").is_visible()
+    page.click("#btn-forward")
+    _idle(page)
+    assert _at(page) == 2
+    page.locator("#board-title").click()
+    page.keyboard.press("End")
+    _idle(page)
+    assert _at(page) == latest
+    assert page.locator("#legal-moves button.move").count() > 0
+    page.click("#goto-1")
+    _idle(page)
+    page.click("#back-to-game")
+    _idle(page)
+    assert _at(page) == latest and page.locator("#legal-moves button.move").count() > 0
+    page.locator("#legal-moves button.move").last.click()     # and the game goes on
+    _idle(page)
+    _no_error(page)
+    assert _played(page) > latest
+
+
 LINES_OF = """(el) => { const range = document.createRange(); range.selectNodeContents(el);
     return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; }"""
 
@@ -173,6 +227,21 @@ def _inside(page, inner, outer):
         return [...document.querySelectorAll(inner)].every((e) => {
             const r = e.getBoundingClientRect();
             return r.left >= left - 0.5 && r.right <= right + 0.5; }); }""", [inner, outer])
+
+
+def test_enter_on_a_card_keeps_the_focus_on_it(watched):
+    """(6) Selecting a card with Enter (or Space) leaves the keyboard focus on that card."""
+    page = watched.page
+    _start_play(page, 3)
+    page.locator("#card-1-2").focus()
+    page.keyboard.press("Enter")
+    assert "selected" in page.get_attribute("#card-1-2", "class")
+    assert page.evaluate("document.activeElement.id") == "card-1-2"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "card-1-3"
+    page.keyboard.press(" ")
+    assert "selected" in page.get_attribute("#card-1-3", "class")
+    assert page.evaluate("document.activeElement.id") == "card-1-3"
 
 
 def test_the_page_has_a_favicon_and_loads_without_errors(watched, server_url):

@@ -327,7 +327,7 @@ async function forward() {
   const snap = app.snap;
   if (snap.at < snap.moves_played) {
     await fetchAt(snap.at + 1);
-  } else if (!snap.terminal && !snap.over) {
+  } else if (!snap.terminal && !snap.over && !inPlay(snap)) {
     await api("POST", gameUrl("/advance"), { moves: 1 });
     await fetchAt(null);
   }
@@ -347,7 +347,7 @@ async function back() {
 }
 
 async function playOut() {
-  const ended = app.snap.terminal || app.snap.over;
+  const ended = app.snap.terminal || app.snap.over || inPlay(app.snap);
   if (!ended || app.snap.at < app.snap.moves_played) {
     if (!ended) await advanceUntil(-1, (s) => s.terminal || s.over);
     await fetchAt(null);
@@ -357,7 +357,7 @@ async function playOut() {
 async function jumpTo(k) {
   if (Number.isNaN(k) || k < 0) throw new Error("jump: give a move number >= 0");
   let snap = app.snap;
-  if (k > snap.moves_played && !snap.terminal && !snap.over) {
+  if (k > snap.moves_played && !snap.terminal && !snap.over && !inPlay(snap)) {
     snap = await advanceUntil((s) => k - s.moves_played,
       (s) => s.moves_played >= k || s.terminal || s.over);
   }
@@ -513,7 +513,7 @@ function renderCard(card, slot, seatIndex, snap, left) {
     cls += " critical";
     label += ", critical: the last copy";
   }
-  const selectable = app.game && app.game.mode === "play" && !snap.terminal &&
+  const selectable = app.game && inPlay(snap) && !inPast(snap) && !snap.terminal &&
     snap.seats[snap.current_player] && snap.seats[snap.current_player].human;
   if (selectable) cls += " selectable";
   if (app.selected && app.selected.seat === seatIndex && app.selected.slot === slot) cls += " selected";
@@ -621,17 +621,28 @@ function searchLocked(snap) {
   return app.game.mode === "play" && !snap.over;
 }
 
+// While a play game runs its one view is the person's; once it is over, any view.
 function renderViewSelect(snap) {
   const select = $("view-select");
-  const want = String(app.view);
+  const locked = inPlay(snap);
   select.textContent = "";
-  if (app.game.mode !== "play") select.appendChild(el("option", { value: "spectator", text: "Spectator (all cards)" }));
+  if (!locked) select.appendChild(el("option", { value: "spectator", text: "Spectator (all cards)" }));
   snap.seats.forEach((seat, i) => {
-    if (app.game.mode === "play" && !seat.human) return;
+    if (locked && !seat.human) return;
     select.appendChild(el("option", { value: String(i), text: `Seat ${i}'s view` }));
   });
-  select.value = want;
-  select.disabled = app.game.mode === "play";
+  select.value = String(app.view);
+  select.disabled = locked;
+}
+
+// A play game still running: the person's view, moves offered at its latest position.
+function inPlay(snap) {
+  return app.game.mode === "play" && !snap.over;
+}
+
+// A play game running, shown at an earlier position (from the history or the controls).
+function inPast(snap) {
+  return inPlay(snap) && snap.at < snap.moves_played;
 }
 
 // Play mode: clicking a card offers the legal moves about it (play/discard your own card, or
@@ -654,7 +665,9 @@ function movesForCard(snap, seatIndex, slot) {
 function selectCard(seatIndex, slot) {
   const same = app.selected && app.selected.seat === seatIndex && app.selected.slot === slot;
   app.selected = same ? null : { seat: seatIndex, slot };
-  renderHands(app.snap);
+  const focused = document.activeElement ? document.activeElement.id : "";
+  renderHands(app.snap);          // the cards are drawn anew: the focus goes back to its card
+  if (focused.startsWith("card-") && $(focused)) $(focused).focus();
   renderLastMove(app.snap);
   renderLegalMoves(app.snap);
 }
@@ -669,7 +682,7 @@ function playKey(e) {
   const snap = app.snap;
   const me = snap.human_seat;
   const seat = snap.seats[snap.current_player];
-  if (snap.over || !seat || !seat.human) return false;
+  if (snap.over || inPast(snap) || !seat || !seat.human) return false;
   const digit = /^Digit([0-9])$/.exec(e.code || "");
   if (digit) {                    // a digit: one's own card; Shift + digit: the next seat's
     const owner = e.shiftKey ? (me + 1) % snap.seats.length : me;
@@ -711,6 +724,14 @@ function renderLegalMoves(snap) {
   if (snap.over && snap.at >= snap.moves_played) app.finalScore = snap.score;
   const box = $("legal-moves");
   box.textContent = "";
+  if (inPast(snap)) {
+    box.dataset.turn = "past";
+    box.appendChild(el("p", { class: "muted", text: `This is move ${snap.at} of ${snap.moves_played}: ` +
+      "the game goes on at its latest position." }));
+    box.appendChild(el("button", { type: "button", id: "back-to-game", class: "primary",
+      text: "Back to the game", onclick: () => guarded(() => fetchAt(null)) }));
+    return;
+  }
   const seat = snap.seats[snap.current_player];
   const myTurn = !snap.terminal && !snap.over && seat && seat.human;
   box.dataset.turn = myTurn ? "me" : "other";
@@ -789,20 +810,7 @@ function render(snap) {
   board.dataset.terminal = snap.terminal ? "1" : "0";
   board.dataset.mode = app.game.mode;
   board.dataset.deal = snap.deal || "";
-  const watching = app.game.mode !== "play" || snap.over;    // a finished game is reviewed
-  const timeline = $("timeline");
-  timeline.max = lastMove(snap);
-  timeline.value = snap.at;
-  for (const id of ["btn-first", "btn-back", "btn-forward", "btn-playout", "btn-jump", "jump-input",
-                    "timeline"]) {
-    $(id).disabled = !watching;
-  }
-  if (watching) {
-    $("btn-first").disabled = $("btn-back").disabled = snap.at <= 0;
-    const ended = (snap.terminal || snap.over) && snap.at >= snap.moves_played;
-    $("btn-forward").disabled = ended;
-    $("btn-playout").disabled = ended;
-  }
+  renderControls(snap);
   $("btn-export").disabled = app.game.mode === "play" && !snap.over;
   const last = snap.history.find((h) => h.k === snap.at - 1);
   $("btn-decision").disabled = !(last && last.searched) || searchLocked(snap);
@@ -813,6 +821,18 @@ function render(snap) {
   renderHistory(snap);
   renderViewSelect(snap);
   renderLegalMoves(snap);
+}
+
+// The controls step through any game; in a running play game only through the moves made
+// (the agents move by themselves, and the person's turn is at the latest position).
+function renderControls(snap) {
+  const timeline = $("timeline");
+  timeline.max = lastMove(snap);
+  timeline.value = snap.at;
+  $("btn-first").disabled = $("btn-back").disabled = snap.at <= 0;
+  const ended = (snap.terminal || snap.over || inPlay(snap)) && snap.at >= snap.moves_played;
+  $("btn-forward").disabled = $("btn-playout").disabled = ended;
+  $("btn-playout").textContent = inPlay(snap) ? "Latest \u00bb" : "Play out \u00bb";
 }
 
 // ---------------------------------------------------------------- search panel
@@ -955,8 +975,8 @@ function init() {
     }
     if (!app.game || $("board").hidden || !app.snap) return;
     if (e.target && ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName)) return;
-    if (app.game.mode === "play" && !app.snap.over) {
-      if (!e.ctrlKey && !e.altKey && !e.metaKey && !app.busy && playKey(e)) e.preventDefault();
+    if (inPlay(app.snap) && !e.ctrlKey && !e.altKey && !e.metaKey && !app.busy && playKey(e)) {
+      e.preventDefault();
       return;
     }
     if (e.key === "ArrowLeft") guarded(back);
