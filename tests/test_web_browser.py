@@ -362,9 +362,10 @@ def test_every_game_has_its_own_address(page, server_url):
 
     page.click("#nav-new")              # the form lists the server's recent games
     page.wait_for_selector(f"#recent-{ids[1]}")
-    listed = page.locator("#recent-list a")
-    assert listed.first.get_attribute("href") == f"/games/{ids[1]}"
-    assert page.locator(f"#recent-{play_id}").count() == 0     # a play game still running
+    listed = page.locator("#recent-list a").evaluate_all("(a) => a.map((x) => x.id)")
+    assert listed[:2] == [f"recent-{play_id}", f"recent-{ids[1]}"]     # this browser's first
+    # a play game still running: listed in the browser that started it only
+    assert "yours, in progress" in page.locator(f"#recent-{play_id} + span").text_content()
     page.click(f"#recent-{ids[0]}")
     page.wait_for_url(f"{server_url}/games/{ids[0]}")
     page.wait_for_selector("body[data-ready='1']")

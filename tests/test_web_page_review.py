@@ -272,6 +272,57 @@ def _label_fits(page, select):
                <= s.clientWidth; }""", select)
 
 
+def test_game_ids_have_no_look_alikes(watched):
+    """(9) A game's id uses no character that reads as another (I, l, 1, O, 0)."""
+    page = watched.page
+    ids = page.evaluate("""async () => { const out = [];
+        for (let i = 0; i < 12; i++) {
+            const r = await fetch('/api/games', {method: 'POST',
+                headers: {'Content-Type': 'application/json'},
+                body: JSON.stringify({mode: 'watch', seed: i, seats: [
+                    {blueprint: 'strong', search: 'blueprint'},
+                    {blueprint: 'strong', search: 'blueprint'}]})});
+            out.push((await r.json()).id); }
+        return out; }""")
+    assert len(set(ids)) == 12 and all(len(i) >= 16 for i in ids)
+    assert not LOOK_ALIKES & set("".join(ids)), ids
+
+
+def test_this_browsers_play_games_stay_listed(watched, browser, server_url):
+    """(9) A play game in progress is listed under the recent games of the browser that
+    started it (a closed tab loses nothing), and only there."""
+    page = watched.page
+    _start_play(page, 4)
+    play_id = page.text_content("#game-id")
+    page.locator("#legal-moves button.move").last.click()
+    _idle(page)
+    played = _played(page)
+    page.click("#nav-new")
+    page.wait_for_selector(f"#recent-{play_id}")
+    page.close()
+    tab = watched.tab()                         # the tab closed, a new one opened
+    _open(tab, server_url + "/")
+    link = tab.locator(f"#recent-{play_id}")
+    link.wait_for()
+    assert "play" in link.text_content()
+    link.click()
+    tab.wait_for_url(f"{server_url}/games/{play_id}")
+    tab.wait_for_selector("body[data-ready='1']")
+    _idle(tab)
+    assert tab.get_attribute("#board", "data-mode") == "play" and _played(tab) == played
+    assert tab.locator("#hand-0 .card.hidden-card").count() == 5
+    other = Watched(browser)                    # another browser: not listed there
+    try:
+        _open(other.page, server_url + "/")
+        _start_watch(other.page, 1)
+        watch_id = other.page.text_content("#game-id")
+        other.page.click("#nav-new")
+        other.page.wait_for_selector(f"#recent-{watch_id}")
+        assert other.page.locator(f"#recent-{play_id}").count() == 0
+    finally:
+        other.close()
+
+
 def _clue_slots(snap, move):
     """The slots of its target's hand that a clue move of the person touches."""
     me, players = snap["human_seat"], len(snap["seats"])

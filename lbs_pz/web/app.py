@@ -13,6 +13,8 @@ Routes (JSON; every error is {"error": message} with status 400 (naming the fiel
     POST /api/games                         {"mode", "variant", "seed" (omitted or null: a
                                             random deal), "seats"} -> 201 {"id", "state": SNAPSHOT}
     GET  /api/games                         {"games": the 20 newest (a play game once over)}
+    GET  /api/games?ids=A,B                 {"games": those of A, B, ... it holds (a play
+                                            game in progress too: its id is its address)}
     GET  /api/games/{id}?at=K&view=V        SNAPSHOT after K moves seen by V (spectator | seat);
                                             an evicted game: 404 saying why (`GameStore`)
     POST /api/games/{id}/advance            {"moves": n} (-1: play out) -> SNAPSHOT
@@ -77,10 +79,10 @@ from lbs_pz.engine import HanabiConfig
 from lbs_pz.optional import require_web
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.web.games import (BLUEPRINT_EXAMPLES, IDLE_SECONDS, MAX_BODY_BYTES,
-                              MAX_CONNECTIONS, MAX_GAMES_KEPT, MAX_HEAD_BYTES, MAX_PLAY_GAMES,
-                              MOVE_SECONDS, QUEUE, READ_SECONDS, REQUEST_SECONDS, SEARCH_CAPS,
-                              SEARCHES, WORKERS, ApiError, GameStore, check_strings, loads, log,
-                              parse_search, variant_dict)
+                              MAX_CONNECTIONS, MAX_GAMES_KEPT, MAX_HEAD_BYTES, MAX_IDS_ASKED,
+                              MAX_PLAY_GAMES, MAX_TEXT, MOVE_SECONDS, QUEUE, READ_SECONDS,
+                              REQUEST_SECONDS, SEARCH_CAPS, SEARCHES, WORKERS, ApiError,
+                              GameStore, check_strings, loads, log, parse_search, variant_dict)
 
 require_web("the web page (lbs_pz.web.app)")     # one clear error naming the [web] extra
 # starlette after the gate:
@@ -490,8 +492,16 @@ class _Api:
         return await self._created(build)
 
     async def recent_games(self, request: Request) -> Response:
-        """GET /api/games: the newest games."""
-        return Json({"games": self.store.recent()})
+        """GET /api/games: the newest games; with ?ids=A,B,...: those games (at most
+        MAX_IDS_ASKED ids, each of at most MAX_TEXT characters; 400 otherwise)."""
+        asked = request.query_params.get("ids")
+        if asked is None:
+            return Json({"games": self.store.recent()})
+        ids = [i for i in asked.split(",") if i]
+        if len(ids) > MAX_IDS_ASKED or any(len(i) > MAX_TEXT for i in ids):
+            raise ApiError(400, f"ids: at most {MAX_IDS_ASKED} game ids, each of at most "
+                                f"{MAX_TEXT} characters")
+        return Json({"games": self.store.named(ids)})
 
     async def get_game(self, request: Request) -> Response:
         """GET /api/games/{id}?at=K&view=V: a snapshot."""

@@ -92,6 +92,10 @@ REQUEST_SECONDS = 30.0      # a request still working after this answers 503
 WORKERS = 8                 # requests doing work (moves, loading a net) at a time
 QUEUE = 16                  # requests waiting for a worker; more: 503 at once
 PLAY_PAD_SECONDS = 0.25     # play mode: a search move ends on a multiple of this
+# A game's id: 17 characters of an alphabet without look-alikes (no 0/O/o, 1/I/l), 98 bits.
+ID_ALPHABET = "23456789abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ"
+ID_LENGTH = 17
+MAX_IDS_ASKED = 64          # ids one GET /api/games?ids= may name
 
 log = logging.getLogger("lbs_pz.web")
 
@@ -602,6 +606,13 @@ def private_deal(config: HanabiConfig, seed: int) -> HanabiState:
     return HanabiState(config, deck=deck, seed=words[0])
 
 
+def new_game_id() -> str:
+    """A fresh game id: ID_LENGTH characters of ID_ALPHABET from `secrets` (an id read off
+    a screen and typed again comes out the same). Ids issued before, in another alphabet,
+    are looked up as they are."""
+    return "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
+
+
 def check_strings(value, where: str = "body") -> None:
     """400 naming the field for a string (or object key) of a decoded JSON body that holds
     a lone surrogate (JSON's "\\ud800" escape decodes to one; no response could hold it)."""
@@ -627,8 +638,16 @@ def check_strings(value, where: str = "body") -> None:
                                f"text as UTF-8") from None
 
 
+def _summary(game: Game) -> dict:
+    """A game as the recent games list it (`GameStore.recent`)."""
+    return {"id": game.id, "mode": game.mode, "players": game.config.players,
+            "seats": [seat.name for seat in game.seats],
+            "moves_played": game.moves_played, "over": bool(game.over),
+            "score": game.latest.score, "created": game.created}
+
+
 class GameStore:
-    """The games of one server, in memory, ids from `secrets.token_urlsafe`. `create` and
+    """The games of one server, in memory, ids from `new_game_id`. `create` and
     `replay` build a game from a request's body without storing it; `add` stores it once
     its response is ready, so a request that fails stores nothing.
 
@@ -716,13 +735,17 @@ class GameStore:
         for game in reversed(games):
             if game.mode == "play" and not game.over:
                 continue
-            out.append({"id": game.id, "mode": game.mode, "players": game.config.players,
-                        "seats": [seat.name for seat in game.seats],
-                        "moves_played": game.moves_played, "over": bool(game.over),
-                        "score": game.latest.score, "created": game.created})
+            out.append(_summary(game))
             if len(out) >= limit:
                 break
         return out
+
+    def named(self, ids: List[str]) -> List[dict]:
+        """The games of `ids` this server holds, as `recent` lists them, a play game in
+        progress included (who names its id knows its address); unknown ids are left out."""
+        with self._lock:
+            games = [self.games.get(i) for i in ids]
+        return [_summary(game) for game in games if game is not None]
 
     def get(self, game_id: str) -> Game:
         """The game `game_id` (its `seen` set to now); 404 saying why if it was evicted."""
@@ -859,7 +882,7 @@ class GameStore:
             if isinstance(e, dict) and e.get("human") is not True and "blueprint" in e:
                 self.check_spec(e["blueprint"], f"seats[{i}].blueprint")
         seats = [self.seat(e, config, i) for i, e in enumerate(entries)]
-        return Game(secrets.token_urlsafe(12), mode, state, seats, seed, deal=kind,
+        return Game(new_game_id(), mode, state, seats, seed, deal=kind,
                     pad_seconds=PLAY_PAD_SECONDS if mode == "play" else 0.0,
                     private=private)
 
@@ -902,7 +925,7 @@ class GameStore:
         else:
             names = [f"player_{i}" for i in range(final.config.players)]
         seats = [Seat(name=n) for n in names]
-        return Game(secrets.token_urlsafe(12), "replay", start, seats, None,
+        return Game(new_game_id(), "replay", start, seats, None,
                     script=final.move_history, deal="record",
                     record={"kind": "hanablive", "moves": final.num_moves_played,
                             "score": final.score})
@@ -971,7 +994,7 @@ class GameStore:
             else:
                 seats.append(Seat(name=str(blueprint.spec), blueprint=blueprint,
                                   spec=spec.blueprint))
-        return Game(secrets.token_urlsafe(12), "replay", state, seats, game_index,
+        return Game(new_game_id(), "replay", state, seats, game_index,
                     deal="record",
                     record={"kind": "jsonl", "method": method, "run_seed": run_seed,
                             "game": game_index, "score": score, "moves": moves,

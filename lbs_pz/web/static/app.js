@@ -109,18 +109,56 @@ function fmt(x, digits) {
 
 // ---------------------------------------------------------------- sections
 
-// The newest games of this server, each a link to its address (a play game once over).
+// This browser's play games (their ids, newest first), kept in localStorage: the server
+// lists a play game in progress to no one (its id is the address that moves for its
+// person), so a closed tab would lose it.
+const OWN_GAMES = "lbs_pz.play_games";
+const OWN_KEPT = 20;
+
+function ownGames() {
+  try {
+    const ids = JSON.parse(localStorage.getItem(OWN_GAMES) || "[]");
+    return Array.isArray(ids) ? ids.filter((id) => typeof id === "string" && id) : [];
+  } catch (err) {
+    return [];
+  }
+}
+
+function keepOwnGames(ids) {
+  try {
+    localStorage.setItem(OWN_GAMES, JSON.stringify(ids.slice(0, OWN_KEPT)));
+  } catch (err) { /* no storage (a private window): the list lasts as long as the tab */ }
+}
+
+function rememberGame(id) {
+  keepOwnGames([id, ...ownGames().filter((other) => other !== id)]);
+}
+
+// This browser's play games the server still holds (the others are forgotten here).
+async function loadOwnGames() {
+  const own = ownGames();
+  if (!own.length) return [];
+  const { games } = await api("GET", `/api/games?ids=${own.map(encodeURIComponent).join(",")}`);
+  const held = new Set(games.map((g) => g.id));
+  keepOwnGames(own.filter((id) => held.has(id)));
+  return games.map((g) => Object.assign({ own: true }, g));
+}
+
+// This browser's play games, then the newest games of the server (a play game once over),
+// each a link to its address.
 async function loadRecent() {
-  const { games } = await api("GET", "/api/games");
+  const [own, { games }] = await Promise.all([loadOwnGames(), api("GET", "/api/games")]);
+  const shown = own.concat(games.filter((g) => !own.some((o) => o.id === g.id)));
   const list = $("recent-list");
   list.textContent = "";
-  for (const g of games) {
+  for (const g of shown) {
     const status = g.over ? `game over, score ${g.score}` : `${g.moves_played} moves, score ${g.score}`;
+    const whose = g.own ? (g.over ? ", yours" : ", yours, in progress") : "";
     list.appendChild(el("li", {}, [el("a", { href: `/games/${encodeURIComponent(g.id)}`,
       id: `recent-${g.id}`, text: `${g.mode}: ${g.seats.join(" / ")}` }),
-      el("span", { class: "muted", text: ` (${g.players} players, ${status})` })]));
+      el("span", { class: "muted", text: ` (${g.players} players, ${status}${whose})` })]));
   }
-  $("recent").hidden = games.length === 0;
+  $("recent").hidden = shown.length === 0;
 }
 
 function showSection(name) {
@@ -268,6 +306,7 @@ function startGame(data) {
   const address = `/games/${encodeURIComponent(data.id)}`;
   if (location.pathname !== address) history.pushState({ id: data.id }, "", address);
   app.view = app.game.mode === "play" ? data.state.view : "spectator";
+  if (app.game.mode === "play") rememberGame(data.id);
   app.decisionK = null;
   $("decision-panel").hidden = true;
   $("nav-board").disabled = false;
