@@ -229,6 +229,39 @@ def _inside(page, inner, outer):
             return r.left >= left - 0.5 && r.right <= right + 0.5; }); }""", [inner, outer])
 
 
+def test_a_game_fits_a_phone(phone, server_url):
+    """(5) At 400 x 800 a game's address opens at the top of the page; each hand is one row;
+    the fireworks stay inside the board's padding; a candidate's "mean +- s.e." is one
+    line, and nothing is wider than the screen."""
+    page = phone.page
+    page.select_option("#mode", "watch")
+    page.fill("#seed", "1")
+    page.select_option("#seat-0-search", "lbs-16")
+    page.fill("#seat-0-rollouts", "4")
+    page.select_option("#seat-1-search", "blueprint")
+    page.click("#start")
+    _idle(page)
+    page.click("#btn-playout")
+    _idle(page)
+    _no_error(page)
+    _open(page, page.url)
+    assert page.evaluate("window.scrollY") == 0
+    page.click("#btn-first")                # whole hands
+    _idle(page)
+    for seat in (0, 1):
+        tops = page.locator(f"#hand-{seat} .card").evaluate_all(
+            "(cs) => cs.map((c) => Math.round(c.getBoundingClientRect().top))")
+        assert len(tops) == 5 and len(set(tops)) == 1, tops
+    assert _inside(page, "#fireworks .firework, #hands .card", "#board")
+    page.click("#decision-0")
+    _idle(page)
+    _no_error(page)
+    cells = page.locator("#candidates td.num")
+    assert cells.count() >= 4
+    assert {cells.nth(i).evaluate(LINES_OF) for i in range(cells.count())} == {1}
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+
+
 def test_enter_on_a_card_keeps_the_focus_on_it(watched):
     """(6) Selecting a card with Enter (or Space) leaves the keyboard focus on that card."""
     page = watched.page
@@ -270,6 +303,21 @@ def _label_fits(page, select):
         probe.remove();
         return need + parseFloat(st.paddingLeft) + parseFloat(st.paddingRight) + 20
                <= s.clientWidth; }""", select)
+
+
+def test_me_switches_to_play_and_the_mode_box_shows_its_words(watched, phone):
+    """(8) "me" can be ticked in watch mode, and switches the mode to play; the Mode box
+    shows its whole label, on a wide screen and on a phone."""
+    for page in (watched.page, phone.page):
+        page.select_option("#mode", "watch")
+        assert _label_fits(page, "mode")
+        assert page.is_enabled("#seat-1-human")
+        page.check("#seat-1-human")
+        assert page.input_value("#mode") == "play"
+        assert _label_fits(page, "mode")
+        assert page.is_disabled("#seat-1-blueprint")
+        page.select_option("#mode", "watch")
+        assert not page.is_checked("#seat-1-human")
 
 
 def test_game_ids_have_no_look_alikes(watched):
@@ -385,3 +433,20 @@ SAMPLES = """() => {
 }"""
 
 
+def test_muted_and_yellow_text_is_readable(watched):
+    """(12) Future history lines, pruned candidates and yellow text (cards, fireworks,
+    pips, discards, a hinted hidden card) have a contrast of at least 4.5:1."""
+    page = watched.page
+    _start_watch(page, 4)
+    for _ in range(3):
+        page.click("#btn-forward")
+        _idle(page)
+    page.click("#btn-first")
+    _idle(page)
+    page.evaluate(SAMPLES)
+    page.evaluate("document.getElementById('decision-panel').hidden = false")
+    selectors = ["#hist-1.future button", "#t-pruned td", "#t-card .rank", "#t-card .suit",
+                 "#t-pip", "#t-hidden .suit", "#t-mini", "#firework-Y .rank",
+                 "#firework-Y .suit"]
+    ratios = {s: round(_contrast(page, s), 2) for s in selectors}
+    assert min(ratios.values()) >= 4.5, ratios

@@ -212,7 +212,6 @@ function syncSeatRows() {
   const play = $("mode").value === "play";
   document.querySelectorAll(".seat-row").forEach((row, i) => {
     const human = $(`seat-${i}-human`);
-    human.disabled = !play;
     if (!play) human.checked = false;
     const isHuman = play && human.checked;
     for (const field of ["blueprint", "search", "rollouts"]) {
@@ -650,8 +649,16 @@ function renderHistory(snap) {
     ]);
     box.appendChild(item);
   }
-  const current = box.querySelector(".current");
-  if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+  scrollWithin(box, box.querySelector(".current"));
+}
+
+// Scroll the list `box` (not the page) so that its item `item` is in view.
+function scrollWithin(box, item) {
+  if (!item) return;
+  const outer = box.getBoundingClientRect();
+  const inner = item.getBoundingClientRect();
+  if (inner.top < outer.top) box.scrollTop -= outer.top - inner.top;
+  else if (inner.bottom > outer.bottom) box.scrollTop += inner.bottom - outer.bottom;
 }
 
 // In play mode a search's estimates depend on rollouts through the human's real hand:
