@@ -6,6 +6,7 @@ Every page opened here also checks that it logs no console error, gets no respon
 400 or more (the favicon included) and raises no JavaScript error, on every load. Games are
 tiny or played by rule bots without a search, except where a search panel is the point."""
 
+import re
 
 import pytest
 
@@ -382,6 +383,32 @@ def _clue_slots(snap, move):
     return target, hit
 
 
+def test_clues_name_their_seat_and_the_cards_they_touch(watched):
+    """(10) A clue button names its receiver as the log does ("seat 2"), never by an offset,
+    and lists the slots it touches."""
+    page = watched.page
+    page.select_option("#mode", "play")
+    page.fill("#players", "3")
+    page.dispatch_event("#players", "input")
+    page.fill("#seed", "3")
+    page.check("#seat-0-human")
+    for seat in (1, 2):
+        page.select_option(f"#seat-{seat}-search", "blueprint")
+    page.click("#start")
+    _idle(page)
+    snap = page.evaluate("app.snap")
+    clues = [m for m in snap["legal_moves"] if m["kind"].startswith("reveal")]
+    assert clues
+    for move in clues:
+        text = page.text_content(f"#move-{move['id']}")
+        assert "+" not in text and "player" not in text, text
+        target, slots = _clue_slots(snap, move)
+        words = re.fullmatch(r"Reveal seat (\d): \w+, slots? ([\d, and]+)", text)
+        assert words, text
+        assert int(words.group(1)) == target
+        assert [int(s) for s in re.findall(r"\d", words.group(2))] == slots, (text, slots)
+
+
 def _watch_lbs(page, seed=1):
     page.select_option("#mode", "watch")
     page.fill("#seed", str(seed))
@@ -393,6 +420,35 @@ def _watch_lbs(page, seed=1):
     page.click("#btn-forward")
     _idle(page)
     _no_error(page)
+
+
+def test_an_estimate_above_the_positions_maximum_is_flagged(watched):
+    """(11) The search panel states the most the position can still score, and flags a
+    candidate whose estimate exceeds it (still listed); candidates name seats absolutely."""
+    page = watched.page
+    _watch_lbs(page)
+    page.click("#decision-0")
+    _idle(page)
+    assert page.text_content("#decision-most-still-possible") == "25"
+    rows = page.locator("#candidates tbody tr")
+    count = rows.count()
+    assert page.locator("#candidates tr.over-max").count() == 0
+    assert "player +" not in page.text_content("#candidates")
+
+    def raise_one(route):
+        reply = route.fetch()
+        decision = reply.json()
+        decision["candidates"][0]["mean"] = decision["max_score"] + 0.75
+        route.fulfill(response=reply, json=decision)
+
+    page.route("**/api/games/*/decisions/0", raise_one)
+    page.click("#decision-close")
+    page.click("#decision-0")
+    _idle(page)
+    assert rows.count() == count
+    flagged = page.locator("#candidates tr.over-max")
+    assert flagged.count() == 1
+    assert "above the maximum 25" in flagged.text_content()
 
 
 def _contrast(page, selector):
@@ -422,7 +478,8 @@ def _contrast(page, selector):
 SAMPLES = """() => {
     const add = (parent, html) => { parent.insertAdjacentHTML('beforeend', html); };
     add(document.querySelector('#candidates tbody'),
-        '<tr class="pruned" id="t-pruned"><td>Discard 0</td><td class="num">1.00</td></tr>');
+        '<tr class="pruned" id="t-pruned"><td>Discard 0</td><td class="num">1.00</td>'
+        + '<td><span class="badge pruned">pruned</span></td></tr>');
     add(document.querySelector('#hand-0 .cards'),
         '<div class="card c-yellow" id="t-card"><div class="face"><span class="rank">3</span>'
         + '<span class="suit">Y</span></div><div class="pips"><div class="pip-row">'
@@ -445,7 +502,8 @@ def test_muted_and_yellow_text_is_readable(watched):
     _idle(page)
     page.evaluate(SAMPLES)
     page.evaluate("document.getElementById('decision-panel').hidden = false")
-    selectors = ["#hist-1.future button", "#t-pruned td", "#t-card .rank", "#t-card .suit",
+    selectors = ["#hist-1.future button", "#t-pruned td", "#t-pruned .badge", "#t-card .rank",
+                 "#t-card .suit",
                  "#t-pip", "#t-hidden .suit", "#t-mini", "#firework-Y .rank",
                  "#firework-Y .suit"]
     ratios = {s: round(_contrast(page, s), 2) for s in selectors}

@@ -7,7 +7,10 @@ each move clones the last one), so stepping back is free. Agents move only at th
 the timeline, a request's moves stop once `move_seconds` have passed (the client asks
 again), and a search move has `SearchConfig.time_budget` = `move_seconds`. Each search
 decision stores its `SearchResult` and the searching seat's belief over its own hand at
-that decision as a DECISION dict (`Game.decision(k)`).
+that decision as a DECISION dict (`Game.decision(k)`), with "max_score", the most the
+position can still score (`HanabiState.max_score`: an estimate above it is flagged on the
+page). Moves and candidates carry "text": seats named absolutely, as the history names
+them, and a clue's touched slots.
 
 Hidden information is filtered in ONE place, `Game.snapshot`: a view of seat s shows the
 other seats' cards and only the hints about s's own cards; in play mode, until the game
@@ -264,12 +267,35 @@ def _history_fields(config: HanabiConfig, rec: dict) -> dict:
     # decode_move sets the fields of the move's kind
     target = (seat + cast(int, move.target_offset)) % config.players
     touched = [i for i in range(config.hand_size) if (rec["reveal"] >> i) & 1]
+    return {"text": f"seat {seat} -> seat {target}: {_clue_words(move, touched)}",
+            "target": target, "touched": touched}
+
+
+def _clue_words(move, touched: List[int]) -> str:
+    """A clue's colour or rank and the slots it touches: "reds, slots 0 and 3"."""
+    # decode_move sets the fields of the move's kind
     what = (COLOR_WORDS[COLOR_CHARS[cast(int, move.color)]] if move.kind == "reveal_color"
             else f"{cast(int, move.rank) + 1}s")
     slots = f"slot {touched[0]}" if len(touched) == 1 else \
         f"slots {', '.join(map(str, touched[:-1]))} and {touched[-1]}"
-    return {"text": f"seat {seat} -> seat {target}: {what}, {slots}", "target": target,
-            "touched": touched}
+    return f"{what}, {slots}"
+
+
+def _move_text(config: HanabiConfig, state: HanabiState, move_id: int) -> str:
+    """A move of the seat to move in `state` in words, seats absolute as the history
+    names them and a clue's touched slots listed, e.g. "Reveal seat 2: 1s, slots 0 and 3",
+    "Play 1". Only for a view that sees the receiver's hand (never the receiver's own)."""
+    move = decode_move(config, move_id)
+    if move.kind in ("play", "discard"):
+        return move_name(config, move_id).strip("()")
+    target = (state.current_player + cast(int, move.target_offset)) % config.players
+    if move.kind == "reveal_color":
+        touched = [i for i, card in enumerate(state.hand(target))
+                   if card // config.ranks == move.color]
+    else:
+        touched = [i for i, card in enumerate(state.hand(target))
+                   if card % config.ranks == move.rank]
+    return f"Reveal seat {target}: {_clue_words(move, touched)}"
 
 
 def _knowledge_text(config: HanabiConfig, colors, ranks) -> str:
@@ -350,6 +376,7 @@ class Game:
                 "move_name": name, "blueprint_move": move, "blueprint_move_name": name,
                 "deviated": False, "fallback": True, "worlds": 0, "rollouts": 0,
                 "seconds": time.perf_counter() - start, "candidates": [],
+                "max_score": int(state.max_score),
                 "belief": self._belief_table(seat.searcher, k, len(state.hand(seat_index))),
                 "error": f"the search failed ({_first_line(err)}); the blueprint's move "
                          f"was played"}
@@ -388,6 +415,7 @@ class Game:
         for i, m in enumerate(np.asarray(result.moves).tolist()):
             candidates.append({
                 "id": int(m), "name": move_name(config, int(m)).strip("()"),
+                "text": _move_text(config, state, int(m)),
                 "mean": _finite(result.means[i]), "sem": _finite(result.sems[i]),
                 "count": int(counts[i]), "gain": _finite(result.gains[i]),
                 "gain_sem": _finite(result.gain_sems[i]), "pruned": bool(counts[i] < top)})
@@ -400,6 +428,7 @@ class Game:
             "worlds": int(result.worlds), "rollouts": int(result.rollouts),
             "seconds": float(result.seconds), "candidates": candidates,
             "verify_gain": _finite(result.verify_gain), "verify_sem": _finite(result.verify_sem),
+            "max_score": int(state.max_score),
             "belief": self._belief_table(seat.searcher, k, len(state.hand(seat_index))),
         }
 
@@ -513,27 +542,8 @@ class Game:
         # In play mode a search's deviation depends on rollouts through the human's real
         # hand: it is shown, like the search records, once the game is over.
         secret = self.mode == "play" and not self.over
-        history = []        # the whole game so far, also when `at` shows an earlier position
-        for i, rec in enumerate(self.states[self.moves_played].move_records()):
-            entry = _move_entry(config, rec["move"])
-            history.append({
-                "k": i, "seat": int(rec["player"]), "move": int(rec["move"]),
-                "name": entry["name"], "kind": entry["kind"],
-                "card": _card(config, rec["card"]) if rec["card"] >= 0 else None,
-                "scored": bool(rec["scored"]),
-                **_history_fields(config, rec),
-                "searched": bool(self.searched.get(i, False)),
-                "deviated": None if secret else (bool(self.decisions[i]["deviated"])
-                                                 if i in self.decisions else False)})
+        history = self._history(secret)
         mover = state.current_player
-        if state.is_terminal or (self.script is not None and k >= len(self.script)) \
-                or (self.mode == "play" and self.over):     # a finished game is reviewed
-            legal: List[int] = []
-        elif self.mode == "play" and not self.over:
-            legal = state.legal_moves() if (mover == self.human and k == self.moves_played) \
-                else []
-        else:
-            legal = state.legal_moves()
         snap = {
             "id": self.id, "mode": self.mode, "at": k, "moves_played": self.moves_played,
             "variant": variant_dict(config), "deal": self.deal,
@@ -546,7 +556,8 @@ class Game:
             "fireworks": list(state.fireworks),
             "discards": [_card(config, c) for c in state.discard_pile],
             "seats": seats, "human_seat": self.human,
-            "legal_moves": [_move_entry(config, m) for m in legal],
+            "legal_moves": [dict(_move_entry(config, m), text=_move_text(config, state, m))
+                            for m in self._legal(state, k, viewer)],
             "history": history, "last_move": history[k - 1] if k else None,
             "decisions": sorted(self.decisions.copy()),   # a copy: a move may be adding
         }
@@ -555,6 +566,39 @@ class Game:
         if self.script is not None:         # a replay: the record's length, known up front
             snap["record_moves"] = len(self.script)
         return snap
+
+    def _history(self, secret: bool) -> List[dict]:
+        """The whole game so far as the snapshot lists it (also when it shows an earlier
+        position); `secret`: whether a search's deviation is still hidden."""
+        config = self.config
+        history = []
+        for i, rec in enumerate(self.states[self.moves_played].move_records()):
+            entry = _move_entry(config, rec["move"])
+            history.append({
+                "k": i, "seat": int(rec["player"]), "move": int(rec["move"]),
+                "name": entry["name"], "kind": entry["kind"],
+                "card": _card(config, rec["card"]) if rec["card"] >= 0 else None,
+                "scored": bool(rec["scored"]),
+                **_history_fields(config, rec),
+                "searched": bool(self.searched.get(i, False)),
+                "deviated": None if secret else (bool(self.decisions[i]["deviated"])
+                                                 if i in self.decisions else False)})
+        return history
+
+    def _legal(self, state: HanabiState, k: int, viewer: Optional[int]) -> List[int]:
+        """The moves a snapshot of position `k` seen by `viewer` offers: none once the game
+        (or its record) is over; in play mode the human's, at the latest position only;
+        and only to the spectator or the seat to move (a clue's legality and its touched
+        slots tell its receiver about its own cards)."""
+        mover = state.current_player
+        if state.is_terminal or (self.script is not None and k >= len(self.script)) \
+                or (self.mode == "play" and self.over):     # a finished game is reviewed
+            return []
+        if self.mode == "play" and (mover != self.human or k != self.moves_played):
+            return []
+        if viewer is not None and viewer != mover:
+            return []
+        return state.legal_moves()
 
     def _seed_shown(self, secret: bool):
         """The snapshot's "seed": a deal number, a private seed as "0x" and 32 hex digits

@@ -791,7 +791,7 @@ function renderLegalMoves(snap) {
       el("span", { class: "group-name", text: app.selected.seat === snap.human_seat
         ? `Your slot ${app.selected.slot}` : `Seat ${app.selected.seat}, slot ${app.selected.slot}` }),
       ...(moves.length ? moves.map((move) => el("button", { type: "button", class: "move-selected primary",
-        id: `sel-move-${move.id}`, "data-move": move.id, text: move.name,
+        id: `sel-move-${move.id}`, "data-move": move.id, text: move.text || move.name,
         onclick: () => guarded(() => sendMove(move.id)) }))
         : [el("span", { class: "muted", text: "no legal move about this card" })]),
     ]));
@@ -806,7 +806,7 @@ function renderLegalMoves(snap) {
     box.appendChild(el("div", { class: "move-group" }, [
       el("span", { class: "group-name", text: g }),
       ...groups[g].map((move) => el("button", { type: "button", class: `move move-${g.toLowerCase()}`,
-        id: `move-${move.id}`, "data-move": move.id, text: move.name, title: moveTitle(snap, move),
+        id: `move-${move.id}`, "data-move": move.id, text: move.text || move.name, title: moveTitle(snap, move),
         onclick: () => guarded(() => sendMove(move.id)) })),
     ]));
   }
@@ -920,9 +920,9 @@ function renderBelief(belief, trueHand) {
 
 function renderDecision(d) {
   const moveNames = {};
-  for (const c of d.candidates || []) moveNames[c.id] = c.name;
   if (d.move_name) moveNames[d.move] = d.move_name;
   if (d.blueprint_move_name) moveNames[d.blueprint_move] = d.blueprint_move_name;
+  for (const c of d.candidates || []) moveNames[c.id] = c.text || c.name;
   const nameOf = (id) => (moveNames[id] !== undefined ? `${moveNames[id]} (#${id})` : `#${id}`);
   $("decision-title").textContent = `Search decision: move ${d.k}, seat ${d.seat} (${d.search})`;
   const summary = $("decision-summary");
@@ -932,6 +932,7 @@ function renderDecision(d) {
     ["Blueprint's move", nameOf(d.blueprint_move)],
     ["Deviated", d.deviated ? "yes" : "no"],
     ["Fallback to blueprint", d.fallback ? (typeof d.fallback === "string" ? d.fallback : "yes") : "no"],
+    ["Most still possible", d.max_score],
     ["Worlds", d.worlds],
     ["Rollouts", d.rollouts],
     ["Seconds", fmt(d.seconds, 3)],
@@ -941,6 +942,22 @@ function renderDecision(d) {
     summary.appendChild(el("dd", { text: v === undefined || v === null ? "-" : String(v),
       id: `decision-${k.toLowerCase().replace(/[^a-z]+/g, "-")}` }));
   }
+  renderCandidates(d);
+  renderBelief(d.belief, d.true_hand);
+  const panel = $("decision-panel");
+  panel.hidden = false;
+  panel.dataset.k = d.k;
+  if (panel.scrollIntoView) panel.scrollIntoView({ block: "nearest" });
+}
+
+// An estimate above the most the position can still score (`max_score`) is flagged, not
+// hidden: the belief or the bootstrap value overshot.
+function overMax(d, c) {
+  return d.max_score !== null && d.max_score !== undefined && c.mean !== null &&
+    c.mean !== undefined && c.mean > d.max_score + 1e-9;
+}
+
+function renderCandidates(d) {
   const body = $("candidates").querySelector("tbody");
   body.textContent = "";
   const cands = (d.candidates || []).slice().sort((a, b) => {
@@ -949,12 +966,15 @@ function renderDecision(d) {
   });
   for (const c of cands) {
     const notes = [];
+    const over = overMax(d, c);
     if (c.id === d.move) notes.push(el("span", { class: "badge chosen", text: "chosen" }));
     if (c.id === d.blueprint_move) notes.push(el("span", { class: "badge blueprint", text: "blueprint" }));
     if (c.pruned) notes.push(el("span", { class: "badge pruned", text: "pruned" }));
-    body.appendChild(el("tr", { class: `${c.pruned ? "pruned" : ""}${c.id === d.move ? " chosen" : ""}`,
+    if (over) notes.push(el("span", { class: "badge over-max", text: `above the maximum ${d.max_score}`,
+      title: "The estimate exceeds the most this position can still score" }));
+    body.appendChild(el("tr", { class: `${c.pruned ? "pruned" : ""}${c.id === d.move ? " chosen" : ""}${over ? " over-max" : ""}`,
       id: `cand-${c.id}` }, [
-      el("td", { text: c.name }),
+      el("td", { text: c.text || c.name }),
       el("td", { class: "num", text: `${fmt(c.mean)} \u00b1 ${fmt(c.sem)}` }),
       el("td", { class: "num", text: c.count === undefined ? "-" : String(c.count) }),
       el("td", { class: "num", text: c.gain === undefined || c.gain === null ? "-"
@@ -962,11 +982,6 @@ function renderDecision(d) {
       el("td", null, notes),
     ]));
   }
-  renderBelief(d.belief, d.true_hand);
-  const panel = $("decision-panel");
-  panel.hidden = false;
-  panel.dataset.k = d.k;
-  if (panel.scrollIntoView) panel.scrollIntoView({ block: "nearest" });
 }
 
 async function openDecision(k) {
