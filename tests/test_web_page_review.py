@@ -235,13 +235,7 @@ def test_a_game_fits_a_phone(phone, server_url):
     the fireworks stay inside the board's padding; a candidate's "mean +- s.e." is one
     line, and nothing is wider than the screen."""
     page = phone.page
-    page.select_option("#mode", "watch")
-    page.fill("#seed", "1")
-    page.select_option("#seat-0-search", "lbs-16")
-    page.fill("#seat-0-rollouts", "4")
-    page.select_option("#seat-1-search", "blueprint")
-    page.click("#start")
-    _idle(page)
+    _start_watch(page, 1)
     page.click("#btn-playout")
     _idle(page)
     _no_error(page)
@@ -254,6 +248,8 @@ def test_a_game_fits_a_phone(phone, server_url):
             "(cs) => cs.map((c) => Math.round(c.getBoundingClientRect().top))")
         assert len(tops) == 5 and len(set(tops)) == 1, tops
     assert _inside(page, "#fireworks .firework, #hands .card", "#board")
+    page.click("#nav-new")
+    _watch_lbs(page)
     page.click("#decision-0")
     _idle(page)
     _no_error(page)
