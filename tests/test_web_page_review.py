@@ -504,3 +504,13 @@ def test_muted_and_yellow_text_is_readable(watched):
                  "#firework-Y .suit"]
     ratios = {s: round(_contrast(page, s), 2) for s in selectors}
     assert min(ratios.values()) >= 4.5, ratios
+
+
+def test_an_unknown_address_says_so_without_a_console_error(watched, server_url):
+    """(12) The address of a game the server does not hold shows the form and says so; the
+    page asks whether the server holds it first, so no load logs a failed request."""
+    page = watched.page
+    _open(page, server_url + "/games/no-such-game")
+    assert page.locator("#error").is_visible()
+    assert "no game no-such-game" in page.text_content("#error")
+    assert page.locator("#setup").is_visible() and page.url == server_url + "/"

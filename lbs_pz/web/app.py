@@ -14,7 +14,8 @@ Routes (JSON; every error is {"error": message} with status 400 (naming the fiel
                                             random deal), "seats"} -> 201 {"id", "state": SNAPSHOT}
     GET  /api/games                         {"games": the 20 newest (a play game once over)}
     GET  /api/games?ids=A,B                 {"games": those of A, B, ... it holds (a play
-                                            game in progress too: its id is its address)}
+                                            game in progress too: its id is its address),
+                                            "gone": {id: why} for those it evicted}
     GET  /api/games/{id}?at=K&view=V        SNAPSHOT after K moves seen by V (spectator | seat);
                                             an evicted game: 404 saying why (`GameStore`)
     POST /api/games/{id}/advance            {"moves": n} (-1: play out) -> SNAPSHOT
@@ -501,7 +502,7 @@ class _Api:
         if len(ids) > MAX_IDS_ASKED or any(len(i) > MAX_TEXT for i in ids):
             raise ApiError(400, f"ids: at most {MAX_IDS_ASKED} game ids, each of at most "
                                 f"{MAX_TEXT} characters")
-        return Json({"games": self.store.named(ids)})
+        return Json(self.store.named(ids))
 
     async def get_game(self, request: Request) -> Response:
         """GET /api/games/{id}?at=K&view=V: a snapshot."""

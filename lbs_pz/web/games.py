@@ -784,12 +784,14 @@ class GameStore:
                 break
         return out
 
-    def named(self, ids: List[str]) -> List[dict]:
-        """The games of `ids` this server holds, as `recent` lists them, a play game in
-        progress included (who names its id knows its address); unknown ids are left out."""
+    def named(self, ids: List[str]) -> dict:
+        """{"games": those of `ids` this server holds, as `recent` lists them, a play game
+        in progress included (who names its id knows its address); "gone": {id: why} for
+        those it evicted}. Ids it never held are left out."""
         with self._lock:
             games = [self.games.get(i) for i in ids]
-        return [_summary(game) for game in games if game is not None]
+            gone = {i: self.gone[i] for i in ids if i in self.gone}
+        return {"games": [_summary(game) for game in games if game is not None], "gone": gone}
 
     def get(self, game_id: str) -> Game:
         """The game `game_id` (its `seen` set to now); 404 saying why if it was evicted."""

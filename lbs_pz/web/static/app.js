@@ -1061,15 +1061,16 @@ async function openAddress() {
   }
   const id = decodeURIComponent(m[1]);
   if (app.game && app.game.id === id && app.snap) return;
-  let snap;
-  try {
-    snap = await api("GET", `/api/games/${encodeURIComponent(id)}`);
-  } catch (err) {
+  // Whether the server holds it first: an unknown address is no failed request.
+  const { games, gone } = await api("GET", `/api/games?ids=${encodeURIComponent(id)}`);
+  if (!games.some((g) => g.id === id)) {
     history.replaceState(null, "", "/");
     showSection("setup");
-    throw new Error(`no game ${id} on this server (it may have been restarted): ${err.message}`);
+    const why = gone && gone[id] ? `it is gone from the server: ${gone[id]}`
+      : "unknown to this server: its games live in memory and end when it stops";
+    throw new Error(`no game ${id} (${why})`);
   }
-  startGame({ id, state: snap });
+  startGame({ id, state: await api("GET", `/api/games/${encodeURIComponent(id)}`) });
 }
 
 document.addEventListener("DOMContentLoaded", init);
