@@ -63,6 +63,20 @@ class SearchResult:
                                    # worlds when unweighted; Kish's ESS under `weights`)
     value_clipped: int = 0         # bootstrap estimates above what their world could still
                                    # score (`HanabiBatch.max_scores`), clipped to it
+    # The deviation test as it ran: the move whose gain was tested (the best candidate
+    # still alive; -1: no test), that gain (`verify_gain` where verified), the margin it had
+    # to clear besides `delta` (`confidence` standard errors of that gain, the s.e. of at
+    # most `margin_worlds` worlds), and the bar max(delta, margin). Per candidate: the
+    # margin of its own search gain and whether that gain clears both (`clears`).
+    delta: float = float("nan")
+    confidence: float = float("nan")
+    margin_worlds: int = 0
+    tested_move: int = -1
+    tested_gain: float = float("nan")
+    margin: float = float("nan")
+    bar: float = float("nan")
+    margins: Optional[np.ndarray] = None
+    clears: Optional[np.ndarray] = None
 
 
 # Why a search fell back to the blueprint's move (`SearchResult.fallback_reason`).
@@ -249,11 +263,21 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray,
         if verified is None:
             return decision.result(decision.blueprint_move, fallback=True, reason=NON_FINITE)
         gain, gain_sem, n = verified
-    if config.margin_worlds > 0 and n > config.margin_worlds:
-        gain_sem = gain_sem * np.sqrt(n / config.margin_worlds)
-    deviate = gain > config.delta and gain > config.confidence * gain_sem
+    margin = _margin(config, gain_sem, n)
+    decision.tested = (int(decision.legal[best]), float(gain), float(margin))
+    deviate = gain > config.delta and gain > margin
     return decision.result(decision.legal[best] if deviate else decision.blueprint_move,
                            fallback=False, ess=n)
+
+
+def _margin(config: SearchConfig, gain_sem, n):
+    """`confidence` standard errors of a gain measured on n (effective) worlds, the s.e.
+    scaled to that of at most `margin_worlds` worlds (0: no cap): what the gain must
+    clear besides delta (scalars or per-candidate arrays)."""
+    assert config.confidence is not None and config.margin_worlds is not None
+    if config.margin_worlds > 0:
+        gain_sem = gain_sem * np.sqrt(np.maximum(n / config.margin_worlds, 1.0))
+    return config.confidence * gain_sem
 
 
 class _Decision:
@@ -278,6 +302,7 @@ class _Decision:
         self.moves_tally = _Tally(self.k, weights is not None)
         self.gains_tally = _Tally(self.k, weights is not None)
         self.verified = [np.nan, np.nan, 0]                 # gain, its s.e., rollouts
+        self.tested = (-1, np.nan, np.nan)                  # move, gain, margin
         self.clipped = 0
         self.used = 0                                       # worlds rolled out
         self.seeds = np.random.default_rng(seed)
@@ -299,7 +324,22 @@ class _Decision:
             seconds=time.perf_counter() - self.start,
             verify_gain=self.verified[0], verify_sem=self.verified[1],
             fallback_reason=reason if fallback else "", ess=float(ess),
-            value_clipped=self.clipped)
+            value_clipped=self.clipped, **self._test_record(gains, gain_sems))
+
+    def _test_record(self, gains: np.ndarray, gain_sems: np.ndarray) -> dict:
+        """The deviation test's fields of a `SearchResult` (its docstring)."""
+        config = self.config
+        assert config.delta is not None and config.confidence is not None \
+            and config.margin_worlds is not None                # with_defaults() set them
+        margins = _margin(config, gain_sems, self.gains_tally.ess())
+        with np.errstate(invalid="ignore"):
+            clears = (gains > config.delta) & (gains > margins)
+        move, gain, margin = self.tested
+        return dict(delta=float(config.delta), confidence=float(config.confidence),
+                    margin_worlds=int(config.margin_worlds), tested_move=move,
+                    tested_gain=gain, margin=margin,
+                    bar=max(config.delta, margin) if move >= 0 else float("nan"),
+                    margins=margins, clears=clears)
 
     def roll_out(self, min_samples: int, verifying: bool) -> bool:
         """Roll every candidate still alive out in batches of worlds, pruning after each,
