@@ -18,9 +18,13 @@ Routes (JSON; every error is {"error": message} with status 400 (naming the fiel
                                             "gone": {id: why} for those it evicted}
     GET  /api/games/{id}?at=K&view=V        SNAPSHOT after K moves seen by V (spectator | seat);
                                             an evicted game: 404 saying why (`GameStore`)
-    POST /api/games/{id}/advance            {"moves": n} (-1: play out) -> SNAPSHOT
-    POST /api/games/{id}/move               {"move", "turn"} (play mode) -> SNAPSHOT
+    POST /api/games/{id}/advance            {"moves": n} (-1: play out), optional "seconds"
+                                            (a shorter slice than the server's) -> SNAPSHOT
+    POST /api/games/{id}/move               {"move", "turn"} (play mode), optional "reply":
+                                            false (the agents wait for /advance) -> SNAPSHOT
+    GET  /api/games/{id}/decisions          the search summary: decisions, deviations, fallbacks
     GET  /api/games/{id}/decisions/{k}      DECISION of move k
+    GET  /api/games/{id}/conventions        per seat its blueprint and a rule bot's conventions
     GET  /api/games/{id}/export             hanab.live JSON
     POST /api/replays                       {"hanablive"} | {"jsonl_line"} | {"jsonl_text", "index"}
 
@@ -75,7 +79,7 @@ except ImportError:         # not on Windows: no open-file limit to read
     resource = None  # type: ignore[assignment]  # tested before use
 
 from lbs_pz.agents import load_blueprint
-from lbs_pz.checks import as_int, as_real
+from lbs_pz.checks import as_bool, as_int, as_real
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.optional import require_web
 from lbs_pz.search.config import SearchConfig
@@ -517,8 +521,12 @@ class _Api:
         n = as_int(body.get("moves", 1), "moves", lo=-1,
                    what="a number of moves >= 1, or -1 (play out)",
                    error=lambda message: ApiError(400, message))
-        return Json(await self.jobs.run(_locked(
-            game, lambda: game.advance(n, self.slice_seconds))))
+        seconds = self.slice_seconds
+        if body.get("seconds") is not None:
+            asked = as_real(body["seconds"], "seconds", above=0,
+                            error=lambda message: ApiError(400, message))
+            seconds = min(asked, seconds)
+        return Json(await self.jobs.run(_locked(game, lambda: game.advance(n, seconds))))
 
     async def move(self, request: Request) -> Response:
         """POST /api/games/{id}/move {"move", "turn"}: the human's move (play mode)."""
@@ -526,8 +534,19 @@ class _Api:
         game = self.store.get(request.path_params["id"])
         if "move" not in body or "turn" not in body:
             raise ApiError(400, "a move body is {\"move\": id, \"turn\": moves played}")
-        return Json(await self.jobs.run(_locked(
-            game, lambda: game.human_move(body["move"], body["turn"], self.slice_seconds))))
+        reply = as_bool(body.get("reply", True), "reply",
+                        what="true (the agents answer) or false",
+                        error=lambda message: ApiError(400, message))
+        return Json(await self.jobs.run(_locked(game, lambda: game.human_move(
+            body["move"], body["turn"], self.slice_seconds, reply=reply))))
+
+    async def search_summary(self, request: Request) -> Response:
+        """GET /api/games/{id}/decisions: the game's search decisions in short."""
+        return Json(self.store.get(request.path_params["id"]).search_summary())
+
+    async def conventions(self, request: Request) -> Response:
+        """GET /api/games/{id}/conventions: the seats' blueprints and their conventions."""
+        return Json(self.store.get(request.path_params["id"]).conventions())
 
     async def decision(self, request: Request) -> Response:
         """GET /api/games/{id}/decisions/{k}: the decision of move k."""
@@ -555,7 +574,9 @@ class _Api:
             Route("/api/games/{id}", _answered(self.get_game)),
             Route("/api/games/{id}/advance", _answered(self.advance), methods=["POST"]),
             Route("/api/games/{id}/move", _answered(self.move), methods=["POST"]),
+            Route("/api/games/{id}/decisions", _answered(self.search_summary)),
             Route("/api/games/{id}/decisions/{k}", _answered(self.decision)),
+            Route("/api/games/{id}/conventions", _answered(self.conventions)),
             Route("/api/games/{id}/export", _answered(self.export)),
             Route("/api/replays", _answered(self.replay), methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),

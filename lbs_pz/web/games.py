@@ -9,8 +9,13 @@ again), and a search move has `SearchConfig.time_budget` = `move_seconds`. Each 
 decision stores its `SearchResult` and the searching seat's belief over its own hand at
 that decision as a DECISION dict (`Game.decision(k)`), with "max_score", the most the
 position can still score (`HanabiState.max_score`: an estimate above it is flagged on the
-page). Moves and candidates carry "text": seats named absolutely, as the history names
-them, and a clue's touched slots.
+page). It also holds the search's deviation test as the search ran it (`SearchResult`:
+"delta", "margin", its world cap "margin_worlds" and the worlds it counted
+"tested_worlds", the "bar", the tested move and gain; per candidate its "margin" and
+whether it "clears") and "why", that test in one line (`lbs_pz.web.decisions`). Moves and
+candidates carry "text": seats named absolutely, as the history names them, and a clue's
+touched slots; a history entry where a search deviated names the blueprint's move
+("blueprint_text").
 
 Hidden information is filtered in ONE place, `Game.snapshot`: a view of seat s shows the
 other seats' cards and only the hints about s's own cards; in play mode, until the game
@@ -67,6 +72,7 @@ from lbs_pz.models import CheckpointError, shipped_names
 from lbs_pz.search.build import build_agent
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.methods import MethodSpec, parse_method
+from lbs_pz.web import decisions as explain
 
 SEARCHES = ("blueprint", "lbs-1", "lbs-16", "lbs-inf", "sparta")
 BLUEPRINT_EXAMPLES = ("strong", "medium", "weak", "simple", "random", "lstm:public_lstm_2p")
@@ -298,6 +304,23 @@ def _move_text(config: HanabiConfig, state: HanabiState, move_id: int) -> str:
     return f"Reveal seat {target}: {_clue_words(move, touched)}"
 
 
+def _test_fields(config: HanabiConfig, state: HanabiState, result) -> dict:
+    """A DECISION's account of the search's deviation test, from its `SearchResult`:
+    delta, confidence, margin_worlds, the tested move, its gain, the margin, the bar and
+    the effective worlds behind the gain (`tested_worlds`), and the moves in words."""
+    tested = int(result.tested_move)
+    return {
+        "delta": _finite(result.delta), "confidence": _finite(result.confidence),
+        "margin_worlds": int(result.margin_worlds),
+        "tested_move": tested if tested >= 0 else None,
+        "tested_move_text": _move_text(config, state, tested) if tested >= 0 else None,
+        "tested_gain": _finite(result.tested_gain), "margin": _finite(result.margin),
+        "bar": _finite(result.bar),
+        "tested_worlds": _finite(result.ess) if tested >= 0 else None,
+        "move_text": _move_text(config, state, int(result.move)),
+        "blueprint_move_text": _move_text(config, state, int(result.blueprint_move))}
+
+
 def _knowledge_text(config: HanabiConfig, colors, ranks) -> str:
     c = "".join(COLOR_CHARS[i] for i in colors) if len(colors) < config.colors else "?"
     r = "".join(str(i + 1) for i in ranks) if len(ranks) < config.ranks else "?"
@@ -371,15 +394,19 @@ class Game:
             # human, another searcher): play the blueprint's move and say why.
             move = self._blueprint_move(seat, state, seat_index, k)
             name = move_name(self.config, move).strip("()")
+            text = _move_text(self.config, state, move)
             self.decisions[k] = {
                 "k": k, "seat": seat_index, "search": seat.search, "move": move,
                 "move_name": name, "blueprint_move": move, "blueprint_move_name": name,
+                "move_text": text, "blueprint_move_text": text,
                 "deviated": False, "fallback": True, "worlds": 0, "rollouts": 0,
                 "seconds": time.perf_counter() - start, "candidates": [],
                 "max_score": int(state.max_score),
                 "belief": self._belief_table(seat.searcher, k, len(state.hand(seat_index))),
+                "fallback_reason": f"the search failed ({_first_line(err)})",
                 "error": f"the search failed ({_first_line(err)}); the blueprint's move "
                          f"was played"}
+            self.decisions[k]["why"] = explain.why(self.decisions[k])
             self._pad(start)
             self._apply(move, searched=True)
             return
@@ -418,19 +445,23 @@ class Game:
                 "text": _move_text(config, state, int(m)),
                 "mean": _finite(result.means[i]), "sem": _finite(result.sems[i]),
                 "count": int(counts[i]), "gain": _finite(result.gains[i]),
-                "gain_sem": _finite(result.gain_sems[i]), "pruned": bool(counts[i] < top)})
-        return {
+                "gain_sem": _finite(result.gain_sems[i]), "pruned": bool(counts[i] < top),
+                "margin": _finite(result.margins[i]), "clears": bool(result.clears[i])})
+        record = {
             "k": k, "seat": seat_index, "search": seat.search, "move": int(result.move),
             "move_name": move_name(config, int(result.move)).strip("()"),
             "blueprint_move": int(result.blueprint_move),
             "blueprint_move_name": move_name(config, int(result.blueprint_move)).strip("()"),
             "deviated": bool(result.deviated), "fallback": bool(result.fallback),
+            "fallback_reason": result.fallback_reason or None,
             "worlds": int(result.worlds), "rollouts": int(result.rollouts),
             "seconds": float(result.seconds), "candidates": candidates,
             "verify_gain": _finite(result.verify_gain), "verify_sem": _finite(result.verify_sem),
             "max_score": int(state.max_score),
             "belief": self._belief_table(seat.searcher, k, len(state.hand(seat_index))),
-        }
+            **_test_fields(config, state, result)}
+        record["why"] = explain.why(record)
+        return record
 
     def _belief_table(self, searcher, k: int, hand_len: int) -> dict:
         """Per slot a colour x rank table of the searcher's belief (synced by its search),
@@ -465,9 +496,10 @@ class Game:
             self._agent_move()
             done += 1
 
-    def human_move(self, move, turn, seconds: Optional[float] = None) -> None:
-        """The human's move at `turn` moves played; then the agents move until the human's
-        next turn (or for `seconds`, as `advance`). Call with `lock` held."""
+    def human_move(self, move, turn, seconds: Optional[float] = None,
+                   reply: bool = True) -> None:
+        """The human's move at `turn` moves played; then (`reply`) the agents move until
+        the human's next turn (or for `seconds`, as `advance`). Call with `lock` held."""
         if self.mode != "play":
             raise _bad("moves are sent in play mode only; a watch game advances")
         turn = as_int(turn, "turn", what="the number of moves played the client saw",
@@ -486,7 +518,8 @@ class Game:
             names = ", ".join(f"{m} {move_name(self.config, m).strip('()')}" for m in legal)
             raise _bad(f"illegal move {move}; legal moves: {names}")
         self._apply(move)
-        self.advance(-1, seconds)
+        if reply:
+            self.advance(-1, seconds)
 
     # --- what a view may see: the ONE place hidden information is filtered -------------
 
@@ -574,9 +607,14 @@ class Game:
         history = []
         for i, rec in enumerate(self.states[self.moves_played].move_records()):
             entry = _move_entry(config, rec["move"])
+            decision = None if secret else self.decisions.get(i)
+            if decision is not None and decision["deviated"]:
+                # what the blueprint would have played instead, named as the moves are
+                entry["blueprint_text"] = decision["blueprint_move_text"]
             history.append({
                 "k": i, "seat": int(rec["player"]), "move": int(rec["move"]),
                 "name": entry["name"], "kind": entry["kind"],
+                "blueprint_text": entry.get("blueprint_text"),
                 "card": _card(config, rec["card"]) if rec["card"] >= 0 else None,
                 "scored": bool(rec["scored"]),
                 **_history_fields(config, rec),
@@ -610,8 +648,7 @@ class Game:
         return self.seed
 
     def decision(self, k: int) -> dict:
-        if self.mode == "play" and not self.over:
-            raise ApiError(403, "search records are shown when the game is over")
+        self._check_records_shown()
         if k not in self.decisions:
             raise ApiError(404, f"move {k} was not a search decision")
         decision = self.decisions[k]
@@ -619,6 +656,19 @@ class Game:
             hand = self.states[k].hand(decision["seat"])
             decision = dict(decision, true_hand=[_card(self.config, c) for c in hand])
         return decision
+
+    def _check_records_shown(self) -> None:
+        if self.mode == "play" and not self.over:
+            raise ApiError(403, "search records are shown when the game is over")
+
+    def search_summary(self) -> dict:
+        """The game's search decisions so far in short (`decisions.summary`)."""
+        self._check_records_shown()
+        return explain.summary(self.decisions.copy())
+
+    def conventions(self) -> dict:
+        """{"seats": per seat its blueprint and a rule bot's conventions}: public."""
+        return {"seats": explain.conventions(self.seats)}
 
     def export(self) -> dict:
         if self.mode == "play" and not self.over:

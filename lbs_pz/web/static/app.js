@@ -309,8 +309,12 @@ function startGame(data) {
   app.decisionK = null;
   $("decision-panel").hidden = true;
   $("nav-board").disabled = false;
+  $("conventions-panel").hidden = true;
+  $("conventions-panel").open = false;
+  app.summaryKey = null;
   showSection("board");
   render(data.state);
+  loadConventions().catch((err) => showError(`conventions: ${err.message}`));
 }
 
 async function createGame(event) {
@@ -336,18 +340,33 @@ async function fetchAt(k) {
   await followDecision(snap);
 }
 
-// Ask the server to advance until `done(snapshot)`; it plays for a limited time per request
-// and answers with the position reached, so ask again while it makes progress. `moves`: a
-// number of moves per request (-1: all), or a function of the snapshot giving it.
-async function advanceUntil(moves, done) {
+// Moves per /advance request, and the most seconds one may take, while the page advances a
+// game by itself: the board shows each position reached as it comes.
+const STEP_MOVES = 8;
+const STEP_SECONDS = 0.5;
+
+// Ask the server to advance until `done(snapshot)`, a few moves (or STEP_SECONDS) per
+// request, and show each position reached (with `progress`, its words in #progress).
+// `moves`: a number of moves wanted in all (-1: all), or a function of the snapshot giving it.
+async function advanceUntil(moves, done, progress) {
   let snap = app.snap;
   for (let i = 0; i < 1000 && !done(snap); i++) {
     const before = snap.moves_played;
-    const n = typeof moves === "function" ? moves(snap) : moves;
-    snap = await api("POST", gameUrl("/advance"), { moves: n });
+    const wanted = typeof moves === "function" ? moves(snap) : moves;
+    const n = wanted < 0 ? STEP_MOVES : Math.min(wanted, STEP_MOVES);
+    snap = await api("POST", gameUrl("/advance"), { moves: n, seconds: STEP_SECONDS });
+    if (String(snap.view) === String(app.view)) render(snap);
+    if (progress) showProgress(progress(snap));
     if (snap.moves_played === before) break;
   }
+  showProgress(null);
   return snap;
+}
+
+function showProgress(text) {
+  const box = $("progress");
+  box.textContent = text || "";
+  box.hidden = !text;
 }
 
 // In play mode, let the agents move until it is the person's turn (the server stops there).
@@ -358,7 +377,9 @@ async function autoAdvance() {
     const seat = s.seats[s.current_player];
     return !s.terminal && !s.over && seat && !seat.human;
   };
-  if (partnersTurn(snap)) render(await advanceUntil(-1, (s) => !partnersTurn(s)));
+  if (!partnersTurn(snap)) return;
+  // one move a request: each partner's move shows as it comes
+  render(await advanceUntil(1, (s) => !partnersTurn(s)));
 }
 
 async function forward() {
@@ -387,7 +408,10 @@ async function back() {
 async function playOut() {
   const ended = app.snap.terminal || app.snap.over || inPlay(app.snap);
   if (!ended || app.snap.at < app.snap.moves_played) {
-    if (!ended) await advanceUntil(-1, (s) => s.terminal || s.over);
+    if (!ended) {
+      await advanceUntil(-1, (s) => s.terminal || s.over,
+        (s) => `playing out: move ${s.moves_played}${s.record_moves ? ` of ${s.record_moves}` : ""}`);
+    }
     await fetchAt(null);
   }
 }
@@ -404,7 +428,9 @@ async function jumpTo(k) {
 
 async function sendMove(moveId) {
   const snap = app.snap;
-  const data = await api("POST", gameUrl("/move"), { move: moveId, turn: snap.moves_played });
+  // The person's move shows at once; the partners' replies come after (autoAdvance).
+  const data = await api("POST", gameUrl("/move"),
+    { move: moveId, turn: snap.moves_played, reply: false });
   render(data);
   await autoAdvance();
 }
@@ -587,6 +613,24 @@ function renderLastMove(snap) {
   }
 }
 
+// A running play game at its latest position: every move since the person's last one
+// (the partners' replies), not only the last.
+function renderSinceTurn(snap) {
+  const box = $("since-turn");
+  box.textContent = "";
+  let moves = [];
+  if (inPlay(snap) && snap.at === snap.moves_played) {
+    const mine = snap.history.filter((h) => h.seat === snap.human_seat && h.k < snap.at);
+    const from = mine.length ? mine[mine.length - 1].k + 1 : 0;
+    moves = snap.history.filter((h) => h.k >= from && h.k < snap.at);
+  }
+  box.hidden = !moves.length;
+  if (!moves.length) return;
+  box.appendChild(el("span", { class: "since-title", text: "Since your last move:" }));
+  box.appendChild(el("ol", { start: moves[0].k },
+    moves.map((h) => el("li", { value: h.k, id: `since-${h.k}`, text: h.text }))));
+}
+
 function renderHands(snap) {
   const box = $("hands");
   box.textContent = "";
@@ -640,6 +684,9 @@ function renderHistory(snap) {
       el("button", { type: "button", class: "link", id: `goto-${k}`,
         title: `Position after move ${k}`, text: `${k}. ${entry.text}`,
         onclick: () => guarded(() => fetchAt(k + 1)) }),
+      entry.deviated && entry.blueprint_text ? el("span", { class: "bp-move", id: `bp-move-${k}`,
+        text: `blueprint: ${entry.blueprint_text}`,
+        title: "What the blueprint would have played here" }) : null,
       entry.searched ? el("button", { type: "button", class: `chip${entry.deviated ? " deviated" : ""}`,
         id: `decision-${k}`, disabled: searchLocked(snap),
         title: searchLocked(snap) ? "The searches open once the game is over"
@@ -864,9 +911,11 @@ function render(snap) {
   renderHands(snap);
   renderDiscards(snap);
   renderLastMove(snap);
+  renderSinceTurn(snap);
   renderHistory(snap);
   renderViewSelect(snap);
   renderLegalMoves(snap);
+  refreshSummary(snap).catch((err) => showError(`search summary: ${err.message}`));
 }
 
 // The controls step through any game; in a running play game only through the moves made
@@ -879,6 +928,85 @@ function renderControls(snap) {
   const ended = (snap.terminal || snap.over || inPlay(snap)) && snap.at >= snap.moves_played;
   $("btn-forward").disabled = $("btn-playout").disabled = ended;
   $("btn-playout").textContent = inPlay(snap) ? "Latest \u00bb" : "Play out \u00bb";
+  const ks = deviations(snap);
+  $("btn-prev-dev").disabled = !ks.some((k) => k < snap.at);
+  $("btn-next-dev").disabled = !ks.some((k) => k > snap.at);
+}
+
+// Review: the moves where a search left the blueprint's move (once its records are shown).
+function deviations(snap) {
+  if (searchLocked(snap)) return [];
+  return snap.history.filter((h) => h.deviated).map((h) => h.k);
+}
+
+// The previous (step -1) or next (+1) deviation from the position on screen, with its panel.
+async function toDeviation(step) {
+  const ks = deviations(app.snap);
+  const at = app.snap.at;
+  const k = step > 0 ? ks.find((x) => x > at) : ks.filter((x) => x < at).pop();
+  if (k !== undefined) await openDecision(k);
+}
+
+// ---------------------------------------------------------------- search summary, conventions
+
+// The game's searches in short (decisions, deviations with their gains, fallbacks), fetched
+// again when moves were added; hidden while a play game runs or without a search.
+async function refreshSummary(snap) {
+  const box = $("search-summary");
+  if (searchLocked(snap) || !snap.history.some((h) => h.searched)) {
+    box.hidden = true;
+    app.summaryKey = null;
+    return;
+  }
+  const key = `${app.game.id}:${snap.moves_played}`;
+  if (app.summaryKey === key) return;
+  app.summaryKey = key;
+  const summary = await api("GET", gameUrl("/decisions"));
+  if (app.summaryKey === key) renderSummary(summary, snap);
+}
+
+function signed(x) {
+  return x === null || x === undefined ? "-" : `${x >= 0 ? "+" : ""}${fmt(x, 3)}`;
+}
+
+function renderSummary(sum, snap) {
+  const box = $("search-summary");
+  box.hidden = false;
+  box.dataset.decisions = sum.decisions;
+  $("summary-counts").textContent = `${sum.decisions} search decisions${snap.over ? "" : " so far"}: ` +
+    `${sum.deviations.length} deviations, ${sum.fallbacks.length} fallbacks`;
+  const list = $("summary-list");
+  list.textContent = "";
+  const open = (k) => () => guarded(() => openDecision(k));
+  for (const d of sum.deviations) {
+    list.appendChild(el("li", { class: "summary-deviation" }, el("button", {
+      type: "button", class: "link", id: `summary-dev-${d.k}`, onclick: open(d.k),
+      text: `move ${d.k}, seat ${d.seat}: deviated to ${d.move} (blueprint: ${d.blueprint_move}), ` +
+        `gain ${signed(d.gain)} over the bar ${fmt(d.bar, 3)}` })));
+  }
+  for (const f of sum.fallbacks) {
+    list.appendChild(el("li", { class: "summary-fallback" }, el("button", {
+      type: "button", class: "link", id: `summary-fallback-${f.k}`, onclick: open(f.k),
+      text: `move ${f.k}, seat ${f.seat}: fell back to the blueprint (${f.reason})` })));
+  }
+}
+
+// The rule-bot blueprints' conventions, one block per blueprint (collapsed by default).
+async function loadConventions() {
+  const data = await api("GET", gameUrl("/conventions"));
+  const byBot = new Map();
+  for (const seat of data.seats) {
+    if (!seat.conventions) continue;
+    if (!byBot.has(seat.blueprint)) byBot.set(seat.blueprint, { text: seat.conventions, seats: [] });
+    byBot.get(seat.blueprint).seats.push(seat.seat);
+  }
+  const box = $("conventions");
+  box.textContent = "";
+  for (const [bot, { text, seats }] of byBot) {
+    box.appendChild(el("h4", { text: `${bot} (seat${seats.length > 1 ? "s" : ""} ${seats.join(", ")})` }));
+    box.appendChild(el("pre", { class: "conventions-text", text }));
+  }
+  $("conventions-panel").hidden = !byBot.size;
 }
 
 // ---------------------------------------------------------------- search panel
@@ -931,23 +1059,45 @@ function renderDecision(d) {
     ["Chosen move", nameOf(d.move)],
     ["Blueprint's move", nameOf(d.blueprint_move)],
     ["Deviated", d.deviated ? "yes" : "no"],
-    ["Fallback to blueprint", d.fallback ? (typeof d.fallback === "string" ? d.fallback : "yes") : "no"],
+    ["Fallback to blueprint", d.fallback ? (d.fallback_reason ? `yes: ${d.fallback_reason}` : "yes") : "no"],
+    ...testItems(d, nameOf),
     ["Most still possible", d.max_score],
     ["Worlds", d.worlds],
     ["Rollouts", d.rollouts],
     ["Seconds", fmt(d.seconds, 3)],
   ];
-  for (const [k, v] of items) {
+  for (const [k, v, id] of items) {
     summary.appendChild(el("dt", { text: k }));
     summary.appendChild(el("dd", { text: v === undefined || v === null ? "-" : String(v),
-      id: `decision-${k.toLowerCase().replace(/[^a-z]+/g, "-")}` }));
+      id: `decision-${id || k.toLowerCase().replace(/[^a-z]+/g, "-")}` }));
   }
+  $("decision-why").textContent = d.why || "";
   renderCandidates(d);
   renderBelief(d.belief, d.true_hand);
   const panel = $("decision-panel");
   panel.hidden = false;
   panel.dataset.k = d.k;
   if (panel.scrollIntoView) panel.scrollIntoView({ block: "nearest" });
+}
+
+// The deviation test as the search ran it (the record's numbers; the page computes none):
+// [label, value, id] rows of the summary.
+function testItems(d, nameOf) {
+  if (d.delta === undefined) return [];
+  const counted = d.tested_worlds === null || d.tested_worlds === undefined ? "-"
+    : fmt(d.tested_worlds, Number.isInteger(d.tested_worlds) ? 0 : 1);
+  const cap = d.margin_worlds > 0 ? `capped at ${d.margin_worlds} worlds` : "no cap";
+  const verified = d.verify_gain === null || d.verify_gain === undefined ? "no verification"
+    : `${signed(d.verify_gain)} \u00b1 ${fmt(d.verify_sem, 3)} on fresh worlds`;
+  return [
+    ["Threshold (delta)", fmt(d.delta, 3), "delta"],
+    ["Margin", `${fmt(d.margin, 3)} (${fmt(d.confidence, 1)} s.e. of the tested gain; ` +
+      `${counted} worlds counted, ${cap})`, "margin"],
+    ["Bar (larger of the two)", fmt(d.bar, 3), "bar"],
+    ["Tested move", d.tested_move === null ? "-" : nameOf(d.tested_move), "tested-move"],
+    ["Tested gain", signed(d.tested_gain), "tested-gain"],
+    ["Verification's gain", verified, "verify-gain"],
+  ];
 }
 
 // An estimate above the most the position can still score (`max_score`) is flagged, not
@@ -979,6 +1129,10 @@ function renderCandidates(d) {
       el("td", { class: "num", text: c.count === undefined ? "-" : String(c.count) }),
       el("td", { class: "num", text: c.gain === undefined || c.gain === null ? "-"
         : `${c.gain >= 0 ? "+" : ""}${fmt(c.gain)} \u00b1 ${fmt(c.gain_sem)}` }),
+      el("td", { class: `bar-mark${c.clears ? " clears" : ""}`,
+        title: c.margin === undefined ? null : `delta ${fmt(d.delta, 3)}, its margin ${fmt(c.margin, 3)}`,
+        text: c.clears === undefined ? "-" : `${c.clears ? "clears" : "does not"}` +
+          (c.margin === null || c.margin === undefined ? "" : ` (margin ${fmt(c.margin, 3)})`) }),
       el("td", null, notes),
     ]));
   }
@@ -1027,6 +1181,8 @@ function init() {
   $("btn-decision").addEventListener("click", () => guarded(() => openDecision(app.snap.at - 1)));
   $("btn-export").addEventListener("click", () => guarded(exportGame));
   $("decision-close").addEventListener("click", () => { $("decision-panel").hidden = true; });
+  $("btn-prev-dev").addEventListener("click", () => guarded(() => toDeviation(-1)));
+  $("btn-next-dev").addEventListener("click", () => guarded(() => toDeviation(1)));
   document.addEventListener("keydown", (e) => {
     if ((e.key === "Enter" || e.key === " ") && e.target && e.target.classList &&
         e.target.classList.contains("selectable")) {
@@ -1044,6 +1200,8 @@ function init() {
     if (e.key === "ArrowRight") guarded(forward);
     if (e.key === "Home") { e.preventDefault(); guarded(() => fetchAt(0)); }
     if (e.key === "End") { e.preventDefault(); guarded(toEnd); }
+    if (e.key === "[") guarded(() => toDeviation(-1));
+    if (e.key === "]") guarded(() => toDeviation(1));
   });
   window.addEventListener("popstate", () => guarded(openAddress));
   buildSeats();
