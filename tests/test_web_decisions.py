@@ -305,3 +305,34 @@ def test_the_move_api_replies_unless_asked_not_to(watched, reply):
         body: JSON.stringify({move: m, turn: t, reply})}).then(r => r.json())""",
                           [move, snap["moves_played"], reply])
     assert after["moves_played"] == snap["moves_played"] + (3 if reply else 1)
+
+
+def test_a_fallback_says_why_in_the_panel_and_the_summary(watched):
+    """(1, 4) SPARTA's exact belief runs out once its partner's LBS deviated: the decision
+    fell back to the blueprint's move, and the panel's line and the summary say why, as
+    the record does."""
+    page = watched.page
+    page.select_option("#mode", "watch")
+    page.fill("#seed", "3")
+    for seat, search in ((0, "sparta"), (1, "lbs-16")):
+        page.fill(f"#seat-{seat}-blueprint", "strong")
+        page.select_option(f"#seat-{seat}-search", search)
+        page.fill(f"#seat-{seat}-rollouts", "16")
+    page.click("#start")
+    _idle(page)
+    page.fill("#jump-input", "40")
+    page.click("#btn-jump")
+    _idle(page)
+    _no_error(page)
+    summary = _api(page, "/decisions")
+    assert summary["fallbacks"], summary
+    first = summary["fallbacks"][0]
+    page.wait_for_selector(f"#summary-fallback-{first['k']}")
+    assert first["reason"] in _text(page, f"#summary-fallback-{first['k']}")
+    assert _text(page, "#summary-counts").startswith(f"{summary['decisions']} search decisions "
+                                                     f"so far: ")
+    d = _open(page, first["k"])
+    assert d["fallback"] and d["why"].startswith("Fell back to the blueprint's move")
+    assert first["reason"] in d["why"]
+    assert _text(page, "#decision-why") == " ".join(d["why"].split())
+    assert _text(page, "#decision-fallback-to-blueprint") == f"yes: {d['fallback_reason']}"
