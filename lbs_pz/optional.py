@@ -274,7 +274,9 @@ def ray_session(address=None, workers=None, what: str = "the ray backend",
                     f"--head`) or give the address it printed; ${RAY_TIMEOUT_VARIABLE} sets "
                     f"the seconds to wait") from None
         try:
-            ray.init(address=address or None, num_cpus=None if address else workers,
+            # joining a cluster (one at `address`, or the last `ray start` here that Ray
+            # finds when none is given), Ray refuses a CPU count: the cluster has its own
+            ray.init(address=address or None, num_cpus=None if target else workers,
                      log_to_driver=False, include_dashboard=False)
         except ConnectionError as err:
             raise ValueError(f"cannot reach the Ray cluster at address {address!r}: "

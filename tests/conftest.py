@@ -8,3 +8,11 @@ The rule of every test: a test waits for the event it needs (a log line, a file,
 code) and asserts outcomes, never a duration, so that it passes on a machine whose cores are
 busy with another job; a deadline only tells a hang (helpers.waiting.HANG_SECONDS).
 """
+
+import os
+
+# Ray joins the cluster of the last `ray start` on this machine when given no address
+# (ray.cluster_utils.Cluster, which one test starts, records itself as that). Another
+# test's or a user's cluster is not the tests' to join: every Ray the tests start without
+# an address is a local one of their own.
+os.environ["RAY_ADDRESS"] = "local"

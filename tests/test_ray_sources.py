@@ -152,12 +152,24 @@ def test_a_trainer_runs_on_a_cluster_at_an_address(tmp_path):
                               f"--out={on_cluster}", "--no-progress"],
                              capture_output=True, text=True, env=env,
                              timeout=HANG_SECONDS)
+        # no address: Ray joins the cluster it recorded as the last started here, and
+        # --workers (a local Ray's CPU count) does not stop it
+        env.pop("RAY_ADDRESS", None)
+        joined = str(tmp_path / "joined.pt")
+        found = subprocess.run([sys.executable, "-m", "lbs_pz.cli", "distill", *flags,
+                                "--backend=ray", "--workers=2", f"--out={joined}",
+                                "--no-progress"],
+                               capture_output=True, text=True, env=env,
+                               timeout=HANG_SECONDS)
     finally:
         cluster.shutdown()
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert "Connected to Ray cluster" in run.stderr
-    want, got = load_checkpoint(inline)["weights"], load_checkpoint(on_cluster)["weights"]
-    assert all(torch.equal(want[name], got[name]) for name in want)
+    for done in (run, found):
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "Connected to Ray cluster" in done.stderr
+    want = load_checkpoint(inline)["weights"]
+    for path in (on_cluster, joined):
+        got = load_checkpoint(path)["weights"]
+        assert all(torch.equal(want[name], got[name]) for name in want)
 
 
 def test_search_games_are_the_same_on_ray(local_ray, tmp_path):
