@@ -216,6 +216,13 @@ cdef int first_hint(const GameConfig* cfg, const GameState* s) noexcept nogil:
 
 # --- dispatch ---------------------------------------------------------------------------
 
+cdef inline bint folds_history(int kind) noexcept nogil:
+    """Whether a bot's BotMemory is a fold of the public history alone (the convention
+    bots), shared by the games of one history prefix. The info bot folds the hands seen
+    too (InfoMemory), once per game."""
+    return kind >= BOT_WEAK and kind != BOT_INFO
+
+
 cdef int bot_act_mem(int kind, const GameConfig* cfg, const BotTables* tb,
                      const GameState* s, const BotMemory* mem, int seat) noexcept nogil:
     if seat != s.cur_player or state_terminal(cfg, s):
@@ -224,6 +231,8 @@ cdef int bot_act_mem(int kind, const GameConfig* cfg, const BotTables* tb,
         return act_random(cfg, s)
     if kind == BOT_SIMPLE:
         return act_simple(cfg, s, seat)
+    if kind == BOT_INFO:            # its memory depends on the hands: folded per game
+        return info_bot_act(cfg, s, seat)
     return act_conv(&PARAMS[kind], cfg, tb, s, mem, seat)
 
 
@@ -236,6 +245,8 @@ cdef int bot_act(int kind, const GameConfig* cfg, const GameState* s, int seat) 
         return act_random(cfg, s)
     if kind == BOT_SIMPLE:
         return act_simple(cfg, s, seat)
+    if kind == BOT_INFO:
+        return info_bot_act(cfg, s, seat)
     bot_tables_init(cfg, &tb)
     bot_memory_replay(kind, cfg, &tb, s, &mem)
     return act_conv(&PARAMS[kind], cfg, &tb, s, &mem, seat)
@@ -244,8 +255,10 @@ cdef int bot_act(int kind, const GameConfig* cfg, const GameState* s, int seat) 
 cdef int bot_play(int kind, const GameConfig* cfg, GameState* s, int max_moves) noexcept nogil:
     cdef BotTables tb
     cdef BotMemory mem
+    if kind == BOT_INFO:
+        return info_bot_play(cfg, s, max_moves)
     bot_tables_init(cfg, &tb)
-    if kind >= BOT_WEAK:
+    if folds_history(kind):
         bot_memory_replay(kind, cfg, &tb, s, &mem)
     return bot_play_mem(kind, cfg, &tb, s, &mem, max_moves)
 
@@ -253,13 +266,15 @@ cdef int bot_play(int kind, const GameConfig* cfg, GameState* s, int max_moves) 
 cdef int bot_play_mem(int kind, const GameConfig* cfg, const BotTables* tb, GameState* s,
                       BotMemory* mem, int max_moves) noexcept nogil:
     cdef int played = 0, move
+    if kind == BOT_INFO:            # its memory depends on the hands: folded per game
+        return info_bot_play(cfg, s, max_moves)
     while max_moves < 0 or played < max_moves:
         if state_terminal(cfg, s):
             break
         move = bot_act_mem(kind, cfg, tb, s, mem, s.cur_player)
         if apply_move(cfg, s, move) != ERR_OK:
             return -1
-        if kind >= BOT_WEAK:
+        if folds_history(kind):
             bot_memory_step(kind, cfg, tb, mem, &s.history[s.num_history - 1])
         played += 1
     return played

@@ -158,7 +158,7 @@ def act_batch(bot, HanabiBatch batch not None):
         bot_tables_init(cfg, &tb)
         for i in range(n):
             g = &batch.games[i]
-            if kind >= BOT_WEAK and not state_terminal(cfg, g):
+            if folds_history(kind) and not state_terminal(cfg, g):
                 memo_memory(cfg, &tb, cache, g, &mem)
             o[i] = bot_act_mem(kind, cfg, &tb, g, &mem, g.cur_player)
     batch._busy -= 1
@@ -189,7 +189,7 @@ def play_batch(bot, HanabiBatch batch not None, int max_moves=-1):
         bot_tables_init(cfg, &tb)
         for i in range(n):
             g = &batch.games[i]
-            if kind >= BOT_WEAK and max_moves != 0 and not state_terminal(cfg, g):
+            if folds_history(kind) and max_moves != 0 and not state_terminal(cfg, g):
                 memo_memory(cfg, &tb, cache, g, &mem)
             o[i] = bot_play_mem(kind, cfg, &tb, g, &mem, max_moves)
             if o[i] < 0 and bad < 0:
@@ -330,7 +330,7 @@ def counterfactual_mask(bot, HanabiState before not None, int seat, int move,
     cdef int actor = before.s.cur_player
     memcpy(&s, &before.s, sizeof(GameState))
     bot_tables_init(&before.cfg, &tb)
-    if kind >= BOT_WEAK:
+    if folds_history(kind):
         if cache is not None:
             cache.fetch(before, &tb, &mem)
         else:

@@ -20,7 +20,8 @@ cdef enum:
     BOT_WEAK = 2
     BOT_MEDIUM = 3
     BOT_STRONG = 4
-    NUM_BOTS = 5
+    BOT_INFO = 5
+    NUM_BOTS = 6
 
 # The convention switches of the convention bots.
 ctypedef struct BotParams:
@@ -77,6 +78,12 @@ ctypedef struct BotMemory:
     int16_t folded                 # history records folded in so far
     Board board                    # board_init of fireworks + discards (this bot's
                                    # save_twos; soon unset), renewed at each play/discard
+
+# The information bot's memory: every seat's view of every hand, card by card, as the
+# bitmask of the card types it may still be (know[seat][seat]: its own hand as it decoded
+# it; know[seat][p]: p's hand as everyone but p knows it).
+ctypedef struct InfoMemory:
+    uint32_t know[MAX_PLAYERS][MAX_PLAYERS][MAX_HAND]
 
 # Bot memories of many positions that share a history prefix (the worlds of one search
 # root), each computed once: snap[k] is the memory after ref[0:k]. A position whose

@@ -59,6 +59,24 @@ strong   (>= 23) medium +
            hint rather than discard (a hint does not advance the clock);
          - final round (deck empty) with 2+ lives: play the likeliest playable card.
 
+info     (hat guessing) the information strategy of Cox et al. 2015 ("How to Make the
+         Perfect Fireworks Display"), in the form of hanabi.rs's "info" strategy
+         (WuTheFWasThat/hanabi.rs): every seat tracks, per card of every hand, the set of
+         card types it may still be (weighted by copies not yet played or discarded).
+         A hint encodes one number modulo the hint choices (3 or 4 per other player: a
+         rank or a color hint touching that player's least known card, or one missing
+         it): the sum of the others' hat values, each the answers to questions about a
+         player's own cards (which card is playable or dead; whether one card is
+         playable; which block of a partition of its types holds a card), packed in
+         mixed radix. Each receiver subtracts the hat values it sees and reads its own.
+         A discard among 2+ publicly useless cards encodes the same way, and a discard
+         while hint tokens remain tells everyone who knows no playable card that they
+         hold none. Turn: play the most urgent surely playable card; (2+ lives, few
+         discards) a card surely playable or dead with p(playable) > 0.75; hint at
+         full tokens, when someone holds a playable card unknown to them, when someone
+         can play and no useless card can go, or with 5+ tokens; else discard (a useless
+         card, else the likeliest seen / dispensable / highest one). Plays any variant.
+
 Build: every function is aligned to 64 bytes (the distutils line above): without it the
 bots' speed moved by up to +-5% whenever unrelated code of the module (e.g. an argument
 check) shifted the hot functions' alignment.
@@ -66,7 +84,8 @@ check) shifted the hot functions' alignment.
 Source layout: this file holds the switches and shared types; the bot's steps are
 textually included, in this order, into the one C module (so every call can be inlined):
 _board.pxi (lookup tables, board, card knowledge), _memory.pxi (the public-history fold),
-_simple.pxi (random, simple), _hints.pxi (hint evaluation), _acting.pxi (the convention
+_simple.pxi (random, simple), _hints.pxi (hint evaluation), _info.pxi (the
+information bot), _acting.pxi (the convention
 bots' decision, dispatch, self-play), _shared_memory.pxi (memories shared by positions
 with a common history prefix), _features.pxi (the conventions' reading of a position as
 network inputs), _api.pxi (the Python API).
@@ -91,7 +110,7 @@ cdef extern from *:
     int ctz32 "__builtin_ctz"(unsigned int) nogil
     int __builtin_clz(unsigned int) nogil
 
-BOT_NAMES = ("random", "simple", "weak", "medium", "strong")
+BOT_NAMES = ("random", "simple", "weak", "medium", "strong", "info")
 
 cdef BotParams PARAMS[NUM_BOTS]
 memset(PARAMS, 0, sizeof(PARAMS))
@@ -142,6 +161,7 @@ include "_board.pxi"
 include "_memory.pxi"
 include "_simple.pxi"
 include "_hints.pxi"
+include "_info.pxi"
 include "_acting.pxi"
 include "_shared_memory.pxi"
 include "_api.pxi"
