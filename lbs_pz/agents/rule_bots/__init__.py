@@ -54,7 +54,7 @@ BOTS_VERSION = 1
 
 
 class RuleBot:
-    """A C rule bot (one of BOT_NAMES: random, simple, weak, medium, strong).
+    """A C rule bot (one of BOT_NAMES: random, simple, weak, medium, strong, info).
 
     Blueprint attributes: deterministic, no private memory (every decision is a function
     of the public history and the other players' cards), no value estimate.
