@@ -1,0 +1,118 @@
+"""Baselines: every built-in rule bot's self-play at 2-5 players beside the literature's.
+
+    python benchmarks/baselines.py [--quick] [--deals N] [--json PATH]
+
+For each bot of `RuleBot` (BOT_NAMES) and 2, 3, 4, 5 players: self-play (a batched C
+rollout) on N deals of the evaluation stream (`deal_seeds(EVAL, 0, 0, N)`; --quick 200,
+default 2,000), mean +- s.e.m. under two scorings:
+- HLE: the engine's score, 0 when the last life is lost;
+- kept: the fireworks' sum even after the last life is lost (the state keeps its
+  fireworks), as hanabi.rs and Quuxplusone/Hanabi score a game.
+Then the published self-play means of the literature's bots, each in its own framework,
+and for the bot reproduced here (`info`) the difference from hanabi.rs's "info" in
+standard errors of the difference, (kept mean - published) / sqrt(sem^2 + published sem^2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Dict, List
+
+import numpy as np
+
+from lbs_pz.agents import BOT_NAMES, RuleBot
+from lbs_pz.engine import HanabiBatch, HanabiConfig
+from lbs_pz.engine.seeds import EVAL, deal_seeds
+
+PLAYERS = (2, 3, 4, 5)
+
+# Published self-play means at 2/3/4/5 players (None: not reported), each measured in its
+# own framework (points kept after the third strike; 8 hint tokens, 3 lives, 5/5/4/4 cards):
+# - hanabi.rs "info": github.com/WuTheFWasThat/hanabi.rs README, "Results", first 20,000
+#   seeds, with its standard errors;
+# - Quuxplusone/Hanabi InfoBot and SmartBot: github.com/Quuxplusone/Hanabi README, "Current
+#   average scores" (InfoBot's 2p 19.99 at commit 369b531; 20.00 in other revisions);
+# - FireFlower: as quoted beside SmartBot in "The Hanabi Challenge" (Bard et al. 2020),
+#   which reports no 5-player figure.
+PUBLISHED = {
+    "hanabi.rs info": ((22.5217, 24.7946, 24.9356, 24.9223), (0.0125, 0.0039, 0.0022, 0.0024)),
+    "Quuxplusone InfoBot": ((19.99, 24.26, 24.86, 24.89), None),
+    "Quuxplusone SmartBot": ((23.09, 23.30, 22.44, 20.69), None),
+    "FireFlower": ((22.56, 22.95, 22.83, None), None),
+}
+# the bot reproduced here, and the published figures it is compared with
+REPRODUCED = {"info": "hanabi.rs info"}
+
+
+def mean_sem(x: np.ndarray) -> tuple:
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else 0.0
+
+
+def self_play(bot: str, players: int, deals: int) -> Dict:
+    """One cell: the bot in every seat on the first `deals` evaluation deals."""
+    batch = HanabiBatch(HanabiConfig(players=players), deals,
+                        seeds=deal_seeds(EVAL, 0, 0, deals))
+    RuleBot(bot).rollout(batch)
+    hle = batch.scores().astype(np.float64)
+    kept = np.array([sum(batch.get_state(i).fireworks) for i in range(deals)], np.float64)
+    (m, s), (km, ks) = mean_sem(hle), mean_sem(kept)
+    return {"bot": bot, "players": players, "deals": deals, "hle_mean": m, "hle_sem": s,
+            "kept_mean": km, "kept_sem": ks, "bomb_pct": 100.0 * float(np.mean(kept != hle))}
+
+
+def run(deals: int) -> Dict:
+    rows: List[Dict] = []
+    for bot in BOT_NAMES:
+        for players in PLAYERS:
+            rows.append(self_play(bot, players, deals))
+            print(f"  {bot} {players}p done", file=sys.stderr, flush=True)
+    return {"deals": deals, "rows": rows, "published": PUBLISHED}
+
+
+def _cell(row: Dict) -> str:
+    return (f"{row['hle_mean']:.2f} +- {row['hle_sem']:.2f} / "
+            f"{row['kept_mean']:.2f} +- {row['kept_sem']:.2f}")
+
+
+def format_table(result: Dict) -> str:
+    rows = {(r["bot"], r["players"]): r for r in result["rows"]}
+    head = "| bot | " + " | ".join(f"{p}p" for p in PLAYERS) + " |"
+    lines = [f"Self-play on {result['deals']:,} evaluation deals per cell, mean +- s.e.m., "
+             f"HLE score / points kept after the last life:", "", head,
+             "|---|" + "---:|" * len(PLAYERS)]
+    for bot in BOT_NAMES:
+        lines.append(f"| {bot} | " + " | ".join(_cell(rows[bot, p]) for p in PLAYERS) + " |")
+    for name, (means, _) in PUBLISHED.items():
+        cells = ["-" if m is None else f"{m:.2f}" for m in means]
+        lines.append(f"| {name} (published) | " + " | ".join(cells) + " |")
+    for bot, name in REPRODUCED.items():
+        means, sems = PUBLISHED[name]
+        cells = []
+        for i, p in enumerate(PLAYERS):
+            r = rows[bot, p]
+            d = r["kept_mean"] - means[i]
+            se = math.sqrt(r["kept_sem"] ** 2 + (sems[i] if sems else 0.0) ** 2)
+            cells.append(f"{d:+.2f} ({d / se:+.1f} s.e.)" if se > 0 else f"{d:+.2f}")
+        lines.append(f"| {bot} kept - {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="200 deals per cell")
+    p.add_argument("--deals", type=int, default=None, help="deals per cell (default 2,000)")
+    p.add_argument("--json", default=None, help="also write the rows to this file")
+    args = p.parse_args()
+    deals = args.deals or (200 if args.quick else 2000)
+    result = run(deals)
+    print(format_table(result))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
