@@ -22,6 +22,10 @@ Routes (JSON; every error is {"error": message} with status 400 (naming the fiel
                                             (a shorter slice than the server's) -> SNAPSHOT
     POST /api/games/{id}/move               {"move", "turn"} (play mode), optional "reply":
                                             false (the agents wait for /advance) -> SNAPSHOT
+    POST /api/games/{id}/continue           {"at", "seats"} -> 201 {"id", "state"}: a new
+                                            watch game from position "at" of game {id} (its
+                                            moves replayed on its deal; 403 for a play game
+                                            in progress, 409 for a record without a deal)
     GET  /api/games/{id}/decisions          the search summary: decisions, deviations, fallbacks
     GET  /api/games/{id}/decisions/{k}      DECISION of move k
     GET  /api/games/{id}/conventions        per seat its blueprint and a rule bot's conventions
@@ -496,6 +500,18 @@ class _Api:
             return game, game.snapshot()
         return await self._created(build)
 
+    async def continue_game(self, request: Request) -> Response:
+        """POST /api/games/{id}/continue {"at", "seats"}: a new watch game from position
+        "at" of game {id}, its record's moves replayed on its deal (`GameStore.continued`)."""
+        body = await _body(request)
+        source = self.store.get(request.path_params["id"])
+        self.store.check_room("watch")
+
+        def build():
+            game = self.store.continued(source, body)
+            return game, game.snapshot()
+        return await self._created(build)
+
     async def recent_games(self, request: Request) -> Response:
         """GET /api/games: the newest games; with ?ids=A,B,...: those games (at most
         MAX_IDS_ASKED ids, each of at most MAX_TEXT characters; 400 otherwise)."""
@@ -574,6 +590,8 @@ class _Api:
             Route("/api/games/{id}", _answered(self.get_game)),
             Route("/api/games/{id}/advance", _answered(self.advance), methods=["POST"]),
             Route("/api/games/{id}/move", _answered(self.move), methods=["POST"]),
+            Route("/api/games/{id}/continue", _answered(self.continue_game),
+                  methods=["POST"]),
             Route("/api/games/{id}/decisions", _answered(self.search_summary)),
             Route("/api/games/{id}/decisions/{k}", _answered(self.decision)),
             Route("/api/games/{id}/conventions", _answered(self.conventions)),

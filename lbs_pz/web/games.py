@@ -15,7 +15,12 @@ page). It also holds the search's deviation test as the search ran it (`SearchRe
 whether it "clears") and "why", that test in one line (`lbs_pz.web.decisions`). Moves and
 candidates carry "text": seats named absolutely, as the history names them, and a clue's
 touched slots; a history entry where a search deviated names the blueprint's move
-("blueprint_text").
+("blueprint_text"). Texts name the engine's slots (slot 0 the oldest card); a history
+entry also carries its "slot" and "hand_sizes" (every hand's length when it was made), so
+a page that shows hanab.live's order (the newest card on the left as slot 1) renames them.
+
+`GameStore.continued` starts a watch game from a position of another (a replay, a
+finished game): that game's deal with its first moves replayed on it, other seats on.
 
 Hidden information is filtered in ONE place, `Game.snapshot`: a view of seat s shows the
 other seats' cards and only the hints about s's own cards; in play mode, until the game
@@ -337,8 +342,11 @@ class Game:
     def __init__(self, game_id: str, mode: str, state: HanabiState, seats: List[Seat],
                  seed: Optional[int], script: Optional[List[int]] = None,
                  record: Optional[dict] = None, deal: str = "chosen",
-                 pad_seconds: float = 0.0, private: bool = False):
+                 pad_seconds: float = 0.0, private: bool = False,
+                 continued_from: Optional[dict] = None):
         self.id, self.mode, self.seats, self.seed = game_id, mode, seats, seed
+        self.continued_from = continued_from    # {"id", "at"}: the game it went on from
+        self.deal_known = True      # states[0] holds the whole deal (deck order included)
         self.deal, self.pad_seconds, self.private = deal, pad_seconds, private
         self.seen = time.monotonic()
         self.config: HanabiConfig = state.config
@@ -368,6 +376,12 @@ class Game:
         state = self.latest
         return state.is_terminal or (self.script is not None
                                      and self.moves_played >= len(self.script))
+
+    def recorded_moves(self) -> List[int]:
+        """The game's moves from its deal: a replay's whole record, else those played."""
+        if self.script is not None:
+            return list(self.script)
+        return [int(rec["move"]) for rec in self.latest.move_records()]
 
     def _apply(self, move: int, searched: bool = False) -> None:
         nxt = self.latest.clone()
@@ -598,6 +612,8 @@ class Game:
             snap["record"] = self.record
         if self.script is not None:         # a replay: the record's length, known up front
             snap["record_moves"] = len(self.script)
+        if self.continued_from is not None:
+            snap["continued_from"] = self.continued_from
         return snap
 
     def _history(self, secret: bool) -> List[dict]:
@@ -607,6 +623,7 @@ class Game:
         history = []
         for i, rec in enumerate(self.states[self.moves_played].move_records()):
             entry = _move_entry(config, rec["move"])
+            before = self.states[i]
             decision = None if secret else self.decisions.get(i)
             if decision is not None and decision["deviated"]:
                 # what the blueprint would have played instead, named as the moves are
@@ -617,6 +634,8 @@ class Game:
                 "blueprint_text": entry.get("blueprint_text"),
                 "card": _card(config, rec["card"]) if rec["card"] >= 0 else None,
                 "scored": bool(rec["scored"]),
+                "slot": entry.get("slot"),
+                "hand_sizes": [len(before.hand(p)) for p in range(config.players)],
                 **_history_fields(config, rec),
                 "searched": bool(self.searched.get(i, False)),
                 "deviated": None if secret else (bool(self.decisions[i]["deviated"])
@@ -981,6 +1000,44 @@ class GameStore:
         return Game(new_game_id(), mode, state, seats, seed, deal=kind,
                     pad_seconds=PLAY_PAD_SECONDS if mode == "play" else 0.0,
                     private=private)
+
+    def continued(self, source: Game, body) -> Game:
+        """A new watch game from position "at" of `source` (POST /api/games/{id}/continue
+        body {"at", "seats"}), not stored yet: `source`'s deal with its first "at" recorded
+        moves replayed on it, then the seats (agents, as a new game's) play on. 403 while
+        `source` is a play game in progress (its deal is its person's secret); 409 when its
+        record holds no deal."""
+        if not isinstance(body, dict):
+            raise _bad("the body must be a JSON object")
+        unknown = sorted(set(body) - {"at", "seats"})
+        if unknown:
+            raise _bad(f"unknown field(s) {', '.join(map(_shown, unknown))}; a continued "
+                       f"game is {{at, seats}}")
+        if source.mode == "play" and not source.over:
+            raise ApiError(403, "a play game goes on with bots once it is over (its deal is "
+                                "its person's secret until then)")
+        if not source.deal_known:
+            raise ApiError(409, "this game's record holds no deal (no deck order): its "
+                                "position cannot be rebuilt to go on from")
+        moves = source.recorded_moves()
+        at = _int(body.get("at", source.moves_played), "at", 0, len(moves))
+        config = source.config
+        entries = body.get("seats")
+        if not isinstance(entries, list) or len(entries) != config.players:
+            got = len(entries) if isinstance(entries, list) else _shown(entries)
+            raise _bad(f"seats must list one entry per player ({config.players}), got {got}")
+        if any(isinstance(e, dict) and e.get("human") is True for e in entries):
+            raise _bad("a continued game is watched: every seat is a blueprint")
+        for i, e in enumerate(entries):        # every spec checked before any is loaded
+            if isinstance(e, dict) and "blueprint" in e:
+                self.check_spec(e["blueprint"], f"seats[{i}].blueprint")
+        seats = [self.seat(e, config, i) for i, e in enumerate(entries)]
+        game = Game(new_game_id(), "watch", source.states[0].clone(), seats, source.seed,
+                    deal=source.deal, private=source.private,
+                    continued_from={"id": source.id, "at": at})
+        for move in moves[:at]:
+            game._apply(move)
+        return game
 
     # --- replays ---------------------------------------------------------------------------
 
