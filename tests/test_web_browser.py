@@ -520,7 +520,8 @@ def _check_last_move(page, at):
 def _expected_pips(snap, seat, slot):
     """(colours, ranks) pip classes of a card, computed here from the snapshot: "no" when
     the clues rule it out, "counted" when every copy it could be is in sight of its holder
-    (fireworks, discards, the other hands), "" otherwise."""
+    (fireworks, discards, the other hands, its other cards it knows from the clues), ""
+    otherwise."""
     chars, ranks = snap["colors"], snap["variant"]["ranks"]
     card = snap["seats"][seat]["hand"][slot]
     copies = {r: 3 if r == 1 else 1 if r == ranks else 2 for r in range(1, ranks + 1)}
@@ -528,6 +529,9 @@ def _expected_pips(snap, seat, slot):
             for r in range(1, ranks + 1)}
     seen = list(snap["discards"]) + [h["card"] for p, s in enumerate(snap["seats"]) if p != seat
                                      for h in s["hand"] if h["card"]]
+    # the holder's other cards it knows from the clues (one colour, one rank)
+    seen += [f"{h['colors'][0]}{h['ranks'][0]}" for i, h in enumerate(snap["seats"][seat]["hand"])
+             if i != slot and len(h["colors"]) == 1 and len(h["ranks"]) == 1]
     for name in seen:
         left[name] -= 1
     alive = lambda c, r: c in card["colors"] and r in card["ranks"] and left[f"{c}{r}"] > 0  # noqa: E731

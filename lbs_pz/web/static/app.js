@@ -13,6 +13,8 @@ const app = {
   busy: false,
   decisionK: null, // move whose search panel is open
   selected: null,  // play mode: {seat, slot} of the clicked card
+  slotOrder: "oldest", // "oldest": slot #0 the oldest card, on the left; "hanablive": newest
+                       // on the left, slots numbered from 1 (`loadSlotOrder`)
 };
 
 // ---------------------------------------------------------------- helpers
@@ -105,6 +107,72 @@ function colorClass(ch) {
 function fmt(x, digits) {
   if (x === null || x === undefined || Number.isNaN(x)) return "-";
   return Number(x).toFixed(digits === undefined ? 2 : digits);
+}
+
+// ---------------------------------------------------------------- slot order
+
+// The order of the cards in a hand, a setting this browser remembers: "oldest" (the
+// engine's: slot #0 the oldest card, on the left, new cards drawn on the right) or
+// "hanablive" (hanab.live's: new cards drawn on the left, slots numbered from 1 there).
+// Every move text on the page names slots as the hands show them: the server names the
+// engine's slots, and `slotText` renames them.
+const SLOT_ORDER = "lbs_pz.slot_order";
+
+function loadSlotOrder() {
+  let order = null;
+  try { order = localStorage.getItem(SLOT_ORDER); } catch (err) { order = null; }
+  app.slotOrder = order === "hanablive" ? "hanablive" : "oldest";
+  $("slot-order").checked = app.slotOrder === "hanablive";
+}
+
+function setSlotOrder(newestLeft) {
+  app.slotOrder = newestLeft ? "hanablive" : "oldest";
+  try { localStorage.setItem(SLOT_ORDER, app.slotOrder); } catch (err) { /* the tab keeps it */ }
+  if (app.snap && app.game) render(app.snap);
+}
+
+function newestLeft() {
+  return app.slotOrder === "hanablive";
+}
+
+// The name on screen of the engine's slot `i` of a hand of `n` cards.
+function slotName(i, n) {
+  return newestLeft() ? n - i : i;
+}
+
+// The engine's slot of the slot named `shown` on screen (-1: none of a hand of `n`).
+function engineSlot(shown, n) {
+  const i = newestLeft() ? n - shown : shown;
+  return i >= 0 && i < n ? i : -1;
+}
+
+// A move's text as the server writes it (engine slots), its slots renamed as shown. sizes:
+// every hand's length when the move was (or is) made; mover: the seat making it. The hand
+// it names: a clue's receiver ("seat T:"), otherwise the mover's.
+function slotText(text, sizes, mover) {
+  if (!newestLeft() || !text || !sizes) return text;
+  const target = /(?:Reveal|->) seat (\d+):/.exec(text);
+  const n = sizes[target ? Number(target[1]) : mover];
+  if (!n) return text;
+  const name = (i) => slotName(Number(i), n);
+  return text
+    .replace(/^(Play|Discard) (\d+)$/, (m, verb, i) => `${verb} ${name(i)}`)
+    .replace(/from slot (\d+)/, (m, i) => `from slot ${name(i)}`)
+    .replace(/: (.*), (slots?) ((?:\d+, )*\d+(?: and \d+)?)$/, (m, what, word, list) => {
+      const slots = list.split(/, | and /).map(name).sort((a, b) => a - b);
+      const last = slots.pop();
+      return `: ${what}, ${word} ${slots.length ? `${slots.join(", ")} and ` : ""}${last}`;
+    });
+}
+
+// A history entry's text with its slots as shown.
+function historyText(h) {
+  return slotText(h.text, h.hand_sizes, h.seat);
+}
+
+// A move text of the position on screen (its legal moves, a search's candidates).
+function moveText(snap, text, mover) {
+  return slotText(text, snap.seats.map((seat) => seat.hand.length), mover);
 }
 
 // ---------------------------------------------------------------- sections
@@ -308,6 +376,7 @@ function startGame(data) {
   if (app.game.mode === "play") rememberGame(data.id);
   app.decisionK = null;
   $("decision-panel").hidden = true;
+  $("continue-panel").hidden = true;
   $("nav-board").disabled = false;
   $("conventions-panel").hidden = true;
   $("conventions-panel").open = false;
@@ -508,6 +577,24 @@ function unseenCounts(snap, holder) {
   return left;
 }
 
+// What a card's holder knows it is from the clues (its one colour and one rank), or null.
+function knownIdentity(card) {
+  const colors = card.colors || [];
+  const ranks = card.ranks || [];
+  return colors.length === 1 && ranks.length === 1 ? `${colors[0]}${ranks[0]}` : null;
+}
+
+// The unseen counts for the card in `slot` of `holder`'s hand: `left` (unseenCounts) less
+// the holder's other cards it knows from the clues (a known Y5 leaves no Y5 for the others).
+function unseenFor(snap, holder, slot, left) {
+  const own = Object.assign({}, left);
+  snap.seats[holder].hand.forEach((card, i) => {
+    const name = i === slot ? null : knownIdentity(card);
+    if (name && name in own) own[name] -= 1;
+  });
+  return own;
+}
+
 // A card no other copy of which is left to play: discarding it loses points for good.
 function isCritical(name, snap) {
   const [c, r] = cardFace(name);
@@ -515,6 +602,20 @@ function isCritical(name, snap) {
   if (ci < 0 || Number(r) <= snap.fireworks[ci]) return false;
   const discarded = snap.discards.filter((d) => d === name).length;
   return discarded === copiesOf(Number(r), snap.variant.ranks) - 1;
+}
+
+// A card that can never be played: its rank is already on its firework, or every copy of a
+// lower card of its colour is discarded.
+function isUseless(name, snap) {
+  const [c, r] = cardFace(name);
+  const ci = colorChars(snap).indexOf(c);
+  if (ci < 0) return false;
+  if (Number(r) <= snap.fireworks[ci]) return true;
+  for (let lower = snap.fireworks[ci] + 1; lower < Number(r); lower++) {
+    const gone = snap.discards.filter((d) => d === `${c}${lower}`).length;
+    if (gone >= copiesOf(lower, snap.variant.ranks)) return true;
+  }
+  return false;
 }
 
 // Pips: every colour and rank of the variant; "no" where the clues rule it out (negative
@@ -541,7 +642,41 @@ function renderPips(card, seatIndex, snap, left) {
     el("div", { class: "pip-row" }, colorPips), el("div", { class: "pip-row" }, rankPips)]);
 }
 
-// left: unseenCounts(snap, seatIndex), counted once per hand.
+// "red", "red or blue", "red, green or blue".
+function orWords(words) {
+  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
+}
+
+// What a card's holder knows of it, in words: "could be red or blue, 1 or 2", "known: red 3".
+function knowledgeWords(card, snap) {
+  const chars = [...colorChars(snap)];
+  const colors = card.colors || chars;
+  const ranks = (card.ranks || []).map(Number);
+  const name = (c) => COLOR_NAMES[c] || c;
+  if (colors.length === 1 && ranks.length === 1) return `known: ${name(colors[0])} ${ranks[0]}`;
+  const colorText = colors.length === chars.length ? "any colour" : orWords(colors.map(name));
+  const rankText = ranks.length === snap.variant.ranks ? "any rank" : orWords(ranks.map(String));
+  return `could be ${colorText}, ${rankText}`;
+}
+
+// A card's screen-reader label, in words: whose card, its slot as shown, its face when
+// the view sees it, what its holder knows, its clues and marks.
+function cardLabel(card, slot, seatIndex, snap, marks) {
+  const yours = String(snap.view) === String(seatIndex);
+  const where = `${yours ? "your card" : `seat ${seatIndex}'s card`}, slot ${slotName(slot, snap.seats[seatIndex].hand.length)}`;
+  const parts = [where];
+  if (card.card) {
+    const [c, r] = cardFace(card.card);
+    parts.push(`${COLOR_NAMES[c] || c} ${r}`);
+  }
+  const clued = [card.color_hint ? COLOR_NAMES[card.color_hint] || card.color_hint : null,
+    card.rank_hint ? String(card.rank_hint) : null].filter(Boolean);
+  if (clued.length) parts.push(`clued ${clued.join(" and ")}`);
+  parts.push(card.card ? `its holder knows it ${knowledgeWords(card, snap)}` : knowledgeWords(card, snap));
+  return parts.concat(marks).join(", ");
+}
+
+// left: unseenFor(...) of this card.
 function renderCard(card, slot, seatIndex, snap, left) {
   card = Object.assign({ slotIndex: slot }, card);
   const known = card.card !== null && card.card !== undefined;
@@ -552,31 +687,31 @@ function renderCard(card, slot, seatIndex, snap, left) {
   if (card.rank_hint !== null && card.rank_hint !== undefined && card.rank_hint !== "") {
     hint.push(String(card.rank_hint));
   }
-  const knowledge = typeof card.knowledge === "string" ? card.knowledge
-    : (card.knowledge ? JSON.stringify(card.knowledge) : "");
   let cls = "card";
   let face;
-  let label;
   if (known) {
     const [c, r] = cardFace(card.card);
     cls += " " + colorClass(c);
     face = [el("span", { class: "rank", text: r }), el("span", { class: "suit", text: c })];
-    label = `seat ${seatIndex} slot ${slot}: ${card.card}`;
   } else {
     cls += " hidden-card";
     const ch = card.color_hint ? String(card.color_hint).slice(0, 1) : null;
     if (ch && COLOR_NAMES[ch]) cls += " hinted " + colorClass(ch);
     face = [el("span", { class: "rank", text: card.rank_hint ? String(card.rank_hint) : "?" }),
       el("span", { class: "suit", text: ch || "" })];
-    label = `seat ${seatIndex} slot ${slot}: hidden`;
   }
-  if (hint.length) label += `, hinted ${hint.join(" ")}`;
-  if (knowledge) label += `, could be ${knowledge}`;
   const critical = known && isCritical(card.card, snap);
+  const useless = known && isUseless(card.card, snap);
+  const marks = [];
   if (critical) {
     cls += " critical";
-    label += ", critical: the last copy";
+    marks.push("critical: the last copy");
   }
+  if (useless) {
+    cls += " useless";
+    marks.push("useless: it can never be played");
+  }
+  const label = cardLabel(card, slot, seatIndex, snap, marks);
   const selectable = app.game && inPlay(snap) && !inPast(snap) && !snap.terminal &&
     snap.seats[snap.current_player] && snap.seats[snap.current_player].human;
   if (selectable) cls += " selectable";
@@ -588,15 +723,72 @@ function renderCard(card, slot, seatIndex, snap, left) {
     el("div", { class: "hints", text: hint.length ? `hint ${hint.join(" ")}` : "" }),
     renderPips(card, seatIndex, snap, left),
     critical ? el("span", { class: "critical-mark", title: "critical: the last copy", text: "!" }) : null,
-    el("div", { class: "slot", text: `#${slot}` }),
+    useless ? el("span", { class: "useless-mark", title: "useless: it can never be played", text: "\u00d7" }) : null,
+    el("div", { class: "slot", text: `#${slotName(slot, snap.seats[seatIndex].hand.length)}` }),
   ]);
+}
+
+// ---------------------------------------------------------------- pace and efficiency
+
+// hanab.live's: the most the game can still score (per colour, the ranks up to the first
+// whose every copy is discarded).
+function maxScore(snap) {
+  let most = 0;
+  [...colorChars(snap)].forEach((c) => {
+    for (let r = 1; r <= snap.variant.ranks; r++) {
+      if (snap.discards.filter((d) => d === `${c}${r}`).length >= copiesOf(r, snap.variant.ranks)) break;
+      most += 1;
+    }
+  });
+  return most;
+}
+
+// hanab.live's pace: score + cards in the deck + players - the most still possible (the
+// discards that can still be made with the most possible in reach); none once the deck is
+// empty or the game is over.
+function pace(snap) {
+  if (snap.deck_size <= 0 || snap.terminal) return null;
+  const played = snap.fireworks.reduce((a, b) => a + b, 0);
+  return played + snap.deck_size + snap.seats.length - maxScore(snap);
+}
+
+// hanab.live's efficiency: cards "gotten" (played, or clued in a hand and not surely
+// useless by its clues) per clue "lost" (a clue given, a misplay, a last-rank card played
+// with every clue token in hand); null before any.
+function efficiency(snap) {
+  const most = snap.variant.max_information_tokens;
+  let lost = 0;
+  let tokens = most;
+  for (const h of snap.history.filter((x) => x.k < snap.at)) {
+    if (h.kind === "reveal_color" || h.kind === "reveal_rank") {
+      lost += 1;
+      tokens -= 1;
+    } else if (h.kind === "discard") {
+      tokens = Math.min(most, tokens + 1);
+    } else if (!h.scored) {
+      lost += 1;
+    } else if (h.card && Number(h.card.slice(1)) === snap.variant.ranks) {
+      if (tokens === most) lost += 1;
+      else tokens += 1;
+    }
+  }
+  if (!lost) return null;
+  let gotten = snap.fireworks.reduce((a, b) => a + b, 0);
+  for (const seat of snap.seats) {
+    for (const card of seat.hand) {
+      const clued = card.color_hint || card.rank_hint;
+      const trash = (card.colors || []).every((c) => (card.ranks || []).every((r) => isUseless(`${c}${r}`, snap)));
+      if (clued && !trash) gotten += 1;
+    }
+  }
+  return gotten / lost;
 }
 
 // The move that led to the position on screen, in words, and the cards it touched.
 function renderLastMove(snap) {
   const last = snap.history.find((h) => h.k === snap.at - 1);
   const box = $("last-move");
-  box.textContent = last ? `Last move: ${last.text}` : "";
+  box.textContent = last ? `Last move: ${historyText(last)}` : "";
   box.className = last && last.kind === "play" && !last.scored ? "last-move misplay" : "last-move";
   box.hidden = !last;
   document.querySelectorAll(".card.touched").forEach((c) => c.classList.remove("touched"));
@@ -628,7 +820,13 @@ function renderSinceTurn(snap) {
   if (!moves.length) return;
   box.appendChild(el("span", { class: "since-title", text: "Since your last move:" }));
   box.appendChild(el("ol", { start: moves[0].k },
-    moves.map((h) => el("li", { value: h.k, id: `since-${h.k}`, text: h.text }))));
+    moves.map((h) => el("li", { value: h.k, id: `since-${h.k}`, text: historyText(h) }))));
+}
+
+// The engine's slots of a hand of n cards in the order shown, left to right.
+function handOrder(n) {
+  const slots = [...Array(n).keys()];
+  return newestLeft() ? slots.reverse() : slots;
 }
 
 function renderHands(snap) {
@@ -644,7 +842,8 @@ function renderHands(snap) {
       el("div", { class: "seat-name" }, [title, isTurn ? el("span", { class: "badge turn", text: "to move" }) : null]),
       (seat.notes || []).length ? el("ul", { class: "seat-notes", id: `seat-notes-${i}` },
         seat.notes.map((note) => el("li", { text: note }))) : null,
-      el("div", { class: "cards" }, seat.hand.map((card, slot) => renderCard(card, slot, i, snap, left))),
+      el("div", { class: "cards" }, handOrder(seat.hand.length).map((slot) =>
+        renderCard(seat.hand[slot], slot, i, snap, unseenFor(snap, i, slot, left)))),
     ]));
   });
 }
@@ -682,10 +881,10 @@ function renderHistory(snap) {
     const item = el("li", { class: `hist${done ? "" : " future"}${k === snap.at - 1 ? " current" : ""}`,
       id: `hist-${k}`, value: k }, [
       el("button", { type: "button", class: "link", id: `goto-${k}`,
-        title: `Position after move ${k}`, text: `${k}. ${entry.text}`,
+        title: `Position after move ${k}`, text: `${k}. ${historyText(entry)}`,
         onclick: () => guarded(() => fetchAt(k + 1)) }),
       entry.deviated && entry.blueprint_text ? el("span", { class: "bp-move", id: `bp-move-${k}`,
-        text: `blueprint: ${entry.blueprint_text}`,
+        text: `blueprint: ${slotText(entry.blueprint_text, entry.hand_sizes, entry.seat)}`,
         title: "What the blueprint would have played here" }) : null,
       entry.searched ? el("button", { type: "button", class: `chip${entry.deviated ? " deviated" : ""}`,
         id: `decision-${k}`, disabled: searchLocked(snap),
@@ -765,8 +964,9 @@ function selectCard(seatIndex, slot) {
   renderLegalMoves(app.snap);
 }
 
-// Keyboard play on the person's turn: a digit selects that slot of one's own hand, Shift
-// + digit that slot of the next seat's (click or Tab + Enter selects any card); then p
+// Keyboard play on the person's turn: a digit (top row or number pad) selects the slot of
+// one's own hand it names on screen, Shift + digit that slot of the next seat's (click or
+// Tab + Enter selects any card; Escape lets go of it); then p
 // plays and d discards one's own selected card, c and r give the colour or rank clue that
 // touches a partner's selected card.
 const PLAY_KEYS = { p: "play", d: "discard", c: "reveal_color", r: "reveal_rank" };
@@ -776,11 +976,12 @@ function playKey(e) {
   const me = snap.human_seat;
   const seat = snap.seats[snap.current_player];
   if (snap.over || inPast(snap) || !seat || !seat.human) return false;
-  const digit = /^Digit([0-9])$/.exec(e.code || "");
+  const digit = /^(?:Digit|Numpad)([0-9])$/.exec(e.code || "");
   if (digit) {                    // a digit: one's own card; Shift + digit: the next seat's
     const owner = e.shiftKey ? (me + 1) % snap.seats.length : me;
-    if (Number(digit[1]) >= snap.seats[owner].hand.length) return false;
-    selectCard(owner, Number(digit[1]));
+    const slot = engineSlot(Number(digit[1]), snap.seats[owner].hand.length);
+    if (slot < 0) return false;
+    selectCard(owner, slot);
     return true;
   }
   const kind = PLAY_KEYS[e.key.toLowerCase()];
@@ -834,11 +1035,13 @@ function renderLegalMoves(snap) {
   }
   if (app.selected) {
     const moves = movesForCard(snap, app.selected.seat, app.selected.slot);
+    const me = snap.current_player;
+    const shown = slotName(app.selected.slot, snap.seats[app.selected.seat].hand.length);
     box.appendChild(el("div", { class: "move-group selected-moves", id: "selected-moves" }, [
       el("span", { class: "group-name", text: app.selected.seat === snap.human_seat
-        ? `Your slot ${app.selected.slot}` : `Seat ${app.selected.seat}, slot ${app.selected.slot}` }),
+        ? `Your slot ${shown}` : `Seat ${app.selected.seat}, slot ${shown}` }),
       ...(moves.length ? moves.map((move) => el("button", { type: "button", class: "move-selected primary",
-        id: `sel-move-${move.id}`, "data-move": move.id, text: move.text || move.name,
+        id: `sel-move-${move.id}`, "data-move": move.id, text: moveText(snap, move.text || move.name, me),
         onclick: () => guarded(() => sendMove(move.id)) }))
         : [el("span", { class: "muted", text: "no legal move about this card" })]),
     ]));
@@ -853,7 +1056,8 @@ function renderLegalMoves(snap) {
     box.appendChild(el("div", { class: "move-group" }, [
       el("span", { class: "group-name", text: g }),
       ...groups[g].map((move) => el("button", { type: "button", class: `move move-${g.toLowerCase()}`,
-        id: `move-${move.id}`, "data-move": move.id, text: move.text || move.name, title: moveTitle(snap, move),
+        id: `move-${move.id}`, "data-move": move.id, title: moveTitle(snap, move),
+        text: moveText(snap, move.text || move.name, snap.current_player),
         onclick: () => guarded(() => sendMove(move.id)) })),
     ]));
   }
@@ -883,6 +1087,15 @@ function render(snap) {
   $("info-tokens").textContent = snap.information_tokens;
   $("life-tokens").textContent = snap.life_tokens;
   $("deck-size").textContent = snap.deck_size;
+  const p = pace(snap);
+  $("pace").textContent = p === null ? "-" : String(p);
+  $("efficiency").textContent = fmt(efficiency(snap), 2);
+  $("slot-convention").textContent = newestLeft()
+    ? "Hanab.live's order: slot #1 is each hand's newest card, on the left; a new card is " +
+      "drawn on the left and pushes the others right. Every move names slots this way."
+    : "Slot #0 is each hand's oldest card. A played or discarded card leaves a gap that the " +
+      "cards after it close by moving left; the new card is drawn into the last slot, on the " +
+      "right. Every move names slots this way.";
   $("position").textContent = snap.at;
   // A replay's length is its record's, before its moves are replayed here.
   $("moves-played").textContent = snap.record_moves ?? snap.moves_played;
@@ -894,7 +1107,8 @@ function render(snap) {
     turn += ` (${parts.join(", ")})`;
   }
   $("turn-label").textContent = turn;
-  $("deal-label").textContent = dealText(snap);
+  $("deal-label").textContent = dealText(snap) + (snap.continued_from
+    ? ` (continued from game ${snap.continued_from.id} at move ${snap.continued_from.at})` : "");
   $("jump-input").max = lastMove(snap);
   if (document.activeElement !== $("jump-input")) $("jump-input").value = snap.at;
   const board = $("board");
@@ -905,6 +1119,7 @@ function render(snap) {
   board.dataset.deal = snap.deal || "";
   renderControls(snap);
   $("btn-export").disabled = app.game.mode === "play" && !snap.over;
+  $("btn-continue").disabled = inPlay(snap);
   const last = snap.history.find((h) => h.k === snap.at - 1);
   $("btn-decision").disabled = !(last && last.searched) || searchLocked(snap);
   renderFireworks(snap);
@@ -979,9 +1194,12 @@ function renderSummary(sum, snap) {
   list.textContent = "";
   const open = (k) => () => guarded(() => openDecision(k));
   for (const d of sum.deviations) {
+    const at = snap.history[d.k];
+    const named = (text) => (at ? slotText(text, at.hand_sizes, d.seat) : text);
     list.appendChild(el("li", { class: "summary-deviation" }, el("button", {
       type: "button", class: "link", id: `summary-dev-${d.k}`, onclick: open(d.k),
-      text: `move ${d.k}, seat ${d.seat}: deviated to ${d.move} (blueprint: ${d.blueprint_move}), ` +
+      text: `move ${d.k}, seat ${d.seat}: deviated to ${named(d.move)} ` +
+        `(blueprint: ${named(d.blueprint_move)}), ` +
         `gain ${signed(d.gain)} over the bar ${fmt(d.bar, 3)}` })));
   }
   for (const f of sum.fallbacks) {
@@ -1007,6 +1225,56 @@ async function loadConventions() {
     box.appendChild(el("pre", { class: "conventions-text", text }));
   }
   $("conventions-panel").hidden = !byBot.size;
+}
+
+// ---------------------------------------------------------------- continue with bots
+
+// A replay or a game over (any game but a play game in progress): a new watch game from the
+// position on screen, the server replaying this game's moves on its deal, these seats on.
+function openContinue() {
+  const snap = app.snap;
+  const blueprints = app.options ? app.options.blueprints || [] : [];
+  const searches = app.options ? app.options.searches || ["blueprint"] : ["blueprint"];
+  const box = $("continue-seats");
+  box.textContent = "";
+  snap.seats.forEach((seat, i) => {
+    const spec = seat.blueprint || (app.options && app.options.server_blueprint) || blueprints[0] || "strong";
+    box.appendChild(el("div", { class: "seat-row", id: `continue-seat-${i}` }, [
+      el("span", { class: "seat-label", text: `Seat ${i}` }),
+      el("label", { class: "inline", for: `continue-${i}-blueprint` }, ["Blueprint ",
+        el("input", { id: `continue-${i}-blueprint`, list: "blueprint-list", value: spec, size: 18 })]),
+      el("label", { class: "inline", for: `continue-${i}-search` }, ["Search ",
+        el("select", { id: `continue-${i}-search` },
+          searches.map((x) => el("option", { value: x, text: x, selected: x === "blueprint" })))]),
+    ]));
+  });
+  $("continue-at").textContent = snap.at;
+  const panel = $("continue-panel");
+  panel.hidden = false;
+  panel.dataset.at = snap.at;
+  $("continue-0-blueprint").focus();
+}
+
+async function startContinued() {
+  const seats = app.snap.seats.map((seat, i) => ({
+    blueprint: $(`continue-${i}-blueprint`).value.trim(), search: $(`continue-${i}-search`).value }));
+  const data = await api("POST", gameUrl("/continue"), { at: app.snap.at, seats });
+  startGame(data);
+}
+
+// Escape lets go of a selected card, else closes the panel open (continue, then search).
+function escapeKey() {
+  if (app.selected) {
+    selectCard(app.selected.seat, app.selected.slot);
+    return true;
+  }
+  for (const id of ["continue-panel", "decision-panel"]) {
+    if (!$(id).hidden) {
+      $(id).hidden = true;
+      return true;
+    }
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------- search panel
@@ -1048,9 +1316,10 @@ function renderBelief(belief, trueHand) {
 
 function renderDecision(d) {
   const moveNames = {};
-  if (d.move_name) moveNames[d.move] = d.move_name;
-  if (d.blueprint_move_name) moveNames[d.blueprint_move] = d.blueprint_move_name;
-  for (const c of d.candidates || []) moveNames[c.id] = c.text || c.name;
+  const named = (text) => moveText(app.snap, text, d.seat);   // the board is at move d.k
+  if (d.move_name) moveNames[d.move] = named(d.move_name);
+  if (d.blueprint_move_name) moveNames[d.blueprint_move] = named(d.blueprint_move_name);
+  for (const c of d.candidates || []) moveNames[c.id] = named(c.text || c.name);
   const nameOf = (id) => (moveNames[id] !== undefined ? `${moveNames[id]} (#${id})` : `#${id}`);
   $("decision-title").textContent = `Search decision: move ${d.k}, seat ${d.seat} (${d.search})`;
   const summary = $("decision-summary");
@@ -1124,7 +1393,7 @@ function renderCandidates(d) {
       title: "The estimate exceeds the most this position can still score" }));
     body.appendChild(el("tr", { class: `${c.pruned ? "pruned" : ""}${c.id === d.move ? " chosen" : ""}${over ? " over-max" : ""}`,
       id: `cand-${c.id}` }, [
-      el("td", { text: c.text || c.name }),
+      el("td", { text: moveText(app.snap, c.text || c.name, d.seat) }),
       el("td", { class: "num", text: `${fmt(c.mean)} \u00b1 ${fmt(c.sem)}` }),
       el("td", { class: "num", text: c.count === undefined ? "-" : String(c.count) }),
       el("td", { class: "num", text: c.gain === undefined || c.gain === null ? "-"
@@ -1181,9 +1450,18 @@ function init() {
   $("btn-decision").addEventListener("click", () => guarded(() => openDecision(app.snap.at - 1)));
   $("btn-export").addEventListener("click", () => guarded(exportGame));
   $("decision-close").addEventListener("click", () => { $("decision-panel").hidden = true; });
+  $("btn-continue").addEventListener("click", openContinue);
+  $("continue-close").addEventListener("click", () => { $("continue-panel").hidden = true; });
+  $("continue-start").addEventListener("click", () => guarded(startContinued));
+  $("slot-order").addEventListener("change", () => setSlotOrder($("slot-order").checked));
+  loadSlotOrder();
   $("btn-prev-dev").addEventListener("click", () => guarded(() => toDeviation(-1)));
   $("btn-next-dev").addEventListener("click", () => guarded(() => toDeviation(1)));
   document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && app.game && !$("board").hidden && escapeKey()) {
+      e.preventDefault();
+      return;
+    }
     if ((e.key === "Enter" || e.key === " ") && e.target && e.target.classList &&
         e.target.classList.contains("selectable")) {
       e.preventDefault();
