@@ -54,7 +54,8 @@ BOTS_VERSION = 1
 
 
 class RuleBot:
-    """A C rule bot (one of BOT_NAMES: random, simple, weak, medium, strong, info).
+    """A C rule bot (one of BOT_NAMES: random, simple, weak, medium, strong, info,
+    smart).
 
     Blueprint attributes: deterministic, no private memory (every decision is a function
     of the public history and the other players' cards), no value estimate.

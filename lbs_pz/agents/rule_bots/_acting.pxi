@@ -218,9 +218,9 @@ cdef int first_hint(const GameConfig* cfg, const GameState* s) noexcept nogil:
 
 cdef inline bint folds_history(int kind) noexcept nogil:
     """Whether a bot's BotMemory is a fold of the public history alone (the convention
-    bots), shared by the games of one history prefix. The info bot folds the hands seen
-    too (InfoMemory), once per game."""
-    return kind >= BOT_WEAK and kind != BOT_INFO
+    bots), shared by the games of one history prefix. The info and smart bots fold the
+    hands seen too (InfoMemory, SmartMemory), once per game."""
+    return kind >= BOT_WEAK and kind != BOT_INFO and kind != BOT_SMART
 
 
 cdef int bot_act_mem(int kind, const GameConfig* cfg, const BotTables* tb,
@@ -233,6 +233,8 @@ cdef int bot_act_mem(int kind, const GameConfig* cfg, const BotTables* tb,
         return act_simple(cfg, s, seat)
     if kind == BOT_INFO:            # its memory depends on the hands: folded per game
         return info_bot_act(cfg, s, seat)
+    if kind == BOT_SMART:
+        return smart_bot_act(cfg, s, seat)
     return act_conv(&PARAMS[kind], cfg, tb, s, mem, seat)
 
 
@@ -247,6 +249,8 @@ cdef int bot_act(int kind, const GameConfig* cfg, const GameState* s, int seat) 
         return act_simple(cfg, s, seat)
     if kind == BOT_INFO:
         return info_bot_act(cfg, s, seat)
+    if kind == BOT_SMART:
+        return smart_bot_act(cfg, s, seat)
     bot_tables_init(cfg, &tb)
     bot_memory_replay(kind, cfg, &tb, s, &mem)
     return act_conv(&PARAMS[kind], cfg, &tb, s, &mem, seat)
@@ -257,6 +261,8 @@ cdef int bot_play(int kind, const GameConfig* cfg, GameState* s, int max_moves) 
     cdef BotMemory mem
     if kind == BOT_INFO:
         return info_bot_play(cfg, s, max_moves)
+    if kind == BOT_SMART:
+        return smart_bot_play(cfg, s, max_moves)
     bot_tables_init(cfg, &tb)
     if folds_history(kind):
         bot_memory_replay(kind, cfg, &tb, s, &mem)
@@ -268,6 +274,8 @@ cdef int bot_play_mem(int kind, const GameConfig* cfg, const BotTables* tb, Game
     cdef int played = 0, move
     if kind == BOT_INFO:            # its memory depends on the hands: folded per game
         return info_bot_play(cfg, s, max_moves)
+    if kind == BOT_SMART:
+        return smart_bot_play(cfg, s, max_moves)
     while max_moves < 0 or played < max_moves:
         if state_terminal(cfg, s):
             break

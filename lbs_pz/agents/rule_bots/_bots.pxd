@@ -21,7 +21,8 @@ cdef enum:
     BOT_MEDIUM = 3
     BOT_STRONG = 4
     BOT_INFO = 5
-    NUM_BOTS = 6
+    BOT_SMART = 6
+    NUM_BOTS = 7
 
 # The convention switches of the convention bots.
 ctypedef struct BotParams:
@@ -83,6 +84,12 @@ ctypedef struct BotMemory:
 # bitmask of the card types it may still be (know[seat][seat]: its own hand as it decoded
 # it; know[seat][p]: p's hand as everyone but p knows it).
 ctypedef struct InfoMemory:
+    uint32_t know[MAX_PLAYERS][MAX_PLAYERS][MAX_HAND]
+
+# SmartBot's memory: every seat's view of every hand, card by card, as the bitmask of the
+# card types it may still be (SmartBot's CardKnowledge; know[seat][p]: p's hand as `seat`
+# tracks what p knows about it).
+ctypedef struct SmartMemory:
     uint32_t know[MAX_PLAYERS][MAX_PLAYERS][MAX_HAND]
 
 # Bot memories of many positions that share a history prefix (the worlds of one search
