@@ -9,8 +9,11 @@ default 2,000), mean +- s.e.m. under two scorings:
 - kept: the fireworks' sum even after the last life is lost (the state keeps its
   fireworks), as hanabi.rs and Quuxplusone/Hanabi score a game.
 Then the published self-play means of the literature's bots, each in its own framework,
-and for the bot reproduced here (`info`) the difference from hanabi.rs's "info" in
-standard errors of the difference, (kept mean - published) / sqrt(sem^2 + published sem^2).
+and for the bots reproduced here (`info`, `smart`) the difference from the published
+figures they reproduce (hanabi.rs's "info", Quuxplusone/Hanabi's SmartBot) in standard
+errors of the difference, (kept mean - published) / sqrt(sem^2 + published sem^2) (only
+this side's s.e.m. where the publication gives none, as for SmartBot). Points kept is
+both publications' scoring.
 """
 
 from __future__ import annotations
@@ -43,8 +46,8 @@ PUBLISHED = {
     "Quuxplusone SmartBot": ((23.09, 23.30, 22.44, 20.69), None),
     "FireFlower": ((22.56, 22.95, 22.83, None), None),
 }
-# the bot reproduced here, and the published figures it is compared with
-REPRODUCED = {"info": "hanabi.rs info"}
+# the bots reproduced here, and the published figures each is compared with
+REPRODUCED = {"info": "hanabi.rs info", "smart": "Quuxplusone SmartBot"}
 
 
 def mean_sem(x: np.ndarray) -> tuple:
