@@ -150,6 +150,55 @@ def test_hanablive_order_in_play_the_buttons_and_keys_name_the_shown_slot(watche
         f"{before}. {entry['text'].replace(f'from slot {n - 1}', 'from slot 1')}"
 
 
+def _renamed(text, sizes, mover):
+    """A move text of the server (engine slots) with its slots in hanab.live's order."""
+    clue = re.search(r"(?:Reveal|->) seat (\d+):", text)
+    n = sizes[int(clue.group(1)) if clue else mover]
+    verb = re.fullmatch(r"(Play|Discard) (\d+)", text)
+    if verb:
+        return f"{verb.group(1)} {n - int(verb.group(2))}"
+    slots = re.search(r", slots? ([\d, and]+)$", text)
+    if not slots:
+        return text
+    shown = sorted(n - int(i) for i in re.split(r", | and ", slots.group(1)))
+    named = f"slot {shown[0]}" if len(shown) == 1 else \
+        f"slots {', '.join(map(str, shown[:-1]))} and {shown[-1]}"
+    return text[:slots.start()] + ", " + named
+
+
+def test_a_search_panel_names_slots_as_shown_and_escape_closes_it(watched):
+    """Under hanab.live's order the search panel's candidates, chosen move and reason name
+    slots as the hands show them; Escape closes the panel."""
+    page = watched.page
+    page.evaluate("localStorage.setItem('lbs_pz.slot_order', 'hanablive')")
+    _reload(page)
+    page.select_option("#mode", "watch")
+    page.fill("#seed", "1")
+    page.select_option("#seat-0-search", "lbs-16")
+    page.fill("#seat-0-rollouts", "16")
+    page.select_option("#seat-1-search", "blueprint")
+    page.click("#start")
+    _idle(page)
+    _jump(page, 4)
+    k = page.evaluate("app.snap.decisions")[0]
+    page.click(f"#decision-{k}")
+    _idle(page)
+    _no_error(page)
+    page.wait_for_selector(f"#decision-panel[data-k='{k}']")
+    d = page.evaluate(f"fetch(`/api/games/${{app.game.id}}/decisions/{k}`).then(r => r.json())")
+    sizes = [len(seat["hand"]) for seat in _snap(page)["seats"]]
+    for c in d["candidates"]:
+        assert page.text_content(f"#cand-{c['id']} td") == _renamed(c["text"], sizes, 0)
+    assert any(_renamed(c["text"], sizes, 0) != c["text"] for c in d["candidates"])
+    why = page.text_content("#decision-why")
+    for text in (d["blueprint_move_text"], d["tested_move_text"]):
+        if text and _renamed(text, sizes, 0) != text:
+            assert _renamed(text, sizes, 0) in why and text not in why, (why, text)
+    page.locator("#board-title").click()
+    page.keyboard.press("Escape")
+    assert page.locator("#decision-panel").is_hidden()
+
+
 # --- 2. pace, efficiency, useless cards, known cards in the pips ------------------------------
 
 def _copies(rank, ranks):

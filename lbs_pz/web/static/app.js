@@ -1340,13 +1340,23 @@ function renderDecision(d) {
     summary.appendChild(el("dd", { text: v === undefined || v === null ? "-" : String(v),
       id: `decision-${id || k.toLowerCase().replace(/[^a-z]+/g, "-")}` }));
   }
-  $("decision-why").textContent = d.why || "";
+  $("decision-why").textContent = renameMoves(d.why || "", [d.move_text, d.blueprint_move_text,
+    d.tested_move_text, d.blueprint_move_name], named);
   renderCandidates(d);
   renderBelief(d.belief, d.true_hand);
   const panel = $("decision-panel");
   panel.hidden = false;
   panel.dataset.k = d.k;
   if (panel.scrollIntoView) panel.scrollIntoView({ block: "nearest" });
+}
+
+// `line` with each of the move texts `texts` in it renamed by `named` (its slots as shown),
+// in one pass: a renamed text is never renamed again.
+function renameMoves(line, texts, named) {
+  const distinct = [...new Set(texts.filter(Boolean))].sort((a, b) => b.length - a.length);
+  if (!distinct.length || !newestLeft()) return line;
+  const pattern = new RegExp(distinct.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  return line.replace(pattern, (t) => named(t));
 }
 
 // The deviation test as the search ran it (the record's numbers; the page computes none):
