@@ -1,6 +1,6 @@
 """Baselines: every built-in rule bot's self-play at 2-5 players beside the literature's.
 
-    python benchmarks/baselines.py [--quick] [--deals N] [--json PATH]
+    python benchmarks/baselines.py [--quick] [--deals N] [--json PATH] [--plot PNG]
 
 For each bot of `RuleBot` (BOT_NAMES) and 2, 3, 4, 5 players: self-play (a batched C
 rollout) on N deals of the evaluation stream (`deal_seeds(EVAL, 0, 0, N)`; --quick 200,
@@ -13,7 +13,8 @@ and for the bots reproduced here (`info`, `smart`) the difference from the publi
 figures they reproduce (hanabi.rs's "info", Quuxplusone/Hanabi's SmartBot) in standard
 errors of the difference, (kept mean - published) / sqrt(sem^2 + published sem^2) (only
 this side's s.e.m. where the publication gives none, as for SmartBot). Points kept is
-both publications' scoring.
+both publications' scoring. --plot draws the same against the number of players: each bot
+here (HLE's score, with its s.e.m.) as a solid line, each publication as a dashed one.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ import math
 import sys
 from typing import Dict, List
 
+import matplotlib
 import numpy as np
 
 from lbs_pz.agents import BOT_NAMES, RuleBot
 from lbs_pz.engine import HanabiBatch, HanabiConfig
 from lbs_pz.engine.seeds import EVAL, deal_seeds
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after the Agg backend is chosen)
 
 PLAYERS = (2, 3, 4, 5)
 
@@ -103,15 +108,45 @@ def format_table(result: Dict) -> str:
     return "\n".join(lines)
 
 
+def plot(result: Dict, path: str) -> None:
+    """The table as a figure at `path`: mean score against players, the bots here solid
+    (HLE's score, error bars of one s.e.m.; the random bot left out), the publications
+    dashed."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for bot in BOT_NAMES:
+        rows = [r for r in result["rows"] if r["bot"] == bot]
+        if bot == "random" or not rows:
+            continue
+        ax.errorbar([r["players"] for r in rows], [r["hle_mean"] for r in rows],
+                    yerr=[r["hle_sem"] for r in rows], marker="o", capsize=3, label=bot)
+    for name, (means, _) in result["published"].items():
+        shown = [(p, m) for p, m in zip(PLAYERS, means) if m is not None]
+        ax.plot([p for p, _ in shown], [m for _, m in shown], linestyle="--", marker="x",
+                alpha=0.7, label=f"{name} (published)")
+    ax.set_xticks(PLAYERS)
+    ax.set_xlabel("players")
+    ax.set_ylabel(f"mean score, {result['deals']:,} deals per point")
+    ax.set_ylim(12, 25.2)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="200 deals per cell")
     p.add_argument("--deals", type=int, default=None, help="deals per cell (default 2,000)")
     p.add_argument("--json", default=None, help="also write the rows to this file")
+    p.add_argument("--plot", default=None, help="also draw the table to this PNG")
     args = p.parse_args()
     deals = args.deals or (200 if args.quick else 2000)
     result = run(deals)
     print(format_table(result))
+    if args.plot:
+        plot(result, args.plot)
+        print(f"figure: {args.plot}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
