@@ -45,6 +45,9 @@ def parse_args() -> argparse.Namespace:
                         help="a running Ray cluster, e.g. HEAD:6379 (default: a local Ray)")
     parser.add_argument("--out", default="results/rllib_ppo",
                         help="folder for the module checkpoint (created; default %(default)s)")
+    parser.add_argument("--tensorboard", default="", metavar="DIR",
+                        help="also write each iteration's figures to this TensorBoard folder "
+                             "(the [tensorboard] extra; default: none)")
     parser.add_argument("--env-runners", type=int, default=1,
                         help="Ray actors sampling games; 0 samples in this process (default 1)")
     parser.add_argument("--train-batch-size", type=int, default=4000,
@@ -78,7 +81,7 @@ def main() -> None:
                       minutes=args.minutes, address=args.address,
                       env_runners=args.env_runners, train_batch_size=args.train_batch_size,
                       minibatch_size=min(500, args.train_batch_size), seed=args.seed)
-    summary = train(run, args.out)
+    summary = train(run, args.out, tensorboard=args.tensorboard)
     print(f"trained {summary['iterations']} iterations, {summary['env_steps']:,} env steps in "
           f"{summary['seconds'] / 60:.1f} min ({summary['env_steps_per_second']:,.0f} steps/s); "
           f"saved {args.out}")

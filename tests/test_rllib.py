@@ -14,7 +14,7 @@ import shutil
 import numpy as np
 import pytest
 
-from lbs_pz.optional import rllib_available
+from lbs_pz.optional import available, rllib_available
 
 if not rllib_available():
     pytest.skip("ray.rllib (or torch) is not importable: the [rllib] extra is not installed",
@@ -36,13 +36,15 @@ CONFIG = HanabiConfig(**TINY)
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """(folder, summary, progress lines) of a 2-iteration run on the tiny game."""
+    """(folder, summary, progress lines, TensorBoard folder or "") of a 2-iteration run on
+    the tiny game."""
     out = str(tmp_path_factory.mktemp("rllib") / "module")
     run = RLlibPPORun(**TINY, iterations=2, env_runners=0, train_batch_size=256,
                       minibatch_size=64, num_epochs=1, hidden=(32, 32), seed=0)
     lines = []
-    summary = train(run, out, progress=lines.append)
-    return out, summary, lines
+    board = str(tmp_path_factory.mktemp("board")) if available("tensorboard") else ""
+    summary = train(run, out, progress=lines.append, tensorboard=board)
+    return out, summary, lines, board
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +62,7 @@ def positions(n=40, seed=0):
 # --- the run -----------------------------------------------------------------------------
 
 def test_a_tiny_run_reports_each_iteration_and_saves_a_module(trained):
-    out, summary, lines = trained
+    out, summary, lines, _ = trained
     assert len(lines) == 2 and all("steps/s" in line and "mean score" in line
                                    for line in lines), lines
     assert summary["iterations"] == 2 and summary["env_steps"] >= 512
@@ -94,7 +96,7 @@ def test_the_env_creator_gives_rllib_the_masked_observation():
 def test_the_loaded_module_is_the_trained_one(trained, blueprint):
     """The safe loader gives the module RLlib's own (pickle-running) loader gives."""
     rl_module = pytest.importorskip("ray.rllib.core.rl_module.rl_module")
-    out, summary, _ = trained
+    out, summary, _, _ = trained
     assert isinstance(blueprint, RLlibBlueprint) and isinstance(blueprint, Blueprint)
     assert blueprint.deterministic and not blueprint.has_private_memory and blueprint.has_value
     assert (blueprint.encoding_size, blueprint.num_moves) == (CONFIG.encoding_size,
@@ -257,3 +259,19 @@ def test_a_game_of_other_sizes_or_another_variant_is_refused(blueprint):
 
 def test_the_spec_help_names_rllib():
     assert "rllib:DIR" in spec_help()
+
+
+def test_each_iteration_reaches_tensorboard(trained):
+    """`train(..., tensorboard=DIR)`: each iteration's history entry as "rllib/KEY" scalars
+    at its number, read back with TensorBoard's own reader."""
+    _, summary, _, board = trained
+    if not board:
+        pytest.skip("tensorboard is not installed (the [tensorboard] extra)")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    acc = EventAccumulator(board, size_guidance={"scalars": 0})
+    acc.Reload()
+    for key in ("env_steps", "seconds", "episode_return", "score"):
+        points = [(e.step, e.value) for e in acc.Scalars(f"rllib/{key}")]
+        want = [(i + 1, entry[key]) for i, entry in enumerate(summary["history"])]
+        assert [p[0] for p in points] == [w[0] for w in want]
+        assert np.allclose([p[1] for p in points], [w[1] for w in want], rtol=1e-6)

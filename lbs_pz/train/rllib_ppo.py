@@ -43,6 +43,7 @@ from lbs_pz.agents.rllib_policy import (ACTION_MASK, OBSERVATIONS, POLICY_ID, RL
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.envs import hanabi_v0
 from lbs_pz.optional import ray_session, require, require_rllib, require_torch
+from lbs_pz.train.board import Board, check_board
 
 _WHAT = "RLlib training (examples/rllib_ppo.py)"
 require_rllib(_WHAT)
@@ -180,13 +181,14 @@ def _finite(value: float) -> Optional[float]:
     return value if math.isfinite(value) else None
 
 
-def train(run: RLlibPPORun, out: str,
-          progress: Optional[Callable[[str], None]] = print) -> Dict[str, object]:
+def train(run: RLlibPPORun, out: str, progress: Optional[Callable[[str], None]] = print,
+          tensorboard: str = "") -> Dict[str, object]:
     """Train a run (module docstring), save its module in `out` and return a summary:
     iterations, env_steps, seconds, env_steps_per_second, episode_return (RLlib's mean
     over the last iteration's games) and mean_score (theirs), spec ("rllib:OUT"),
     fingerprint, history (per iteration), run. `progress` gets one line per iteration
-    (None: quiet)."""
+    (None: quiet). tensorboard: a folder ("" none) that gets each iteration's history
+    entry as scalars "rllib/KEY" at the iteration's number (`lbs_pz.train.board`)."""
     if run.iterations is None and run.minutes is None:
         raise ValueError("a run needs iterations or minutes (or both)")
     if run.iterations is not None and run.iterations < 1:
@@ -194,12 +196,13 @@ def train(run: RLlibPPORun, out: str,
     if run.env_runners < 0:
         raise ValueError(f"env_runners must be 0 or more, got {run.env_runners}")
     run.game()                                        # a bad variant fails before Ray starts
-    os.makedirs(out, exist_ok=True)                   # and so does a bad path
+    check_board(tensorboard)                          # and so does a board that cannot be
+    os.makedirs(out, exist_ok=True)                   # and a bad path
     cpus = max(os.cpu_count() or 1, run.env_runners + 1)
     history: List[Dict[str, Any]] = []
     with ray_session(run.address, workers=cpus, what=_WHAT,
                      rerun="a run saves its module at its end (or on Ctrl-C), so nothing of "
-                           "this one was saved: run it again"):
+                           "this one was saved: run it again"), Board(tensorboard) as board:
         algo = ppo_config(run).build_algo()
         try:
             start = time.perf_counter()
@@ -219,6 +222,8 @@ def train(run: RLlibPPORun, out: str,
                     history.append({"env_steps": sampled, "seconds": seconds,
                                     "episode_return": _finite(returns),
                                     "score": _finite(score)})
+                    board.write(len(history), {f"rllib/{key}": value
+                                               for key, value in history[-1].items()})
                     if progress is not None:
                         progress(f"iteration {len(history):>4}: {sampled:,} env steps, "
                                  f"{sampled / seconds:,.0f} steps/s, mean episode return "
