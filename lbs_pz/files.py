@@ -109,6 +109,22 @@ def check_input_path(path: str, option: str, what: str = "file") -> None:
         raise _not_regular(path, mode, option, "give the path of a regular file")
 
 
+def make_folder(path: str, option: str, why: str = "") -> None:
+    """The folder `path`, made if missing (its parents too): ValueError (one line naming
+    `option` and `path`) if something other than a folder is there (`why`: what the
+    command keeps in the folder, said in the message) or it cannot be made or written in."""
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise ValueError(f"{option} {path!r}: not a folder{f' ({why})' if why else ''}; "
+                         f"give the path of a folder (new or existing)")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"{option} {path!r}: cannot make the folder "
+                         f"({err.strerror or type(err).__name__})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {path!r}: cannot write in that folder")
+
+
 def open_regular(path: str, flags: int, option: str) -> int:
     """`os.open(path, flags)` (a file descriptor) if `path` is a regular file once open;
     ValueError (naming `option`) otherwise. O_NONBLOCK is added so that a FIFO swapped in

@@ -56,7 +56,7 @@ from lbs_pz.eval.paper import (CURVES, RETRAINED_BELIEF, RETRAINED_GAMES, SIZES,
                                retrain_game, retrain_spec, retrained_made_for, run_cells,
                                write_report)
 from lbs_pz.eval.search_games import record_search_games
-from lbs_pz.files import readable_log
+from lbs_pz.files import make_folder, readable_log
 from lbs_pz.models import find_model
 from lbs_pz.models.checkpoint import read as read_checkpoint, write as write_checkpoint
 from lbs_pz.optional import torch_available
@@ -115,11 +115,7 @@ def run_folder(out: str, report_only: bool) -> None:
     if report_only and not os.path.isfile(readable_log(log)):
         raise SystemExit(f"lbs-pz paper: error: --report-only reads {log}, which does not "
                          f"exist: run without --report-only first")
-    try:
-        os.makedirs(out, exist_ok=True)
-    except OSError as err:
-        raise ValueError(f"--out {out!r}: cannot make the folder "
-                         f"({err.strerror or type(err).__name__})") from None
+    make_folder(out, "--out")
 
 
 def run(args) -> int:

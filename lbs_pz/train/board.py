@@ -23,11 +23,11 @@ This module needs no torch at import (the commands check DIR before any training
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any, Dict, Mapping, TypeVar
 
 from lbs_pz.checks import is_int, is_real
+from lbs_pz.files import make_folder
 from lbs_pz.optional import require_tensorboard
 
 B = TypeVar("B", bound="Board")
@@ -45,16 +45,7 @@ def check_board(path: str, option: str = "--tensorboard") -> None:
     if not path:
         return
     require_tensorboard(f"{option} {path}")
-    if os.path.lexists(path) and not os.path.isdir(path):
-        raise ValueError(f"{option} {path!r}: not a folder (TensorBoard writes its event "
-                         f"files in a folder); give a folder's path")
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as err:
-        raise ValueError(f"{option} {path!r}: cannot make the folder "
-                         f"({err.strerror or err})") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {path!r}: cannot write in that folder")
+    make_folder(path, option, "TensorBoard writes its event files in a folder")
 
 
 class Board:
