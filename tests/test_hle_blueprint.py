@@ -43,62 +43,20 @@ FIELDS = ["current_player", "current_player_offset", "life_tokens", "information
           "num_players", "deck_size", "fireworks", "legal_moves", "legal_moves_as_int",
           "observed_hands", "discard_pile", "card_knowledge", "vectorized"]
 
-# A stronger agent written against rl_env's interface, reading most of the dict's fields and
-# answering with dicts and ids: its games last and score, unlike SimpleAgent's.
-KNOWLEDGE_AGENT = textwrap.dedent('''
-    class KnowledgeAgent:
-        """Plays a card whose hinted color and rank make it playable (or a hinted rank every
-        firework waits for); hints a partner's playable card; else discards its oldest
-        unhinted card; else the first legal move (as an id)."""
-
-        def __init__(self, config):
-            self.players = config["players"]
-
-        def act(self, observation):
-            if observation["current_player_offset"] != 0:
-                return None
-            fireworks = observation["fireworks"]
-            for i, hint in enumerate(observation["card_knowledge"][0]):
-                color, rank = hint["color"], hint["rank"]
-                if rank is not None and (fireworks[color] == rank if color is not None
-                                         else all(f == rank for f in fireworks.values())):
-                    return {"action_type": "PLAY", "card_index": i}
-            if observation["information_tokens"] > 0:
-                for offset in range(1, observation["num_players"]):
-                    hand = observation["observed_hands"][offset]
-                    hints = observation["card_knowledge"][offset]
-                    for card, hint in zip(hand, hints):
-                        if fireworks[card["color"]] != card["rank"]:
-                            continue
-                        if hint["rank"] is None:
-                            return {"action_type": "REVEAL_RANK", "rank": card["rank"],
-                                    "target_offset": offset}
-                        if hint["color"] is None:
-                            return {"action_type": "REVEAL_COLOR", "color": card["color"],
-                                    "target_offset": offset}
-            discards = [m for m in observation["legal_moves"]
-                        if m["action_type"] == "DISCARD"]
-            for m in discards:
-                hint = observation["card_knowledge"][0][m["card_index"]]
-                if hint["color"] is None and hint["rank"] is None:
-                    return m
-            if discards and len(observation["discard_pile"]) < 40:
-                return discards[0]
-            return observation["legal_moves_as_int"][0]
-''')
+# examples/hle_agent.py's CarefulAgent, written against rl_env's interface, reads most of the
+# dict's fields and answers with dicts and ids: its games last and score, unlike SimpleAgent's.
+CAREFUL_FILE = "examples/hle_agent.py"
 
 
 @pytest.fixture(scope="module")
-def knowledge_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("hle_agents") / "knowledge_agent.py"
-    path.write_text(KNOWLEDGE_AGENT)
-    return str(path)
+def careful_file():
+    return CAREFUL_FILE
 
 
 @pytest.fixture(scope="module")
-def knowledge(knowledge_file):
-    """(the blueprint, the agent class) of KNOWLEDGE_AGENT loaded from its file."""
-    bp = load_blueprint(f"hle:{knowledge_file}:KnowledgeAgent")
+def careful(careful_file):
+    """(the blueprint, the agent class) of examples/hle_agent.py's CarefulAgent."""
+    bp = load_blueprint(f"hle:{careful_file}:CarefulAgent")
     return bp, type(bp.obj.agent(2))
 
 
@@ -123,8 +81,8 @@ OBSERVATION_CONFIGS = [HanabiConfig(players=2), HanabiConfig(players=3),
 
 
 @pytest.mark.parametrize("config", OBSERVATION_CONFIGS, ids=variant)
-def test_the_observation_dict_is_hles_field_by_field(config, knowledge):
-    _, agent = knowledge
+def test_the_observation_dict_is_hles_field_by_field(config, careful):
+    _, agent = careful
     compared = 0
     for seed in range(4):
         policy = hle.uniform_policy if seed % 2 else None
@@ -170,8 +128,8 @@ def test_simple_agent_makes_hles_moves_and_scores_on_200_deals(players):
 
 @pytest.mark.parametrize("config", [HanabiConfig(players=2), HanabiConfig(players=3),
                                     HanabiConfig(players=4)], ids=variant)
-def test_an_agent_whose_games_score_makes_hles_moves_and_scores(config, knowledge):
-    bp, agent = knowledge
+def test_an_agent_whose_games_score_makes_hles_moves_and_scores(config, careful):
+    bp, agent = careful
     games = [hle.play_in_hle(config, seed, agent) for seed in range(25)]
     assert [d for g in games for d in hle.replay_moves(bp, g)] == []
     scores = [g.score for g in games]
@@ -182,14 +140,14 @@ def test_an_agent_whose_games_score_makes_hles_moves_and_scores(config, knowledg
 # --- (d) no peeking -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("config", [HanabiConfig(players=2), HanabiConfig(players=3)], ids=variant)
-def test_the_adapter_never_peeks_at_its_own_hand_or_the_deck(config, knowledge):
+def test_the_adapter_never_peeks_at_its_own_hand_or_the_deck(config, careful):
     """The seat's own hand replaced by another it cannot tell apart, the deck re-dealt:
     the observation dict (vectorized included) and every agent's move stay the same."""
     rng = random.Random(5)
-    blueprints = [knowledge[0], load_blueprint(SIMPLE)]
+    blueprints = [careful[0], load_blueprint(SIMPLE)]
     checked = 0
     for seed in range(6):
-        game = hle.play_in_hle(config, seed, knowledge[1])
+        game = hle.play_in_hle(config, seed, careful[1])
         state = hle.start_state(game)
         for move in game.moves:
             seat = state.current_player
@@ -362,12 +320,12 @@ def test_an_agent_that_cannot_be_made_for_a_game_size_is_a_blueprint_error():
 
 # --- (f) the command line -------------------------------------------------------------------
 
-def test_lbs_pz_eval_runs_an_hle_agent(tmp_path, capsys, knowledge_file):
+def test_lbs_pz_eval_runs_an_hle_agent(tmp_path, capsys, careful_file):
     out_json = tmp_path / "r.json"
-    spec = f"hle:{knowledge_file}:KnowledgeAgent"
+    spec = f"hle:{careful_file}:CarefulAgent"
     assert main(["eval", "--blueprint", spec, "--games", "30", "--players", "3",
                  "--no-progress", "--json", str(out_json)]) == 0
-    assert "KnowledgeAgent" in capsys.readouterr().out
+    assert "CarefulAgent" in capsys.readouterr().out
     data = json.loads(out_json.read_text())
     assert data["games"] == 30 and data["blueprint_spec"] == spec and data["mean"] > 5
     done = subprocess.run([sys.executable, "-m", "lbs_pz.cli", "eval", "--blueprint", SIMPLE,
