@@ -514,3 +514,70 @@ def test_an_unknown_address_says_so_without_a_console_error(watched, server_url)
     assert page.locator("#error").is_visible()
     assert "no game no-such-game" in page.text_content("#error")
     assert page.locator("#setup").is_visible() and page.url == server_url + "/"
+
+
+PIPS = """() => [...document.querySelectorAll('#hands .pips')].map((pips) => {
+    const card = pips.closest('.card'); const c = card.getBoundingClientRect();
+    const slot = card.querySelector('.slot').getBoundingClientRect();
+    return [...pips.querySelectorAll('.pip')].map((p) => {
+        const r = p.getBoundingClientRect();
+        return { selector: `#${pips.id} .pip-row:nth-child(${p.parentElement === pips.firstChild
+                     ? 1 : 2}) .pip:nth-child(${[...p.parentElement.children].indexOf(p) + 1})`,
+                 size: parseFloat(getComputedStyle(p).fontSize), height: r.height,
+                 inside: r.left >= c.left - 0.5 && r.right <= c.right + 0.5 && r.bottom <= slot.top,
+                 live: !p.matches('.no, .counted') && !card.matches('.useless') }; });
+}).flat()"""
+
+
+@pytest.mark.parametrize("size", [(400, 800), (1400, 1000)], ids=["phone", "desktop"])
+def test_pips_are_readable_and_fit_their_cards(browser, server_url, size):
+    """(12) A card's pips are at least 12 px, lie inside it above its slot number, keep
+    each hand on one row, and the live ones (not ruled out, not every copy in sight) have a
+    contrast of at least 4.5:1 on face-up and hidden cards alike."""
+    w = Watched(browser, *size)
+    try:
+        page = w.page
+        _open(page, server_url + "/")
+        _start_watch(page, 4)
+        for _ in range(6):
+            page.click("#btn-forward")
+            _idle(page)
+        page.select_option("#view-select", "0")     # seat 0's cards hidden, seat 1's face up
+        _idle(page)
+        _no_error(page)
+        pips = page.evaluate(PIPS)
+        assert len(pips) == 10 * 10
+        assert min(p["size"] for p in pips) >= 12, pips[0]
+        assert min(p["height"] for p in pips) >= 12, pips[0]
+        assert all(p["inside"] for p in pips), [p["selector"] for p in pips if not p["inside"]]
+        for seat in (0, 1):
+            tops = page.locator(f"#hand-{seat} .card").evaluate_all(
+                "(cs) => cs.map((c) => Math.round(c.getBoundingClientRect().top))")
+            assert len(set(tops)) == 1, tops
+        assert _inside(page, "#hands .card", "#board")
+        assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+        ratios = {p["selector"]: round(_contrast(page, p["selector"]), 2)
+                  for p in pips if p["live"]}
+        assert len(ratios) >= 40 and min(ratios.values()) >= 4.5, \
+            {s: r for s, r in ratios.items() if r < 4.5}
+    finally:
+        w.close()
+
+
+def test_the_search_panel_follows_the_board_on_a_phone(phone):
+    """At 400 x 800 an open search panel comes right after the board's cards (before the
+    long history), within a screen and a half of them."""
+    page = phone.page
+    _watch_lbs(page)
+    page.click("#btn-playout")
+    _idle(page)
+    page.click("#decision-0")
+    _idle(page)
+    _no_error(page)
+    boxes = page.evaluate("""() => Object.fromEntries(
+        ['.table-area', '#decision-panel', '.history-area'].map((s) =>
+            [s, document.querySelector(s).getBoundingClientRect().toJSON()]))""")
+    board, panel, history = boxes[".table-area"], boxes["#decision-panel"], boxes[".history-area"]
+    assert panel["top"] >= board["bottom"]
+    assert panel["top"] - board["bottom"] <= 1.5 * 800, boxes
+    assert history["top"] >= panel["bottom"], boxes

@@ -292,6 +292,53 @@ def test_pace_efficiency_useless_cards_and_known_cards_in_the_pips(watched):
     assert page.text_content("#pace") == "-" and page.text_content("#efficiency") != "-"
 
 
+SNAPSHOTS = """([id, total, view]) => Promise.all([...Array(total + 1).keys()].map((at) =>
+    fetch(`/api/games/${id}?at=${at}&view=${view}`).then((r) => r.json())))"""
+
+
+def _known_useless(snap, card):
+    """Whether a card's clues alone (its possible colours and ranks, with the fireworks and
+    the discards) prove it can never be played."""
+    return all(_useless(snap, f"{c}{r}") for c in card["colors"] for r in card["ranks"])
+
+
+def test_a_seats_own_card_is_marked_useless_from_its_clues_alone(watched):
+    """In a seat's view its own hidden cards are marked useless exactly when their clues
+    prove it (a card known to be a 1 once every 1 it could be is played); a hidden card
+    whose face is useless but whose clues leave a playable identity is not marked, so the
+    mark never tells the seat more than it knows. The other seats' cards keep theirs."""
+    page = watched.page
+    total = _played_out_watch(page, 5)
+    game = page.evaluate("app.game.id")
+    faces = page.evaluate(SNAPSHOTS, [game, total, "spectator"])
+    proven, withheld = {}, {}
+    for view in (0, 1):
+        for at, snap in enumerate(page.evaluate(SNAPSHOTS, [game, total, view])):
+            for slot, card in enumerate(snap["seats"][view]["hand"]):
+                assert card["card"] is None                    # the page never gets its face
+                face = faces[at]["seats"][view]["hand"][slot]["card"]
+                if _known_useless(snap, card):
+                    proven.setdefault(view, at)
+                elif _useless(snap, face):
+                    withheld.setdefault(view, at)
+    assert proven and withheld, (proven, withheld)
+    for view in (0, 1):
+        page.select_option("#view-select", str(view))
+        _idle(page)
+        for at in sorted({proven.get(view, 0), withheld.get(view, 0), total}):
+            _jump(page, at)
+            snap = _snap(page)
+            for seat, info in enumerate(snap["seats"]):
+                for slot, card in enumerate(info["hand"]):
+                    want = _known_useless(snap, card) if seat == view else \
+                        _useless(snap, card["card"])
+                    shown = page.locator(f"#card-{seat}-{slot}")
+                    where = (view, at, seat, slot)
+                    assert ("useless" in shown.get_attribute("class")) == want, where
+                    assert shown.locator(".useless-mark").count() == want
+                    assert ("useless" in shown.get_attribute("aria-label")) == want
+
+
 # --- 3. continue with bots from here ----------------------------------------------------------
 
 def _continue(page, blueprints):

@@ -618,6 +618,15 @@ function isUseless(name, snap) {
   return false;
 }
 
+// A card its holder's knowledge (its clues, negative ones included) proves useless: every
+// identity it could still be is useless. Never its face, so a hidden card is judged alike.
+function knownUseless(card, snap) {
+  const colors = card.colors || [...colorChars(snap)];
+  const ranks = card.ranks || [];
+  return colors.length > 0 && ranks.length > 0 &&
+    colors.every((c) => ranks.every((r) => isUseless(`${c}${r}`, snap)));
+}
+
 // Pips: every colour and rank of the variant; "no" where the clues rule it out (negative
 // information included), "counted" where every copy it could be is already in sight.
 function renderPips(card, seatIndex, snap, left) {
@@ -701,7 +710,8 @@ function renderCard(card, slot, seatIndex, snap, left) {
       el("span", { class: "suit", text: ch || "" })];
   }
   const critical = known && isCritical(card.card, snap);
-  const useless = known && isUseless(card.card, snap);
+  // the view's own hidden cards: useless when their clues prove it
+  const useless = known ? isUseless(card.card, snap) : knownUseless(card, snap);
   const marks = [];
   if (critical) {
     cls += " critical";
@@ -777,8 +787,7 @@ function efficiency(snap) {
   for (const seat of snap.seats) {
     for (const card of seat.hand) {
       const clued = card.color_hint || card.rank_hint;
-      const trash = (card.colors || []).every((c) => (card.ranks || []).every((r) => isUseless(`${c}${r}`, snap)));
-      if (clued && !trash) gotten += 1;
+      if (clued && !knownUseless(card, snap)) gotten += 1;
     }
   }
   return gotten / lost;
