@@ -53,7 +53,10 @@ def shown(value: Any) -> str:
 
 
 def is_int(value: Any) -> TypeGuard[Union[int, np.integer]]:
-    """True for a Python int or a NumPy integer; False for a bool (and anything else)."""
+    """True for a Python int or a NumPy integer; False for a bool (and anything else).
+    The one "an int but not a bool" test of lbs_pz: the compiled modules ask it through
+    the engine's `int_arg` (lbs_pz/engine/state.pyx), which answers a plain int or a NumPy
+    integer in C and calls this for anything else."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import enum
 import math
 import pathlib
 
 import numpy as np
 import pytest
 
+from lbs_pz.agents.rule_bots._bots import act as bot_act
 from lbs_pz.checks import as_bool, as_choice, as_int, as_path, as_real, is_int, is_real, shown
+from lbs_pz.engine import HanabiConfig, HanabiState
 
 
 class ApiError(Exception):
@@ -129,3 +132,22 @@ def test_shown_is_short_and_safe():
     assert shown(np.zeros((2, 3))) == "array of shape (2, 3) and dtype float64"
     with pytest.raises(TypeError, match="<Hostile.*Hostile"):
         as_int(Hostile(), "n")
+
+
+class Seat(enum.IntEnum):
+    FIRST = 0
+
+
+@pytest.mark.parametrize("value", [0, np.int8(0), np.uint64(0), Seat.FIRST, True, False,
+                                   np.True_, 0.0, np.float32(0), "0", None, [0],
+                                   np.array(0)])
+def test_the_engine_takes_the_ints_is_int_takes(value):
+    """The compiled modules' int checks (the engine's int_arg) answer as is_int does."""
+    state = HanabiState(HanabiConfig(), seed=0)
+    assert state.is_legal(value) == (is_int(value) and int(value) in state.legal_moves())
+    assert any(state.is_legal(m) for m in (np.int16(move) for move in state.legal_moves()))
+    if is_int(value):
+        assert bot_act(0, state, value) >= 0
+    elif value is not None:                      # None: the player to move
+        with pytest.raises(TypeError, match="seat must be an int or None"):
+            bot_act(0, state, value)

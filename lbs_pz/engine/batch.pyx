@@ -19,7 +19,7 @@ from lbs_pz.engine._core cimport (
     play_random_to_end, rng_next, set_hand, state_max_score, state_reset, state_score, state_terminal,
 )
 from lbs_pz.engine._encode cimport encode_canonical, encode_canonical_ones
-from lbs_pz.engine.state cimport HanabiState
+from lbs_pz.engine.state cimport HanabiState, int_arg
 from lbs_pz.engine.config import HanabiConfig
 from lbs_pz.engine.moves import move_name
 from lbs_pz.engine.seeds import check_engine_seed, check_engine_seeds
@@ -33,13 +33,12 @@ _TWO_64 = 1 << 64
 MAX_BATCH = 2**31 - 1        # games per batch (a C int); memory runs out long before
 
 
-# The argument checks of this compiled module stay written out rather than calling
-# lbs_pz.checks: they sit on every move's path (apply, is_legal, a bot's act), where a
-# Python call per move costs more than the check itself.
+# The int checks of this compiled module call `int_arg` (lbs_pz.checks.is_int answered in
+# C for a plain int or a NumPy integer, see state.pyx): once per call, never per game.
 def _check_count(value, name, int lo=1):
     """`value` as an int in [lo, MAX_BATCH]: TypeError for a non-integer (floats and bools
     included), ValueError out of range."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if not int_arg(value):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if not lo <= value <= MAX_BATCH:
         raise ValueError(f"{name} must be in [{lo}, {MAX_BATCH}], got {value}")
@@ -279,7 +278,7 @@ cdef class HanabiBatch:
             i = PyLong_AsLongLongAndOverflow(index, &overflow)
             if overflow == 0 and 0 <= i < self.num_games:
                 return <int>i
-        elif isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        elif not int_arg(index):
             raise TypeError(f"game index must be an integer, got {index!r}")
         if not 0 <= index < self.num_games:
             raise IndexError(f"game index {index} out of range [0, {self.num_games})")
@@ -342,7 +341,7 @@ cdef class HanabiBatch:
         of moves made."""
         if self.games == NULL:
             raise _not_initialised()
-        if isinstance(max_moves, (bool, np.bool_)) or not isinstance(max_moves, (int, np.integer)):
+        if not int_arg(max_moves):
             raise TypeError(f"max_moves must be an integer, got {max_moves!r}")
         cdef int limit = -1 if max_moves < 0 else min(max_moves, 1 << 30)
         cdef long total = 0
@@ -663,8 +662,7 @@ cdef class HanabiBatch:
             raise _not_initialised()
         cdef int H = self._proto.cfg.hand_size, P = self._proto.cfg.players, i, j, who = -1
         if seat is not None:
-            if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
-                    or not 0 <= seat < P:
+            if not int_arg(seat) or not 0 <= seat < P:
                 raise ValueError(f"seat must be None or a seat number in [0, {P}), got {seat!r}")
             who = int(seat)
         cdef cnp.ndarray arr = _out(out, self.num_games, H, cnp.NPY_INT8, "out")
@@ -697,7 +695,7 @@ cdef class HanabiBatch:
         if self.games == NULL:
             raise _not_initialised()
         cdef int P = self._proto.cfg.players, N = self.num_games
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < P:
+        if not int_arg(seat) or not 0 <= seat < P:
             raise ValueError(f"seat must be a seat number in [0, {P}), got {seat!r}")
         cdef int who = int(seat)
         arr = np.asarray(hands)
@@ -764,7 +762,7 @@ def _seed_array(seeds, Py_ssize_t n):
     cdef uint64_t base
     cdef Py_ssize_t i
     cdef uint64_t[::1] view
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, (bool, np.bool_)):
+    if int_arg(seeds):
         if type(seeds) is int and 0 <= seeds < _TWO_64:
             base = seeds
         else:

@@ -1,5 +1,8 @@
 from lbs_pz.engine._core cimport GameConfig, GameState
 
+# lbs_pz.checks.is_int for the compiled modules' argument checks (see state.pyx)
+cdef bint int_arg(object value) except -1
+
 cdef class HanabiState:
     cdef GameConfig cfg
     cdef GameState s

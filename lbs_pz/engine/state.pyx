@@ -17,6 +17,7 @@ from lbs_pz.engine._core cimport (
     state_terminal, rng_below,
 )
 from lbs_pz.engine._encode cimport encode_canonical
+from lbs_pz.checks import is_int
 from lbs_pz.engine.config import OBSERVATION_TYPES, HanabiConfig
 from lbs_pz.engine.moves import move_name
 from lbs_pz.engine.seeds import check_engine_seed
@@ -35,12 +36,20 @@ cdef GameConfig _SAFE_CFG
 config_init(&_SAFE_CFG, 2, 5, 5, 5, 8, 3, 1, 0)
 
 
-# The argument checks of this compiled module stay written out rather than calling
-# lbs_pz.checks: they sit on every move's path (apply, is_legal, a bot's act), where a
-# Python call per move costs more than the check itself.
+cdef bint int_arg(object value) except -1:
+    """`lbs_pz.checks.is_int(value)` (an int or a NumPy integer, never a bool) for the
+    compiled modules' argument checks (this one, batch, the rule bots), which sit on every
+    move's path (apply, is_legal, a bot's act): a plain int or a NumPy integer scalar is
+    answered in C, anything else (a bool, an int subclass, a wrong type) by is_int itself,
+    so the rule is written once, in lbs_pz/checks.py."""
+    if type(value) is int or isinstance(value, cnp.integer):
+        return True
+    return is_int(value)
+
+
 def _card_id(card):
     """An integer card id (numpy integers included); TypeError for anything else."""
-    if isinstance(card, bool) or not isinstance(card, (int, np.integer)):
+    if not int_arg(card):
         raise TypeError(f"{card!r} is not an integer")
     return int(card)
 
@@ -170,8 +179,7 @@ cdef class HanabiState:
         cdef uint64_t useed = _seed64(seed)
         cdef int start = 0
         if start_player is not None and (
-                isinstance(start_player, bool) or not isinstance(start_player, (int, np.integer))
-                or not 0 <= start_player < cfg.players):
+                not int_arg(start_player) or not 0 <= start_player < cfg.players):
             raise ValueError(f"start_player must be an integer in [0, {cfg.players}), "
                              f"got {start_player!r}")
         cards = None
@@ -446,7 +454,7 @@ cdef class HanabiState:
 
     def is_legal(self, move):
         _ready(self)
-        if isinstance(move, bool) or not isinstance(move, (int, np.integer)):
+        if not int_arg(move):
             return False
         return 0 <= move < self.cfg.num_moves and move_is_legal(&self.cfg, &self.s, move)
 
@@ -461,8 +469,7 @@ cdef class HanabiState:
         return out
 
     cdef int _check_player(self, player) except -1:
-        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) \
-                or not 0 <= player < self.cfg.players:
+        if not int_arg(player) or not 0 <= player < self.cfg.players:
             raise ValueError(f"player must be an integer in [0, {self.cfg.players}), got {player!r}")
         return player
 
@@ -474,7 +481,7 @@ cdef class HanabiState:
         Raises ValueError, leaving the state unchanged, if the move is illegal or the
         game is over."""
         _ready(self)
-        if isinstance(move, bool) or not isinstance(move, (int, np.integer)):
+        if not int_arg(move):
             raise ValueError(f"move must be an integer move id, got {move!r}")
         cdef int err = -1, m
         if 0 <= move < self.cfg.num_moves:

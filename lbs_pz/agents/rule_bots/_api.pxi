@@ -2,9 +2,8 @@
 
 # --- Python API ---------------------------------------------------------------------------
 
-# The argument checks of this compiled module stay written out rather than calling
-# lbs_pz.checks: they sit on every move's path (apply, is_legal, a bot's act), where a
-# Python call per move costs more than the check itself.
+# The int checks call the engine's `int_arg` (lbs_pz.checks.is_int answered in C for a
+# plain int or a NumPy integer, see lbs_pz/engine/state.pyx): once per call, never per game.
 
 def bot_kind(bot):
     """The kind index of a bot given by name (see BOT_NAMES) or index."""
@@ -13,7 +12,7 @@ def bot_kind(bot):
         if name in BOT_NAMES:
             return BOT_NAMES.index(name)
         raise ValueError(f"unknown bot {bot!r}; choose one of {', '.join(BOT_NAMES)}")
-    if isinstance(bot, (int, np.integer)) and not isinstance(bot, bool) and 0 <= bot < NUM_BOTS:
+    if int_arg(bot) and 0 <= bot < NUM_BOTS:
         return int(bot)
     raise ValueError(f"bot must be a name in {BOT_NAMES} or an index in [0, {NUM_BOTS}), got {bot!r}")
 
@@ -42,7 +41,7 @@ def act(bot, HanabiState state not None, seat=None):
     _check_state(state, "state")
     cdef int who = state.s.cur_player
     if seat is not None:
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)):
+        if not int_arg(seat):
             raise TypeError(f"seat must be an int or None, got {type(seat).__name__} {seat!r}")
         if not 0 <= seat < state.cfg.players:
             raise ValueError(f"seat {seat} out of range [0, {state.cfg.players})")

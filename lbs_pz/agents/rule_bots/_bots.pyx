@@ -131,7 +131,7 @@ from lbs_pz.engine._core cimport (
     state_reset, state_score, state_terminal,
 )
 from lbs_pz.engine.batch cimport HanabiBatch
-from lbs_pz.engine.state cimport HanabiState
+from lbs_pz.engine.state cimport HanabiState, int_arg
 
 cnp.import_array()
 
