@@ -18,8 +18,8 @@ A module that cannot work without one imports it through this gate at its top
 `MissingDependency` (an ImportError) naming the extra to install; code that only offers
 an optional feature asks `torch_available()` and friends. A subpackage can have an extra
 of its own (`ray.rllib`: [rllib], the rest of `ray`: [distributed]); the longest entry of
-EXTRAS that a module name starts with decides. This module imports nothing of lbs_pz, so
-every layer may import it.
+EXTRAS that a module name starts with decides. This module imports nothing of lbs_pz but
+lbs_pz.checks (which imports nothing of lbs_pz), so every layer may import it.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ import threading
 import time
 from types import ModuleType
 from typing import Iterator, List, Optional
+
+from lbs_pz.checks import is_real
 
 # package (or subpackage) -> (pip extra, what the extra installs)
 EXTRAS = {
@@ -176,9 +178,7 @@ def ray_timeout(timeout: Optional[float] = None) -> float:
             timeout = float(text)
         except ValueError:
             timeout = float("nan")
-    # written out, not lbs_pz.checks.as_real: this module imports nothing of lbs_pz
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
-            or not 0 < timeout < float("inf"):
+    if not is_real(timeout, finite=True) or not timeout > 0:
         given = os.environ.get(RAY_TIMEOUT_VARIABLE) if where != "timeout" else timeout
         raise ValueError(f"{where}: the seconds to wait for a Ray cluster must be a finite "
                          f"number > 0, got {given!r}")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lbs_pz.checks import as_choice, as_int
+from lbs_pz.checks import as_choice, as_int, is_real
 
 EVAL = "eval"
 TRAIN = "train"
@@ -88,8 +88,8 @@ def deal_seeds(stream: str, seed: int, first: int, count: int) -> np.ndarray:
     array to `HanabiBatch(config, count, seeds=...)`."""
     as_choice(stream, "stream", STREAMS)
     seed = check_run_seed(seed)
-    # not an int check: any number in range is taken as before; a bool is refused
-    if isinstance(first, bool) or isinstance(count, bool) or first < 0 or count < 0 \
+    # any number in range is taken, as it always was; a bool is refused
+    if not (is_real(first) and is_real(count)) or first < 0 or count < 0 \
             or first + count > MAX_GAMES:
         raise ValueError(f"games {first} .. {first + count - 1} out of range [0, {MAX_GAMES})")
     prefix = (int(stream == TRAIN) << 63) | (seed << 32)

@@ -24,7 +24,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from lbs_pz.checks import as_int, as_real
+from lbs_pz.checks import as_int, as_real, is_int
 from lbs_pz.engine import move_name
 from lbs_pz.engine.seeds import check_engine_seed
 
@@ -35,10 +35,7 @@ def check_action(action, num_moves: int) -> int:
     """`action` as a Python int in [0, num_moves); ValueError (naming it) otherwise. O(1)."""
     if type(action) is int:                      # the common case first
         value = action
-    elif isinstance(action, (bool, np.bool_)):
-        raise ValueError(f"action must be an integer move id in [0, {num_moves}), got "
-                         f"{action!r} ({type(action).__name__})")
-    elif isinstance(action, (int, np.integer)):
+    elif is_int(action):                         # a bool is not: it falls to the error
         value = int(action)
     elif isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         value = int(action)
