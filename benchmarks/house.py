@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tokenize
 from typing import Dict, Iterator, List, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -24,8 +25,11 @@ LONGEST_LIMIT = 80              # lines of the longest function in lbs_pz/
 # a results/ file this big (a run's log, a model) is committed once; a smaller record (a
 # long run's improve.json) may follow its run
 ONCE_BYTES = 100_000
-# the hand-written "an int but not a bool" check: written once, in lbs_pz/checks.py
-INT_CHECK = re.compile(r"isinstance\([^)]*,\s*bool\)")
+# the hand-written "an int but not a bool" check: written once, in lbs_pz/checks.py (the
+# rule is in int_checks' docstring)
+ISINSTANCE = re.compile(r"isinstance\(\s*([^,()]+?(?:\[[^\]]*\])?)\s*,\s*(\([^()]*\)|[\w.]+)\s*\)")
+BOOL_TYPE = re.compile(r"\b(?:bool|np\.bool_)(?![\w.])")
+NUMBER_TYPE = re.compile(r"\b(?:int|float|np\.integer|np\.floating|np\.number)(?![\w.])")
 
 
 def git(*args: str) -> str:
@@ -70,17 +74,59 @@ def longest_functions(n: int = 3) -> List[Tuple[int, str]]:
     return sorted(rows, reverse=True)[:n]
 
 
+def _conditions(path: str) -> Iterator[Tuple[int, str]]:
+    """(first line, text) of every logical line of a .py / .pyx / .pxi file: a line with
+    its bracket and backslash continuations (Python's tokenizer, which reads Cython too);
+    physical lines where it cannot."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    try:
+        first = None
+        for token in tokenize.generate_tokens(iter(lines).__next__):
+            if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT,
+                              tokenize.DEDENT, tokenize.ENCODING):
+                continue
+            if first is None:
+                first = token.start[0]
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                yield first, "".join(lines[first - 1:token.end[0]])
+                first = None
+    except (tokenize.TokenError, SyntaxError):
+        yield from enumerate(lines, 1)
+
+
+def _is_int_check(condition: str) -> bool:
+    tests = ISINSTANCE.findall(condition)
+    for value, types in tests:
+        if not BOOL_TYPE.search(types) or NUMBER_TYPE.search(types):
+            continue                  # no bool, or bools accepted alongside the numbers
+        name = re.escape(value.strip())
+        if any(other == value and NUMBER_TYPE.search(kinds) for other, kinds in tests) \
+                or re.search(rf"(?:[<>]=?\s*{name}(?![\w.\[])|(?<![\w.]){name}\s*[<>]=?)",
+                             condition):
+            return True
+    return False
+
+
 def int_checks() -> List[str]:
-    """"path:line" of every hand-written "not a bool" isinstance check in lbs_pz/."""
+    """"path:line" of every hand-written "an int (or a number) but not a bool" check in the
+    .py, .pyx and .pxi files of lbs_pz/: one condition (a logical line) that tests a value
+    with `isinstance(value, bool)` (or np.bool_, not naming int beside it) and also tests
+    that same value as a number: with isinstance against int, float, np.integer,
+    np.floating or np.number, or by comparing it with <, <=, > or >=.
+
+    Not counted, as they are no int check: a bool test alone (a dispatch on a bool value:
+    a flag's argparse form or command-line spelling, `pruning=True`, refusing a bool
+    action or flag) and a test that accepts bools beside ints (`(bool, int, float, str)`
+    in a JSON-like value). The one counted place is lbs_pz/checks.py's `is_int`, which
+    every other int check calls (the compiled modules through the engine's `int_arg`)."""
     found = []
     for folder, _, files in os.walk(PACKAGE):
         for name in sorted(files):
-            if name.endswith((".py", ".pyx")):
+            if name.endswith((".py", ".pyx", ".pxi")):
                 path = os.path.join(folder, name)
-                with open(path, encoding="utf-8") as f:
-                    for i, line in enumerate(f, 1):
-                        if INT_CHECK.search(line):
-                            found.append(f"{os.path.relpath(path, ROOT)}:{i}")
+                found += [f"{os.path.relpath(path, ROOT)}:{line}"
+                          for line, text in _conditions(path) if _is_int_check(text)]
     return found
 
 
@@ -136,7 +182,7 @@ def main() -> int:
                                              if rewritten else "")),
         ("longest function in lbs_pz/", f"{longest[0][0]} lines ({longest[0][1]})",
          f"<= {LONGEST_LIMIT}"),
-        ("`isinstance(x, bool)` in lbs_pz/ (the hand-written int check)",
+        ("hand-written int checks (`isinstance(x, bool)` beside a number test) in lbs_pz/",
          f"{sum(c.split(':')[0].endswith('.py') for c in checks)} in Python modules, "
          f"{sum(not c.split(':')[0].endswith('.py') for c in checks)} in the compiled engine",
          "1, in lbs_pz/checks.py"),

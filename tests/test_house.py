@@ -32,18 +32,26 @@ def test_no_function_is_longer_than_the_limit():
     assert lines <= house.LONGEST_LIMIT, where
 
 
-# Python modules where `isinstance(x, bool)` may stand outside lbs_pz/checks.py, and why:
-# optional.py imports nothing of lbs_pz (its one check stays written out); in seeds.py,
-# train/common.py and cli/options.py it is no int check (a seed refuses bools alone, a
-# flag's default picks its argparse form). The compiled engine (.pyx, .pxi) keeps its own
-# checks on every move's path.
-NOT_THE_HELPER = {"lbs_pz/optional.py", "lbs_pz/engine/seeds.py", "lbs_pz/train/common.py",
-                  "lbs_pz/cli/options.py"}
-
-
 def test_the_int_check_is_written_once():
+    """lbs_pz/checks.py's is_int, and nowhere else: the Python modules call lbs_pz.checks,
+    the compiled ones the engine's int_arg, which answers a plain int or a NumPy integer in
+    C and asks is_int about anything else."""
     found = [place.rsplit(":", 1)[0] for place in house.int_checks()]
-    python = [path for path in found if path.endswith(".py")]
-    assert python.count("lbs_pz/checks.py") == 1
-    assert set(python) - {"lbs_pz/checks.py"} <= NOT_THE_HELPER, python
-    assert len(python) - 1 <= len(NOT_THE_HELPER), python
+    assert found == ["lbs_pz/checks.py"], found
+
+
+@pytest.mark.parametrize("text, counted", [
+    ("if isinstance(x, bool) or not isinstance(x, (int, np.integer)):", True),
+    ("return isinstance(v, (int, np.integer)) and not isinstance(v, bool)", True),
+    ("if (isinstance(s, (bool, np.bool_))\n        or not isinstance(s, int)):", True),
+    ("if isinstance(t, bool) or not isinstance(t, (int, float)):", True),
+    ("if isinstance(n, bool) or n < 0:", True),
+    ("if isinstance(default, bool):", False),                 # a dispatch on a bool value
+    ("if isinstance(p, (bool, np.bool_)):", False),
+    ("if v is None or isinstance(v, (bool, int, float, str)):", False),   # bools accepted
+    ("if isinstance(a, bool) or not isinstance(b, int):", False),         # two values
+])
+def test_the_count_sees_int_checks_only(tmp_path, text, counted):
+    path = tmp_path / "m.py"
+    path.write_text(text + "\n    pass\n")
+    assert house._is_int_check(next(house._conditions(str(path)))[1]) is counted
