@@ -89,6 +89,15 @@ def _wait_for(condition, proc, what):
         time.sleep(0.05)
 
 
+def _nonempty(path):
+    """A file with bytes at `path` (a checkpoint lands whole by rename; the empty file an
+    output check creates and removes at once to try the path does not count)."""
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:
+        return False
+
+
 def _assert_one_line(status, output, *words):
     """Exit status 2 (not a signal), no traceback, the last line an error naming `words`."""
     assert status == 2, f"exit {status}\n{output[-3000:]}"
@@ -116,7 +125,7 @@ def test_a_trainer_killed_between_checkpoints_resumes_from_the_last(tmp_path, ca
     out = str(tmp_path / "value.pt")
     proc = _start(VALUE + ["--minutes", "30", "--save-minutes", "0.0005", "--out", out],
                   str(tmp_path))
-    _wait_for(lambda: os.path.exists(out), proc, "a checkpoint by time")
+    _wait_for(lambda: _nonempty(out), proc, "a checkpoint by time")
     proc.kill()                                         # SIGKILL: nothing runs after it
     assert proc.wait(WAIT) == -signal.SIGKILL
     saved = load_checkpoint(out, "value")["info"]["progress"]["updates"]
@@ -139,7 +148,7 @@ def test_a_second_trainer_on_one_out_is_refused_at_once(tmp_path):
     _assert_one_line(status, output, out, "in use")
     assert "validation MSE" not in output and first.poll() is None   # it trained nothing
     curve = str(tmp_path / "value.curve.csv")            # the first run is in its loop
-    _wait_for(lambda: os.path.exists(curve), first, "the first run's first evaluation")
+    _wait_for(lambda: _nonempty(curve), first, "the first run's first evaluation")
     first.send_signal(signal.SIGINT)                    # the first run saves and stops
     status, output = _finish(first)
     assert status == 130 and f"saved to {out}" in output, output[-3000:]
@@ -225,7 +234,7 @@ def test_a_killed_pool_worker_is_one_line_and_a_rerun_loses_no_game(tmp_path):
             "--games", "16", "--backend", "process", "--workers", "2", "--no-progress",
             "--jsonl", log]
     proc = _start(argv, str(tmp_path))
-    _wait_for(lambda: os.path.exists(log) and os.path.getsize(log) > 0
+    _wait_for(lambda: _nonempty(log)
               and len(_pool_workers(proc.pid)) == 2, proc, "a logged game")
     victim = _pool_workers(proc.pid)[0]
     os.kill(victim, signal.SIGKILL)
@@ -273,7 +282,7 @@ def test_a_killed_raylet_is_one_line_and_a_rerun_loses_no_game(tmp_path):
             "--games", "16", "--backend", "ray", "--workers", "2", "--no-progress",
             "--jsonl", log]
     proc = _start(argv, str(tmp_path))
-    _wait_for(lambda: os.path.exists(log) and os.path.getsize(log) > 0
+    _wait_for(lambda: _nonempty(log)
               and _children_running(proc.pid, b"/raylet"), proc, "a logged game")
     os.kill(_children_running(proc.pid, b"/raylet")[0], signal.SIGKILL)
     status, output = _finish(proc)

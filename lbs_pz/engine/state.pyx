@@ -17,7 +17,7 @@ from lbs_pz.engine._core cimport (
     state_terminal, rng_below,
 )
 from lbs_pz.engine._encode cimport encode_canonical
-from lbs_pz.checks import is_int
+from lbs_pz.checks import is_int as _is_int   # private: not part of this module's API
 from lbs_pz.engine.config import OBSERVATION_TYPES, HanabiConfig
 from lbs_pz.engine.moves import move_name
 from lbs_pz.engine.seeds import check_engine_seed
@@ -44,7 +44,7 @@ cdef bint int_arg(object value) except -1:
     so the rule is written once, in lbs_pz/checks.py."""
     if type(value) is int or isinstance(value, cnp.integer):
         return True
-    return is_int(value)
+    return _is_int(value)
 
 
 def _card_id(card):
