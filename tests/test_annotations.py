@@ -5,14 +5,10 @@ true: tests/test_lint.py)."""
 from __future__ import annotations
 
 import ast
-import importlib.util
-import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_spec = importlib.util.spec_from_file_location("house", os.path.join(ROOT, "benchmarks",
-                                                                    "house.py"))
-house = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(house)
+from tests.helpers.scripts import load_script
+
+house = load_script("benchmarks/house.py")
 
 
 def test_the_scan_sees_methods_and_nested_blocks():

@@ -16,6 +16,7 @@ import sys
 import pytest
 import torch
 
+from tests.helpers.paths import ROOT
 from lbs_pz.agents.public_lstm import ARCHITECTURES, PublicLSTMNet
 from lbs_pz.cli import build_parser
 from lbs_pz.cli.options import dataclass_from
@@ -27,7 +28,6 @@ from lbs_pz.train.configs import (ARCH_FIELDS, ARCH_PRESETS, BLUEPRINT_ARCH, DIS
                                   MAX_CENTRED, BlueprintTrainConfig, DistillConfig)
 from lbs_pz.train.distill import VALUE_HEAD, start_net
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = os.path.join(ROOT, "lbs_pz", "models")
 OLD_MODELS = "/tmp/old_models"          # the retired models' files, where a machine has them
 CONFIGS = {"train-blueprint": BlueprintTrainConfig, "distill": DistillConfig}

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from helpers.scripts import load_script
+from tests.helpers.paths import ROOT
+from tests.helpers.scripts import load_script
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCHMARKS = os.path.join(ROOT, "benchmarks")
 # the registry and its machinery, and what run_all.py writes
 REGISTRY_FILES = {"sections.toml", "run_all.py"}

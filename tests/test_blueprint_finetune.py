@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers.waiting import HANG_SECONDS  # noqa: E402
+from tests.helpers.waiting import HANG_SECONDS  # noqa: E402
 from lbs_pz.agents.public_lstm import PublicLSTMBlueprint  # noqa: E402
 from lbs_pz.engine import HanabiBatch, HanabiConfig  # noqa: E402
 from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from tests.helpers.paths import ROOT
 from lbs_pz.agents import (BLUEPRINT_KINDS, BlueprintError, BlueprintKind, RuleBot,
                            load_blueprint, register_blueprint_kind, spec_forms, spec_help)
 from lbs_pz.cli import build_parser
@@ -45,7 +46,7 @@ def test_the_shipped_kinds_and_their_page_rules():
     assert {p for p, k in BLUEPRINT_KINDS.items() if k.runs_code} == {"py", "hle"}
     assert spec_forms() == ("NAME | sb3:PATH | lstm:PATH | rllib:DIR | py:MODULE_OR_FILE.py:CLASS"
                             " | hle:MODULE_OR_FILE.py:CLASS")
-    readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md")).read()
+    readme = open(os.path.join(ROOT, "README.md")).read()
     for prefix in BLUEPRINT_KINDS:          # the README shows a newcomer every kind
         assert f"`{prefix}:" in readme, prefix
 

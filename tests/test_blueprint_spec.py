@@ -12,7 +12,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from helpers.engine import sample_consistent_hand
+from tests.helpers.paths import ROOT
+from tests.helpers.engine import sample_consistent_hand
 from lbs_pz.agents import (
     Blueprint, BlueprintBase, BlueprintError, PythonBlueprint, RandomAgent, RuleBot,
     as_blueprint, blueprint_identity, load_blueprint,
@@ -21,7 +22,7 @@ from lbs_pz.agents.base import counterfactual_mask
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 CONFIG = HanabiConfig()
-EXAMPLE = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "my_blueprint.py")
+EXAMPLE = os.path.join(ROOT, "examples", "my_blueprint.py")
 
 
 class FirstLegal:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, HealthCheck
 
-from helpers.engine import configs, positions, sample_consistent_hand, seeds, self_play
+from tests.helpers.engine import configs, positions, sample_consistent_hand, seeds, self_play
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.agents.rule_bots import _bots as bots

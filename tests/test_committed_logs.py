@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+from tests.helpers.paths import ROOT
 from lbs_pz.cli import main
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.backends import collect, log_contents, read_log
@@ -20,7 +21,6 @@ from lbs_pz.files import gzip_log, open_log, read_lines, readable_log, seed_log
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
 
-ROOT = os.path.join(os.path.dirname(__file__), "..")
 SMALL = dataclasses.asdict(HanabiConfig(players=2, colors=3, ranks=3, hand_size=3))
 VARIANT = ["--players", "2", "--colors", "3", "--ranks", "3", "--hand-size", "3"]
 SPARTA = MethodSpec("sparta", "strong", rollouts=4, seed=0)

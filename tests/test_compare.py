@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
+from tests.helpers.paths import ROOT
 from lbs_pz.agents import RuleBot, as_blueprint
 from lbs_pz.cli import main
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, Move, encode_move
@@ -570,7 +571,7 @@ def test_the_worlds_report_pairs_each_world_count_with_the_one_before(tmp_path, 
     """benchmarks/worlds.py curve reads a compare log holding one search at two world
     counts (and SPARTA at the first) and prints one row per count, the step between them
     paired on the same deals, and SPARTA's share of the gain."""
-    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "worlds.py")
+    path = os.path.join(ROOT, "benchmarks", "worlds.py")
     spec = importlib.util.spec_from_file_location("worlds_report", path)
     worlds = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(worlds)

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from helpers.cli import cli_cases
-from helpers.waiting import HANG_SECONDS, poll_until
+from tests.helpers.cli import cli_cases
+from tests.helpers.waiting import HANG_SECONDS, poll_until
 
 from lbs_pz.eval.backends import collect
 from lbs_pz.search.methods import MethodSpec

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 import torch
-from helpers.engine import positions, sample_consistent_hand, saved_and_loaded
+from tests.helpers.engine import positions, sample_consistent_hand, saved_and_loaded
 
 from lbs_pz.agents import RuleBot, load_blueprint
 from lbs_pz.agents.features import (CONVENTION_HINT_PARTS, CONVENTION_SLOT_PARTS,

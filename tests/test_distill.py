@@ -11,8 +11,8 @@ import sys
 import numpy as np
 import pytest
 import torch
-from helpers.engine import saved_and_loaded
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.engine import saved_and_loaded
+from tests.helpers.waiting import HANG_SECONDS
 
 from lbs_pz.agents import RuleBot, load_blueprint
 from lbs_pz.agents.public_lstm import (ARCHITECTURES, CardFeatures, PublicLSTMBlueprint,

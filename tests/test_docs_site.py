@@ -3,7 +3,7 @@ no warning, a page per API module, the CLI's help, RESULTS.md and the experiment
 
 import pytest
 
-from helpers.scripts import load_script
+from tests.helpers.scripts import load_script
 
 pytest.importorskip("mkdocs")
 pytest.importorskip("mkdocstrings_handlers.python")

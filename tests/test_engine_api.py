@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from helpers.engine import deck_size_of, play_random
+from tests.helpers.engine import deck_size_of, play_random
 from lbs_pz.engine import (
     MOVE_KINDS, HanabiBatch, HanabiConfig, HanabiState, Move, decode_move, encode_move,
     move_name,

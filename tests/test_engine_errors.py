@@ -3,19 +3,18 @@ game untouched; nothing may crash the interpreter."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from helpers.engine import play_random, snapshot
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.paths import ROOT
+from tests.helpers.engine import play_random, snapshot
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 STD = HanabiConfig(players=2)
@@ -421,7 +420,7 @@ def test_batch_bad_indices():
 FUZZ = textwrap.dedent("""
     import random, numpy as np
     from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
-    from helpers.engine import assert_cards_conserved
+    from tests.helpers.engine import assert_cards_conserved
     ERRORS = (ValueError, TypeError, IndexError, OverflowError)
     rng = random.Random(0)
     junk = [-2**70, -2**31, -129, -2, -1, 0, 1, 2, 7, 8, 9, 24, 25, 26, 55, 56, 57, 127, 128,
@@ -461,9 +460,7 @@ FUZZ = textwrap.dedent("""
 def test_fuzzed_calls_do_not_crash_the_interpreter():
     """Random junk arguments to every entry point, in a child process so that a crash
     (segfault, abort) shows up as a failed test rather than a dead worker."""
-    tests = Path(__file__).resolve().parent
-    proc = subprocess.run([sys.executable, "-c", FUZZ], cwd=tests, capture_output=True,
-                          text=True, timeout=HANG_SECONDS,
-                          env={**os.environ, "PYTHONPATH": f"{tests.parent}{os.pathsep}{tests}"})
+    proc = subprocess.run([sys.executable, "-c", FUZZ], cwd=ROOT, capture_output=True,
+                          text=True, timeout=HANG_SECONDS)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "survived" in proc.stdout

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from helpers.engine import (
+from tests.helpers.engine import (
     COMMON_CONFIGS, assert_cards_conserved, assert_draws_match_deck, configs, full_deck,
     play_random, seeds, snapshot, states, undrawn,
 )

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from helpers.engine import positions
+from tests.helpers.engine import positions
 
 import lbs_pz
 from lbs_pz.agents import features

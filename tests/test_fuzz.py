@@ -10,9 +10,10 @@ import sys
 
 import pytest
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.paths import HELPERS
+from tests.helpers.waiting import HANG_SECONDS
 
-FUZZ = os.path.join(os.path.dirname(__file__), "helpers", "fuzz_api.py")
+FUZZ = os.path.join(HELPERS, "fuzz_api.py")
 
 
 def run_fuzz(examples: int, seed: int, timeout: float = HANG_SECONDS):

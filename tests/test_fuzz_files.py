@@ -9,11 +9,12 @@ import subprocess
 import sys
 
 import pytest
+from tests.helpers.paths import HELPERS
 
 pytest.importorskip("torch")
 pytest.importorskip("hypothesis")
 
-PROGRAM = os.path.join(os.path.dirname(__file__), "helpers", "fuzz_files.py")
+PROGRAM = os.path.join(HELPERS, "fuzz_files.py")
 
 
 def run_fuzz(examples: int, seed: int, timeout: float = 900, extra=()) -> None:

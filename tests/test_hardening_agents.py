@@ -15,8 +15,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.search.agents import LBSAgent

@@ -21,8 +21,9 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.paths import ROOT
+from tests.helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import BlueprintError, RuleBot, as_blueprint
 from lbs_pz.agents.python_blueprint import DEFAULT_TIME_LIMIT, PythonBlueprint
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState, Move, encode_move
@@ -219,8 +220,7 @@ def test_a_loaded_blueprint_keeps_its_time_limit_when_pickled():
     import pickle
 
     from lbs_pz.agents.python_blueprint import load_python_blueprint
-    example = os.path.normpath(os.path.join(os.path.dirname(__file__), os.pardir, "examples",
-                                            "my_blueprint.py"))
+    example = os.path.join(ROOT, "examples", "my_blueprint.py")
     spec = f"py:{example}:HintPlayDiscard"
     assert load_python_blueprint(spec).time_limit == DEFAULT_TIME_LIMIT
     bp = pickle.loads(pickle.dumps(load_python_blueprint(spec, time_limit=5)))

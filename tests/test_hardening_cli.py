@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from helpers.cli import cli_cases
-from helpers.waiting import HANG_SECONDS, wait_for
+from tests.helpers.cli import cli_cases
+from tests.helpers.waiting import HANG_SECONDS, wait_for
 from lbs_pz.files import MAX_LINE_BYTES
 from lbs_pz.optional import sigint_deferred
 

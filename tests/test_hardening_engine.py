@@ -12,8 +12,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 PRELUDE = """

@@ -9,7 +9,7 @@ child, which prints one line per case and the parent asserts on them.
 
 import pytest
 
-from helpers.isolated import assert_runs_cleanly
+from tests.helpers.isolated import assert_runs_cleanly
 
 # Four interfaces on the same 2-player game (seed 1: player 0 to act, 0 = Discard 0 is
 # illegal with all hint tokens, 5 = Play 0 is legal). `step(kind, env, a)` makes the move

@@ -15,7 +15,7 @@ import warnings
 
 import pytest
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import RuleBot, blueprint_identity
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.backends import read_log

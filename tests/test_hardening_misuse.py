@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from helpers.isolated import assert_runs_cleanly
+from tests.helpers.isolated import assert_runs_cleanly
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.cli import main
 from lbs_pz.engine import HanabiConfig, HanabiState

@@ -15,7 +15,8 @@ import textwrap
 
 import pytest
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.paths import ROOT
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.cli import main
 from lbs_pz.cli.models import file_problems, listing, not_installed
 from lbs_pz.eval.paper import (CURVES, MAX_CURVES_BYTES, RETRAINED_BELIEF, RETRAINED_GAMES,
@@ -27,7 +28,6 @@ from lbs_pz.models.manifest import MANIFEST_NAME, read_manifest
 CLI = [sys.executable, "-m", "lbs_pz.cli"]
 ENV = dict(os.environ, OMP_NUM_THREADS="1")
 PAPER = ["paper", "--tiny", "--backend", "inline", "--no-progress"]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _run(argv, timeout=HANG_SECONDS, env=ENV, cwd=None):

@@ -5,7 +5,7 @@ Each misuse runs in a child process (tests/helpers/isolated.py), so a crash fail
 instead of the run; independent cases share one child and report what each raised on stdout.
 """
 
-from helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
+from tests.helpers.isolated import assert_raises_cleanly, assert_runs_cleanly
 
 # A valid 2-player game (first moves: rank clue, color clue, play), shared by the children.
 _SETUP = """

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import pytest
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.optional import rllib_available
 
 if not rllib_available():

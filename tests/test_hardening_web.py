@@ -41,9 +41,9 @@ from lbs_pz.search.methods import MethodSpec  # noqa: E402
 from lbs_pz.web import games  # noqa: E402
 from lbs_pz.web.app import connection_cap, create_app, server_options  # noqa: E402
 
-from helpers.waiting import HANG_SECONDS, poll_until, wait_for  # noqa: E402
+from tests.helpers.paths import ROOT  # noqa: E402
+from tests.helpers.waiting import HANG_SECONDS, poll_until, wait_for  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STRONG = {"blueprint": "strong"}
 # Slow's move outlasts every wait of a test: an answer that comes is not its end. Held moves
 # once the file `release` appears beside bps.py: a request in progress until the test lets it go.

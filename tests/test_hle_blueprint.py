@@ -26,8 +26,8 @@ pytest.importorskip("hanabi_learning_environment.rl_env")
 from hanabi_learning_environment.agents.random_agent import RandomAgent  # noqa: E402
 from hanabi_learning_environment.agents.simple_agent import SimpleAgent  # noqa: E402
 
-from helpers.engine import sample_consistent_hand  # noqa: E402
-from helpers.scripts import load_script  # noqa: E402
+from tests.helpers.engine import sample_consistent_hand  # noqa: E402
+from tests.helpers.scripts import load_script  # noqa: E402
 from lbs_pz.agents import BLUEPRINT_KINDS, BlueprintError, load_blueprint, spec_help  # noqa: E402
 from lbs_pz.agents.hle_blueprint import (HLEAgentAdapter, HLEBlueprint,  # noqa: E402
                                          hle_move_dict, hle_move_id, hle_observation)

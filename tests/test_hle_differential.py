@@ -16,9 +16,9 @@ import random
 import numpy as np
 import pytest
 
-from helpers import hle_oracle as oracle
-from helpers.engine import deck_size_of
-from helpers.hle_oracle import pyhanabi
+from tests.helpers import hle_oracle as oracle
+from tests.helpers.engine import deck_size_of
+from tests.helpers.hle_oracle import pyhanabi
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 
 OUT_OF_LIFE = int(pyhanabi.HanabiEndOfGameType.OUT_OF_LIFE_TOKENS)    # 1

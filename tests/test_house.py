@@ -1,21 +1,19 @@
 """The repository's health limits (benchmarks/house.py prints the figures): what a clone
 holds, results/ written once, short functions, one hand-written int check."""
 
-import importlib.util
 import os
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_spec = importlib.util.spec_from_file_location("house", os.path.join(ROOT, "benchmarks",
-                                                                    "house.py"))
-house = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(house)
+from tests.helpers.paths import ROOT
+from tests.helpers.scripts import load_script
+
+house = load_script("benchmarks/house.py")
 
 
 @pytest.fixture(scope="module")
 def in_git():
-    if not os.path.isdir(os.path.join(ROOT, ".git")):
+    if not os.path.exists(os.path.join(ROOT, ".git")):     # a folder, or a worktree's file
         pytest.skip("not a git checkout (an unpacked sdist or wheel)")
 
 

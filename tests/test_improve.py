@@ -22,7 +22,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from helpers.waiting import HANG_SECONDS  # noqa: E402
+from tests.helpers.paths import ROOT  # noqa: E402
+from tests.helpers.waiting import HANG_SECONDS  # noqa: E402
 from lbs_pz.cli import build_parser, main  # noqa: E402
 from lbs_pz.cli.improve import settings_of  # noqa: E402
 from lbs_pz.files import open_locked  # noqa: E402
@@ -32,7 +33,6 @@ torch = pytest.importorskip("torch")
 
 GAME = ["--colors", "3", "--ranks", "3", "--hand-size", "3"]
 TINY = dict(players=2, colors=3, ranks=3, hand_size=3)
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,10 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.paths import ROOT
+
 DEADLINE = 1800         # seconds: a first mypy run reads torch's and RLlib's types (minutes)
 
 

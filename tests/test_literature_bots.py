@@ -16,7 +16,7 @@ import random
 import numpy as np
 import pytest
 
-from helpers.engine import positions, sample_consistent_hand, self_play
+from tests.helpers.engine import positions, sample_consistent_hand, self_play
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.agents.rule_bots import _bots as bots
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState

@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.agents.public_lstm import PublicLSTMNet
 from lbs_pz.cli import build_parser
 from lbs_pz.cli.options import dataclass_from

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tests.helpers.paths import ROOT
 from lbs_pz.cli import main
 from lbs_pz.eval.paper import (DEPTHS, HIGHEST_SCORE, HIGHEST_SEARCH, RETRAINED,
                                RETRAINED_BELIEF, RETRAINED_GAMES, ROUNDS, Cell, belief_curves,
@@ -227,8 +228,7 @@ def test_the_full_runs_log_in_the_repository_holds_only_games_of_the_plan():
     change to the plan that would strand the games played (a rerun could not find them)
     fails here."""
     from lbs_pz.eval.backends import _jsonl_key, _canonical_key, _log_folder, read_log
-    log = os.path.join(os.path.dirname(__file__), "..", "results", "paper_full",
-                       "games.jsonl.gz")
+    log = os.path.join(ROOT, "results", "paper_full", "games.jsonl.gz")
     assert os.path.isfile(log)
     deals = {}
     for cell in plan("full", os.path.join(os.path.dirname(log), RETRAINED_BELIEF)):

@@ -12,9 +12,9 @@ import sys
 import numpy as np
 import pytest
 
-from helpers.engine import positions, sample_consistent_hand
-from helpers.scripts import load_script
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.engine import positions, sample_consistent_hand
+from tests.helpers.scripts import load_script
+from tests.helpers.waiting import HANG_SECONDS
 
 torch = pytest.importorskip("torch")
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.search_games import record_search_games

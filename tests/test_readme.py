@@ -5,7 +5,9 @@ import re
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from tests.helpers import paths
+
+ROOT = pathlib.Path(paths.ROOT)
 README = ROOT / "README.md"
 TEXT = README.read_text()
 BLOCKS = re.findall(r"```python\n(.*?)```", TEXT, re.S)

@@ -20,7 +20,7 @@ if not rllib_available():
     pytest.skip("ray.rllib (or torch) is not importable: the [rllib] extra is not installed",
                 allow_module_level=True)
 
-from helpers.engine import play_random, snapshot  # noqa: E402
+from tests.helpers.engine import play_random, snapshot  # noqa: E402
 
 from lbs_pz.agents import Blueprint, BlueprintError, blueprint_identity, spec_help  # noqa: E402
 from lbs_pz.agents import load_blueprint  # noqa: E402

@@ -11,13 +11,14 @@ import warnings
 
 import pytest
 
+from tests.helpers.paths import DATA
 from lbs_pz.agents import load_blueprint
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, deal_seeds
 from lbs_pz.search.build import build_agent
 from lbs_pz.search.methods import MethodSpec
 
-GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "data", "golden_moves.json")))
+GOLDEN = json.load(open(os.path.join(DATA, "golden_moves.json")))
 
 
 def _deal(i: int) -> int:

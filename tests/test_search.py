@@ -10,7 +10,7 @@ from lbs_pz.search.beliefs import GroundedBelief
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.rollout_search import FEW_WORLDS, search_move
 
-from helpers.scripts import load_script
+from tests.helpers.scripts import load_script
 
 BOT = RuleBot("strong")
 # the paper's deviation rule (no confidence margin) with pruning by means: the rollout

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import RuleBot, blueprint_identity
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds

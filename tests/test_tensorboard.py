@@ -23,7 +23,7 @@ pytest.importorskip("tensorboard")
 from tensorboard.backend.event_processing.event_accumulator import (  # noqa: E402
     EventAccumulator)
 
-from helpers.waiting import HANG_SECONDS  # noqa: E402
+from tests.helpers.waiting import HANG_SECONDS  # noqa: E402
 from lbs_pz.cli import build_parser, main  # noqa: E402
 from lbs_pz.train.belief import BeliefTrainConfig, train_belief  # noqa: E402
 from lbs_pz.train.configs import DistillConfig  # noqa: E402

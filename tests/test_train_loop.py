@@ -16,7 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from helpers.waiting import HANG_SECONDS  # noqa: E402
+from tests.helpers.waiting import HANG_SECONDS  # noqa: E402
 from lbs_pz.cli import main  # noqa: E402
 from lbs_pz.models.checkpoint import load_checkpoint  # noqa: E402
 from lbs_pz.train.belief import BeliefTrainConfig, train_belief  # noqa: E402

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from tests.helpers.paths import ROOT
 from lbs_pz.agents import RuleBot
 from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import TRAIN, deal_seeds
@@ -13,7 +14,7 @@ from lbs_pz.search.value import CentralValue, load_value, value_features
 from lbs_pz.train.games import generate_positions
 from lbs_pz.train.value import ValueTrainConfig, train_value
 
-from helpers.scripts import load_script
+from tests.helpers.scripts import load_script
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +128,7 @@ def test_value_ranking_pairs_the_claim_and_the_rollouts_in_the_same_worlds():
         never = value_ranking.decisions(spec, "learned", 200, 3, 2, **quiet)
         once = value_ranking.decisions(spec, "learned", 1, 3, 2, **quiet)
         # a user's blueprint without a value: LBS-k rolls out to the end, nothing to rank
-        example = os.path.join(os.path.dirname(__file__), "..", "examples", "my_blueprint.py")
+        example = os.path.join(ROOT, "examples", "my_blueprint.py")
         with pytest.warns(UserWarning, match="has no value"), \
                 pytest.raises(ValueError, match="no value of its own"):
             value_ranking.decisions(f"py:{example}:HintPlayDiscard", "grounded", 1, 2, 1,

@@ -18,6 +18,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")     # starlette's notice about httpx
     from starlette.testclient import TestClient  # noqa: E402
 
+from tests.helpers.paths import ROOT  # noqa: E402
 from lbs_pz.agents import load_blueprint  # noqa: E402
 from lbs_pz.engine import HanabiConfig, HanabiState  # noqa: E402
 from lbs_pz.engine.records import from_hanablive, to_hanablive  # noqa: E402
@@ -546,8 +547,7 @@ def test_a_failed_search_plays_the_blueprint_and_says_why(client):
 
 
 def test_python_blueprints_only_when_allowed(client):
-    example = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                           "examples", "my_blueprint.py")
+    example = os.path.join(ROOT, "examples", "my_blueprint.py")
     spec = f"py:{example}:HintPlayDiscard"
     r = client.post("/api/games", json={"seats": [{"blueprint": spec}, STRONG]})
     assert r.status_code == 403 and "--allow-code" in r.json()["error"]

@@ -20,9 +20,9 @@ import time
 
 import pytest
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.paths import ROOT
+from tests.helpers.waiting import HANG_SECONDS
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WAIT_MS = HANG_SECONDS * 1000       # every wait of a page (Playwright's timeouts are in ms)
 SHOTS = os.environ.get("LBS_PZ_SCREENSHOT_DIR") or os.path.join(ROOT, "results", "screenshots")
 

@@ -11,12 +11,12 @@ import json
 
 import pytest
 
-import test_web_browser as shared
-import test_web_page_review as review
+from tests import test_web_browser as shared
+from tests import test_web_page_review as review
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.methods import MethodSpec
-from test_web_browser import _idle, _no_error
+from tests.test_web_browser import _idle, _no_error
 
 pytestmark = shared.pytestmark
 browser, server_url = shared.browser, shared.server_url     # the fixtures, shared

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-import test_web_browser as shared
-from test_web_browser import WAIT_MS, _idle, _no_error, _reload, _start_play, _start_watch
+from tests import test_web_browser as shared
+from tests.test_web_browser import WAIT_MS, _idle, _no_error, _reload, _start_play, _start_watch
 
 pytestmark = shared.pytestmark
 browser, server_url = shared.browser, shared.server_url     # the fixtures, shared

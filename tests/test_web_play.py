@@ -18,11 +18,11 @@ import warnings
 
 import pytest
 
-import test_web_browser as shared
-import test_web_page_review as review
-from test_web_browser import _expected_pips, _idle, _no_error, _reload, _shown_pips, _start_play, \
-    _start_watch
-from test_web_page_review import _at, _exported_replay, _played, _tiny_play
+from tests import test_web_browser as shared
+from tests import test_web_page_review as review
+from tests.test_web_browser import _expected_pips, _idle, _no_error, _reload, _shown_pips, \
+    _start_play, _start_watch
+from tests.test_web_page_review import _at, _exported_replay, _played, _tiny_play
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")     # starlette's notice about httpx

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.waiting import HANG_SECONDS
 
 SCRIPT = textwrap.dedent('''
     import sys, warnings

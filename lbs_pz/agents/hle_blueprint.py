@@ -53,10 +53,10 @@ order of HLE's `rl_env.HanabiEnv._extract_dict_from_backend`, built from `state.
 Every field except `vectorized` is read from `state.view(seat)` (the seat's view, which
 holds nothing it may not see). `vectorized` is the engine's own canonical encoder
 (`HanabiState.encode(seat)`), which reads the seat's observation only, exactly as HLE's
-encoder reads its `HanabiObservation` (tests/test_hle_differential.py checks the two bit for
-bit; tests/test_hle_blueprint.py checks that the whole dict, `vectorized` included, is the
-one HLE builds, and that none of it changes when the seat's own hand and the deck are
-re-dealt consistently).
+encoder reads its `HanabiObservation` (tests/test_hle_differential.py checks the two
+bit for bit; tests/test_hle_blueprint.py checks that the whole dict, `vectorized`
+included, is the one HLE builds, and that none of it changes when the seat's own hand and
+the deck are re-dealt consistently).
 
 The move the agent returns: a move dict as above (HLE's `rl_env` accepts the same, extra
 keys ignored; `color` a letter of the game's colors, `rank` an int from 0, `card_index` and

@@ -1,11 +1,13 @@
-"""What the tests share (imported as `helpers.NAME`: pytest puts tests/ on the import path,
-through `pythonpath` in pyproject.toml):
+"""What the tests share, imported as `tests.helpers.NAME` (tests/ is a package; pytest puts
+the repository's root on the import path, as it does for every package of tests):
 
+- paths: the repository's root and the tests' own folders;
 - engine: games, hands and strategies for the engine's tests;
 - hle_oracle: games played in the Hanabi Learning Environment, recorded step by step;
 - isolated: a snippet run in a child process, so that a crash fails a test, not the run;
 - cli: `lbs-pz` argument lists run in one child, optionally refusing to play any game;
 - waiting: HANG_SECONDS and `wait_for`: a test waits for the event it needs, never a time;
 - scripts: a script of benchmarks/ or docs/experiments/ imported by its path;
-- fuzz_api, fuzz_files: the fuzz programs test_fuzz.py and test_fuzz_files.py run.
+- fuzz_api, fuzz_files: the fuzz programs tests/test_fuzz.py and
+  tests/test_fuzz_files.py run.
 """

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import List, Optional, Sequence
 
-from helpers.isolated import run_child
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.isolated import run_child
+from tests.helpers.waiting import HANG_SECONDS
 
 PLAYED = "played a game"
 """The status of a case that started a game while `refuse_play` was on."""

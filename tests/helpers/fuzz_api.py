@@ -1,4 +1,5 @@
-"""Fuzz program for the public engine, rule-bot and environment API (run by tests/test_fuzz.py).
+"""Fuzz program for the public engine, rule-bot and environment API (run by
+tests/test_fuzz.py).
 
     python tests/helpers/fuzz_api.py --examples 300 --seed 0
 

@@ -9,7 +9,7 @@ import sys
 import textwrap
 from dataclasses import dataclass
 
-from helpers.waiting import HANG_SECONDS
+from tests.helpers.waiting import HANG_SECONDS
 
 # Marker the child prints on success; a test asserts it (or the exception) so that an early exit
 # with status 0 cannot pass silently.

@@ -7,7 +7,7 @@ import os
 import sys
 from types import ModuleType
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.helpers.paths import ROOT
 
 
 def load_script(path: str) -> ModuleType:

@@ -46,8 +46,9 @@ convention_feature_size = _bots.convention_feature_size
 convention_features = _bots.convention_features
 ConventionReader = _bots.ConventionReader
 STRONGEST = "strong"
-# The bots' behaviour version. Bump it whenever any bot's moves change (tests/test_bots.py
-# pins every bot's moves on fixed deals and fails until the pin and this are updated):
+# The bots' behaviour version. Bump it whenever any bot's moves change
+# (tests/test_bots.py pins every bot's moves on fixed deals and fails until the
+# pin and this are updated):
 # beliefs and values trained for a bot record its fingerprint, which includes it, so a
 # model trained for the old bot is then refused instead of silently misused.
 BOTS_VERSION = 1

@@ -1,0 +1,1 @@
+"""The test suite, a package: what its modules share is tests.helpers."""
