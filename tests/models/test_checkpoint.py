@@ -76,7 +76,7 @@ def test_bad_files_are_checkpoint_errors(tmp_path):
 
 
 def test_shipped_models_load_by_name_and_say_what_they_are_for():
-    # the list: tests/test_manifest.py
+    # the list: tests/models/test_manifest.py
     by_name = {m["name"]: m for m in shipped_models()}
     assert by_name["belief_strong_2p"]["kind"] == "belief"
     assert by_name["value_strong_2p"]["kind"] == "value"
