@@ -13,7 +13,7 @@ means +- s.e.m. Then the same comparison at the positions of --random-games game
 uniformly random play inside HLE (the agent asked at each, its move not played), which
 reach positions the agent's own games do not (hints on many cards, long games).
 
-`play_in_hle` and `replay_moves` are also what tests/test_hle_blueprint.py drives HLE with.
+`play_in_hle` and `replay_moves` are also what tests/agents/test_hle_blueprint.py drives HLE with.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ Every field except `vectorized` is read from `state.view(seat)` (the seat's view
 holds nothing it may not see). `vectorized` is the engine's own canonical encoder
 (`HanabiState.encode(seat)`), which reads the seat's observation only, exactly as HLE's
 encoder reads its `HanabiObservation` (tests/engine/test_hle_differential.py checks the two
-bit for bit; tests/test_hle_blueprint.py checks that the whole dict, `vectorized`
+bit for bit; tests/agents/test_hle_blueprint.py checks that the whole dict, `vectorized`
 included, is the one HLE builds, and that none of it changes when the seat's own hand and
 the deck are re-dealt consistently).
 

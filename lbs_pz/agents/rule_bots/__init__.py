@@ -47,7 +47,7 @@ convention_features = _bots.convention_features
 ConventionReader = _bots.ConventionReader
 STRONGEST = "strong"
 # The bots' behaviour version. Bump it whenever any bot's moves change
-# (tests/test_bots.py pins every bot's moves on fixed deals and fails until the
+# (tests/agents/test_rule_bots.py pins every bot's moves on fixed deals and fails until the
 # pin and this are updated):
 # beliefs and values trained for a bot record its fingerprint, which includes it, so a
 # model trained for the old bot is then refused instead of silently misused.

@@ -6,7 +6,7 @@ its own hand or the deck, pinned mean scores, and LBS-16 over it with the defaul
 keep every seat's view of every hand, folded once per game (not shared along a history
 prefix as the other bots' memories are), which is what these tests exercise.
 
-(tests/test_bots.py covers them too, with every bot: every variant of the engine, the
+(tests/agents/test_rule_bots.py covers them too, with every bot: every variant of the engine, the
 stepwise-versus-rollout property on random configs, and its no-peeking tests.)"""
 
 from __future__ import annotations
