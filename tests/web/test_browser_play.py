@@ -1,6 +1,6 @@
 """The local page in a real browser: playing and reviewing (headless Chromium through
 Playwright, the real app under uvicorn; the browser, the server, the pages and their
-checks for console errors are tests/test_web_browser.py's and tests/test_web_page_review.py's).
+checks for console errors are tests/web/test_browser.py's and tests/web/test_browser_review.py's).
 
 - hanab.live's slot order (new cards on the left, slots numbered from 1 there), a setting
   the browser remembers, with every move text naming slots as the hands show them;
@@ -18,11 +18,11 @@ import warnings
 
 import pytest
 
-from tests import test_web_browser as shared
-from tests import test_web_page_review as review
-from tests.test_web_browser import _expected_pips, _idle, _no_error, _reload, _shown_pips, \
+from tests.web import test_browser as shared
+from tests.web import test_browser_review as review
+from tests.web.test_browser import _expected_pips, _idle, _no_error, _reload, _shown_pips, \
     _start_play, _start_watch
-from tests.test_web_page_review import _at, _exported_replay, _played, _tiny_play
+from tests.web.test_browser_review import _at, _exported_replay, _played, _tiny_play
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")     # starlette's notice about httpx

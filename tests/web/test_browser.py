@@ -6,7 +6,7 @@ thread), opens the page, plays a whole game in play mode by clicking the legal-m
 (partner: the strong bot), opens the search panel of one LBS decision in a watch game, and
 saves screenshots of the watch and play views into results/screenshots/ (ignored by git).
 The README's pictures are regenerated with
-`LBS_PZ_SCREENSHOT_DIR=docs/screenshots python -m pytest tests/test_web_browser.py`.
+`LBS_PZ_SCREENSHOT_DIR=docs/screenshots python -m pytest tests/web/test_browser.py`.
 
 Skipped, with the reason, only when Chromium or Playwright is missing (`.ci/run` installs
 both)."""

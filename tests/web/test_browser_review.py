@@ -1,6 +1,6 @@
 """The local page in a real browser, bug by bug: each test reproduces one reported fault of
 the page (headless Chromium through Playwright, the real app under uvicorn; the browser,
-the server and the helpers are tests/test_web_browser.py's) and checks its fix.
+the server and the helpers are tests/web/test_browser.py's) and checks its fix.
 
 Every page opened here also checks that it logs no console error, gets no response of
 400 or more (the favicon included) and raises no JavaScript error, on every load. Games are
@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from tests import test_web_browser as shared
-from tests.test_web_browser import WAIT_MS, _idle, _no_error, _reload, _start_play, _start_watch
+from tests.web import test_browser as shared
+from tests.web.test_browser import WAIT_MS, _idle, _no_error, _reload, _start_play, _start_watch
 
 pytestmark = shared.pytestmark
 browser, server_url = shared.browser, shared.server_url     # the fixtures, shared

@@ -1,6 +1,6 @@
 """The search's decision explained in its own terms, and a review one can navigate, in a
-real browser (the browser, the server and the helpers are tests/test_web_browser.py's and
-tests/test_web_page_review.py's; every page checks it logs no console error, gets no
+real browser (the browser, the server and the helpers are tests/web/test_browser.py's and
+tests/web/test_browser_review.py's; every page checks it logs no console error, gets no
 response of 400 or more and raises no JavaScript error).
 
 The panel's threshold, margin, bar and reason are checked against the search's own record
@@ -11,12 +11,12 @@ import json
 
 import pytest
 
-from tests import test_web_browser as shared
-from tests import test_web_page_review as review
+from tests.web import test_browser as shared
+from tests.web import test_browser_review as review
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.search.config import SearchConfig
 from lbs_pz.search.methods import MethodSpec
-from tests.test_web_browser import _idle, _no_error
+from tests.web.test_browser import _idle, _no_error
 
 pytestmark = shared.pytestmark
 browser, server_url = shared.browser, shared.server_url     # the fixtures, shared
