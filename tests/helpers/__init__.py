@@ -8,6 +8,6 @@ the repository's root on the import path, as it does for every package of tests)
 - cli: `lbs-pz` argument lists run in one child, optionally refusing to play any game;
 - waiting: HANG_SECONDS and `wait_for`: a test waits for the event it needs, never a time;
 - scripts: a script of benchmarks/ or docs/experiments/ imported by its path;
-- fuzz_api, fuzz_files: the fuzz programs tests/test_fuzz.py and
-  tests/test_fuzz_files.py run.
+- fuzz_api, fuzz_files: the fuzz programs tests/core/test_fuzz_api.py and
+  tests/core/test_fuzz_files.py run.
 """

@@ -1,5 +1,5 @@
 """Fuzz program for the public engine, rule-bot and environment API (run by
-tests/test_fuzz.py).
+tests/core/test_fuzz_api.py).
 
     python tests/helpers/fuzz_api.py --examples 300 --seed 0
 

@@ -1,4 +1,4 @@
-"""Fuzz program for what lbs_pz reads from files (run by tests/test_fuzz_files.py).
+"""Fuzz program for what lbs_pz reads from files (run by tests/core/test_fuzz_files.py).
 
     python tests/helpers/fuzz_files.py --examples 200 --seed 0
 
