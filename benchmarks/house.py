@@ -4,7 +4,7 @@ whether ruff and mypy pass.
 
     python benchmarks/house.py            # the table (the "house" section of sections.toml)
 
-Each figure has its limit beside it; tests/test_house.py asserts the limits.
+Each figure has its limit beside it; tests/repo/test_house.py asserts the limits.
 """
 
 from __future__ import annotations

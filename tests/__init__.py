@@ -1,1 +1,3 @@
-"""The test suite, a package: what its modules share is tests.helpers."""
+"""The test suite, one package per layer of lbs_pz (engine -> models -> agents -> search ->
+envs, wrappers -> eval, train -> web -> cli), plus core/ (what every layer shares), repo/
+(the repository itself) and helpers/ (what the tests share)."""

@@ -1,5 +1,5 @@
 """Build the documentation site as CI does (`mkdocs build --strict`) and print its figures:
-pages, API objects documented, warnings. tests/test_docs_site.py runs `build` too.
+pages, API objects documented, warnings. tests/repo/test_docs_site.py runs `build` too.
 
     python docs/site/build_site.py [--out DIR]      (default: a temporary folder)
 """

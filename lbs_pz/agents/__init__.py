@@ -47,7 +47,7 @@ __all__ = [
 
 
 def __getattr__(name):
-    # Deliberately lazy (allow-listed in tests/test_layers.py): these modules import torch
+    # Deliberately lazy (allow-listed in tests/repo/test_layers.py): these modules import torch
     # (and SB3, or RLlib) at their top, and `import lbs_pz.agents` must work without them.
     if name in ("PublicLSTMBlueprint", "PublicLSTMNet", "ARCHITECTURES"):
         from lbs_pz.agents import public_lstm

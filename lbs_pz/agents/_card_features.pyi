@@ -1,7 +1,7 @@
 """Types of the compiled `lbs_pz.agents._card_features` (_card_features.pyx):
 `CardFeatures.forward` of the public-LSTM for a batch of canonical vectors, in C.
 
-tests/test_stubs.py checks that this stub names every public attribute of the compiled
+tests/repo/test_stubs.py checks that this stub names every public attribute of the compiled
 module and nothing else.
 """
 

@@ -80,7 +80,7 @@ def register_blueprint_kind(kind: BlueprintKind) -> BlueprintKind:
     return kind
 
 
-# Deliberately lazy (allow-listed in tests/test_layers.py): these modules import torch (and
+# Deliberately lazy (allow-listed in tests/repo/test_layers.py): these modules import torch (and
 # SB3, or Ray's RLlib) at their top; a rule-bot or py: spec needs none.
 def _load_sb3(path: str):
     from lbs_pz.agents.sb3_policy import SB3Blueprint

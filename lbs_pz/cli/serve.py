@@ -49,7 +49,7 @@ SHUTDOWN_SECONDS = 0.5      # on Ctrl-C / SIGTERM, requests in progress get this
 def run(args) -> int:
     uvicorn = require("uvicorn", "lbs-pz serve")      # MissingDependency naming [web]
     require_web("lbs-pz serve")
-    # Deliberately lazy (allow-listed in tests/test_layers.py): the app imports starlette
+    # Deliberately lazy (allow-listed in tests/repo/test_layers.py): the app imports starlette
     # at its top, and `lbs-pz --help` works without the [web] extra.
     from lbs_pz.web.app import create_app, server_options
 

@@ -1,7 +1,7 @@
 """Types of the compiled `lbs_pz.engine._core` (_core.pyx): the rules at C level. Its C
 functions are for Cython modules (`cimport`); Python sees one function.
 
-tests/test_stubs.py checks that this stub names every public attribute of the compiled
+tests/repo/test_stubs.py checks that this stub names every public attribute of the compiled
 module and nothing else.
 """
 

@@ -1,7 +1,7 @@
 """Types of the compiled `lbs_pz.engine.batch` (batch.pyx): `HanabiBatch`, N games in one
 C array.
 
-Written from batch.pyx's signatures and docstrings; tests/test_stubs.py checks that it
+Written from batch.pyx's signatures and docstrings; tests/repo/test_stubs.py checks that it
 names every public attribute of the compiled module and nothing else.
 """
 

@@ -1,6 +1,6 @@
 """Types of the compiled `lbs_pz.engine.state` (state.pyx): `HanabiState`, one game.
 
-Written from state.pyx's signatures and docstrings; tests/test_stubs.py checks that it
+Written from state.pyx's signatures and docstrings; tests/repo/test_stubs.py checks that it
 names every public attribute of the compiled module and nothing else.
 """
 

@@ -1,7 +1,7 @@
 """Types of the compiled `lbs_pz.agents.rule_bots._bots` (_bots.pyx and its .pxi parts):
 the C rule bots, their memory and the conventions' features.
 
-Written from the .pyx / .pxi signatures and docstrings; tests/test_stubs.py checks that it
+Written from the .pyx / .pxi signatures and docstrings; tests/repo/test_stubs.py checks that it
 names every public attribute of the compiled module and nothing else.
 """
 

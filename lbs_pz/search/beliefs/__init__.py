@@ -29,7 +29,7 @@ from lbs_pz.search.beliefs.grounded import GroundedBelief
 
 def __getattr__(name):
     if name in ("LearnedBelief", "default_checkpoint"):
-        # Deliberately lazy (allow-listed in tests/test_layers.py): the learned belief
+        # Deliberately lazy (allow-listed in tests/repo/test_layers.py): the learned belief
         # imports torch at its top, and the other beliefs must work without it.
         from lbs_pz.search.beliefs import learned
         return getattr(learned, name)
@@ -46,7 +46,7 @@ class BeliefKind:
 
 
 def _learned(blueprint, checkpoint, **kwargs) -> Belief:
-    # Deliberately lazy (allow-listed in tests/test_layers.py): torch only for this kind.
+    # Deliberately lazy (allow-listed in tests/repo/test_layers.py): torch only for this kind.
     from lbs_pz.search.beliefs.learned import LearnedBelief
     return LearnedBelief(checkpoint, blueprint=blueprint, **kwargs)
 

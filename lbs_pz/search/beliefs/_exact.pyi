@@ -3,7 +3,7 @@ hand enumeration in C. Every array argument is C-contiguous: plaus uint32 (n,) (
 plausible card types of each slot, a bitmask), unseen int32 (T,) (copies of each card
 type the player cannot see), hands int8 (N, n).
 
-tests/test_stubs.py checks that this stub names every public attribute of the compiled
+tests/repo/test_stubs.py checks that this stub names every public attribute of the compiled
 module and nothing else.
 """
 
