@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -241,8 +240,7 @@ def test_a_ctrl_c_inside_the_pools_bookkeeping_is_held_to_its_end():
     try:
         with pytest.raises(KeyboardInterrupt):
             with sigint_deferred():
-                os.kill(os.getpid(), signal.SIGINT)
-                time.sleep(0.05)            # the signal arrives, and waits
+                signal.raise_signal(signal.SIGINT)  # handled before it returns: it waits
                 reached.append("end of the block")
     finally:
         signal.signal(signal.SIGINT, outer)
@@ -250,8 +248,7 @@ def test_a_ctrl_c_inside_the_pools_bookkeeping_is_held_to_its_end():
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         with sigint_deferred():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)
+            signal.raise_signal(signal.SIGINT)
     finally:
         signal.signal(signal.SIGINT, previous)
 
