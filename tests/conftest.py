@@ -1,8 +1,10 @@
 """Shared pytest setup.
 
-What the tests share lives in the package tests/helpers/ (`from tests.helpers.engine import ...`),
-importable however pytest is launched through `pythonpath` in pyproject.toml; lbs_pz itself
-is the installed (editable) package.
+The tests are the package `tests`, one subpackage per layer of lbs_pz (tests/engine/,
+tests/models/, ... tests/cli/) plus tests/core/ and tests/repo/; what they share is the
+package tests/helpers/ (`from tests.helpers.engine import ...`). pytest imports each test
+module by its package name, with the repository's root on the import path, so no test edits
+sys.path; lbs_pz itself is the installed (editable) package.
 
 The rule of every test: a test waits for the event it needs (a log line, a file, a status
 code) and asserts outcomes, never a duration, so that it passes on a machine whose cores are
