@@ -370,7 +370,7 @@ def test_distill_with_conventions_learns_the_strong_bot_fast(tmp_path):
     1,200 updates, and levelling off)."""
     out = str(tmp_path / "d.pt")
     dc = DistillConfig(teacher="strong", out=out, players=2, colors=3, ranks=3, hand_size=3,
-                       minutes=2.0, updates=1500, hidden=64, eval_every=0, eval_games=100,
+                       minutes=0, updates=1500, hidden=64, eval_every=0, eval_games=100,
                        num_actors=64, act_steps=4, buffer_games=1024, arch="conventions")
     distill(dc, log=lambda s: None, progress_bar=False)
     ckpt = load_checkpoint(out, "public_lstm")
