@@ -202,6 +202,9 @@ class ValueTrainConfig:
     batch_size: int = 1024        # positions per optimisation step
     lr: float = 1e-3              # Adam learning rate
     hidden: int = 256             # width of the two hidden layers
+    # fraction of games with one random move, whose later positions are trained on (the
+    # positions a search asks about after a move the blueprint would not make)
+    off_policy: float = 0.0
     val_games: int = 200          # held-out games for the validation MSE
     seed: int = 0                 # run seed of the TRAIN deal stream
     threads: int = 1              # torch threads

@@ -150,14 +150,39 @@ def join_games(a: dict, b: dict) -> dict:
             "scores": np.concatenate([a["scores"], b["scores"]])}
 
 
+STREAM_CODES = {TRAIN: 1, EVAL: 2}       # a game's exploration RNG: [seed, game, stream code]
+OFF_POLICY_CODE = 7                       # ... and its off-policy move's: [..., OFF_POLICY_CODE]
+
+
 def generate_positions(config, blueprint, num_games: int, seed: int, first_game: int = 0,
-                       with_moves: bool = False) -> Tuple[np.ndarray, ...]:
+                       with_moves: bool = False, off_policy: float = 0.0,
+                       ) -> Tuple[np.ndarray, ...]:
     """Every position of games first_game .. first_game + num_games - 1 of the TRAIN deal
     stream of run `seed`, played by `blueprint` (any Blueprint: `act_batch` on a
     HanabiBatch): (features (N, F) float32 `value_features`, final scores (N,) float32),
     ordered by move number, then game. with_moves: also each position's move number
-    (N,) int64, which `join_positions` orders by."""
+    (N,) int64, which `join_positions` orders by.
+
+    off_policy: the fraction of games that make one uniformly random legal move instead of
+    the blueprint's, at a move number drawn uniformly from [0, 2 * deck size); only the
+    positions after it are kept (their final score is the blueprint's continuation from
+    them). These are the positions a search's value is asked about after a candidate
+    move the blueprint would not make. Game i's draws come from its own RNG, so any cut of
+    the games into chunks gives the same positions."""
+    if not 0.0 <= off_policy <= 1.0:
+        raise ValueError(f"off_policy must be in [0, 1], got {off_policy}")
     batch = HanabiBatch(config, num_games, seeds=deal_seeds(TRAIN, seed, first_game, num_games))
+    deviate_at = np.full(num_games, -1, dtype=np.int64)      # -1: the blueprint's game
+    picks = np.zeros(num_games)                              # which legal move, in [0, 1)
+    if off_policy > 0:
+        horizon = 2 * config.deck_size
+        for i in range(num_games):
+            rng = np.random.default_rng([int(seed), first_game + i, STREAM_CODES[TRAIN],
+                                         OFF_POLICY_CODE])
+            if rng.random() < off_policy:
+                deviate_at[i] = rng.integers(horizon)
+                picks[i] = rng.random()
+    deviated = np.zeros(num_games, dtype=bool)
     feats, owners, moves_made = [], [], []
     t = 0
     while True:
@@ -168,12 +193,19 @@ def generate_positions(config, blueprint, num_games: int, seed: int, first_game:
         owners.append(open_games)
         moves_made.append(np.full(len(open_games), t, dtype=np.int64))
         moves = np.asarray(blueprint.act_batch(batch), dtype=np.int64)
+        for i in open_games[deviate_at[open_games] == t]:
+            legal = np.flatnonzero(batch.legal_masks()[i])
+            moves[i] = legal[int(picks[i] * len(legal))]
+            deviated[i] = True
         moves[batch.terminals()] = -1
         batch.step(moves)
         t += 1
     scores = batch.scores().astype(np.float32)
-    out = (np.concatenate(feats), scores[np.concatenate(owners)])
-    return out + (np.concatenate(moves_made),) if with_moves else out
+    owner, made = np.concatenate(owners), np.concatenate(moves_made)
+    # a game that deviated: its positions after the random move; else all of them
+    kept = ~deviated[owner] | (made > deviate_at[owner])
+    out = (np.concatenate(feats)[kept], scores[owner[kept]])
+    return out + (made[kept],) if with_moves else out
 
 
 def join_positions(chunks: Sequence[Tuple[np.ndarray, ...]],
@@ -188,7 +220,6 @@ def join_positions(chunks: Sequence[Tuple[np.ndarray, ...]],
 
 # --- a teacher's games, for distillation -----------------------------------------------------
 
-STREAM_CODES = {TRAIN: 1, EVAL: 2}       # a game's exploration RNG: [seed, game, stream code]
 
 
 class _MoveRecord:
@@ -424,6 +455,7 @@ def replayed_teacher_games(records: Sequence[dict], config, conventions: bool = 
 
 KINDS = ("belief", "value", "teacher")   # generate_games, generate_positions, teacher_games
 TEACHER_OPTIONS = ("explore", "conventions", "world_belief", "world_fraction")
+VALUE_OPTIONS = ("off_policy",)
 SOURCE_BACKENDS = ("inline", "ray")
 RERUN = ("the run's last checkpoint, if it wrote one (--out, every --save-minutes of "
          "training), is kept: run the same command with --resume OUT to go on")
@@ -460,7 +492,7 @@ def _play(kind: str, blueprint, config: HanabiConfig, seed: int, first_game: int
         return generate_games(config, blueprint, n, seed=seed, first_game=first_game)
     if kind == "value":
         return generate_positions(config, blueprint, n, seed=seed, first_game=first_game,
-                                  with_moves=True)
+                                  with_moves=True, off_policy=options.get("off_policy", 0.0))
     return teacher_games(config, blueprint, n, seed, first_game, TRAIN,
                          options.get("explore", 0.0), options.get("conventions", False),
                          world_belief, options.get("world_fraction", 0.0))
@@ -486,7 +518,7 @@ class GameSource:
     returns what `generate_games` / `generate_positions` / `teacher_games` would for those
     games (value positions come without their move numbers; a teacher's games take
     `options`: explore, conventions, world_belief (a belief spec, loaded for the
-    blueprint) and world_fraction). backend "inline" plays them in this process; "ray" on
+    blueprint) and world_fraction; value positions take off_policy). backend "inline" plays them in this process; "ray" on
     Ray workers (`workers` chunks per step, at most `ahead` steps played in advance),
     in a `with source:` block that holds the Ray session."""
 
@@ -506,7 +538,8 @@ class GameSource:
         self.backend, self.workers, self.address, self.ahead = backend, workers, address, ahead
         self.blueprint = blueprint          # inline: the trainer's own, else loaded here
         self.options = dict(options or {})
-        unknown = set(self.options) - set(TEACHER_OPTIONS if kind == "teacher" else ())
+        unknown = set(self.options) - set({"teacher": TEACHER_OPTIONS,
+                                           "value": VALUE_OPTIONS}.get(kind, ()))
         if unknown:
             raise ValueError(f"options {sorted(unknown)} are not options of {kind!r} games")
         self._world_belief = None

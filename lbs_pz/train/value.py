@@ -60,7 +60,8 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
     config = game_config(tc)
     blueprint, identity = load_training_blueprint(tc.blueprint)
     positions = generate_positions(config, blueprint, tc.val_games, seed=tc.seed,
-                                   first_game=MAX_GAMES - tc.val_games)
+                                   first_game=MAX_GAMES - tc.val_games,
+                                   off_policy=tc.off_policy)
     val_x, val_y = torch.from_numpy(positions[0]), torch.from_numpy(positions[1])
     net_cfg = ValueNetConfig(inputs=val_x.shape[1], hidden=tc.hidden)
     ckpt = read_resume(tc.resume, KIND, "train-value") if tc.resume else None
@@ -78,7 +79,8 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
             cast(torch.nn.Linear, net[-1]).bias.fill_(float(val_y.mean()))   # the output
     opt = torch.optim.Adam(net.parameters(), lr=tc.lr)
     source = GameSource("value", tc.blueprint, config, tc.seed, backend=tc.backend,
-                        workers=tc.workers, address=tc.address, blueprint=blueprint)
+                        workers=tc.workers, address=tc.address, blueprint=blueprint,
+                        options={"off_policy": tc.off_policy})
     baseline = float(((val_y - val_y.mean()) ** 2).mean())  # predicting the mean score
     progress: Dict[str, Any] = {"updates": 0, "games": 0, "seconds": 0.0}
 

@@ -11,7 +11,7 @@ from lbs_pz.models.checkpoint import CheckpointError, CheckpointMismatchError
 from lbs_pz.search.agents import LBSAgent
 from lbs_pz.search.beliefs import GroundedBelief
 from lbs_pz.search.value import CentralValue, load_value, value_features
-from lbs_pz.train.games import generate_positions
+from lbs_pz.train.games import generate_positions, join_positions
 from lbs_pz.train.value import ValueTrainConfig, train_value
 
 from tests.helpers.scripts import load_script
@@ -44,6 +44,24 @@ def test_positions_carry_each_games_final_score():
     # the first position of each game is its deal, seen by its first player
     first = HanabiBatch(HanabiConfig(), 4, seeds=deal_seeds(TRAIN, 9, 3, 4))
     assert (value_features(first)[:, :658] == x[:4, :658]).all()
+
+
+def test_off_policy_positions_follow_one_random_move_and_do_not_depend_on_chunks():
+    config, bot = HanabiConfig(), RuleBot("strong")
+    on = generate_positions(config, bot, 16, seed=9, with_moves=True)
+    same = generate_positions(config, bot, 16, seed=9, with_moves=True, off_policy=0.0)
+    assert all(np.array_equal(a, b) for a, b in zip(on, same))
+    off = generate_positions(config, bot, 16, seed=9, with_moves=True, off_policy=1.0)
+    # the positions before each game's random move are dropped
+    assert 0 < len(off[0]) < len(on[0])
+    # and the random moves change how games end: some final scores are not the bot's
+    assert set(np.unique(off[1]).tolist()) != set(np.unique(on[1]).tolist())
+    # game i's draws are its own: two chunks give the positions of the 16 games at once
+    chunks = [generate_positions(config, bot, n, seed=9, first_game=f, with_moves=True,
+                                 off_policy=1.0) for f, n in ((0, 5), (5, 11))]
+    assert all(np.array_equal(a, b) for a, b in zip(join_positions(chunks), off))
+    with pytest.raises(ValueError, match="off_policy"):
+        generate_positions(config, bot, 2, seed=9, off_policy=1.5)
 
 
 def test_training_beats_its_first_validation_and_round_trips(trained):

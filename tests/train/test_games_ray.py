@@ -54,6 +54,11 @@ def test_ray_workers_give_the_learner_the_in_process_arrays(local_ray):
         x, y = source.games(5, 8)
         wx, wy = generate_positions(config, bot, 8, seed=3, first_game=5)
         assert np.array_equal(x, wx) and np.array_equal(y, wy)
+    with GameSource("value", "medium", config, seed=3, backend="ray", workers=3,
+                    options=dict(off_policy=1.0)) as source:
+        ox, oy = source.games(5, 8)
+        wx, wy = generate_positions(config, bot, 8, seed=3, first_game=5, off_policy=1.0)
+        assert np.array_equal(ox, wx) and np.array_equal(oy, wy) and len(ox) < len(x)
     options = dict(explore=1.0, conventions=True)
     with GameSource("teacher", "medium", config, seed=3, backend="ray", workers=2,
                     options=options) as source:
