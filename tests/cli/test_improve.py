@@ -16,14 +16,13 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 pytest.importorskip("torch")
 
 from tests.helpers.paths import ROOT  # noqa: E402
-from tests.helpers.waiting import HANG_SECONDS  # noqa: E402
+from tests.helpers.waiting import wait_for  # noqa: E402
 from lbs_pz.cli import build_parser, main  # noqa: E402
 from lbs_pz.cli.improve import settings_of  # noqa: E402
 from lbs_pz.files import open_locked  # noqa: E402
@@ -109,16 +108,6 @@ def start(args, stderr=subprocess.DEVNULL):
                             stdout=subprocess.PIPE, stderr=stderr)
 
 
-def wait_for(test, proc, timeout=HANG_SECONDS):
-    """Polls `test()` until it holds (True) or the process ends / time runs out (False)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end and proc.poll() is None:
-        if test():
-            return True
-        time.sleep(0.01)
-    return False
-
-
 def test_two_rounds_then_a_run_killed_in_its_teacher_games_resumes_the_same(
         student, tmp_path, capsys):
     a = tmp_path / "a"
@@ -162,7 +151,7 @@ def test_two_rounds_then_a_run_killed_in_its_teacher_games_resumes_the_same(
         return log.exists() and 2 <= log.read_bytes().count(b"\n") < 8
     proc = start(command(student, b))
     try:
-        assert wait_for(some_games, proc), "the run ended before round 1's games were half done"
+        wait_for(some_games, "round 1's games half done", proc=proc, every=0.01)
         proc.kill()
     finally:
         proc.communicate()

@@ -18,19 +18,23 @@ T = TypeVar("T")
 
 
 def wait_for(condition: Callable[[], T], what: str, proc=None, timeout: float = HANG_SECONDS,
-             every: float = 0.02) -> T:
+             every: float = 0.02, output: Optional[Callable[[], str]] = None) -> T:
     """Poll `condition()` every `every` s until it is true; return its value. An
-    AssertionError naming `what` if `proc` (a Popen, if given) ends first, or after
-    `timeout` seconds (a hang)."""
+    AssertionError naming `what` if `proc` (a Popen, if given) ends first, with
+    `output()` (the child's output, if given), or after `timeout` seconds (a hang; `proc`
+    is killed)."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if proc is not None and proc.poll() is not None:
+            told = f"\n{output()}" if output is not None else ""
             raise AssertionError(f"{what}: the process ended first (exit status "
-                                 f"{proc.returncode})")
+                                 f"{proc.returncode}){told}")
         if time.monotonic() > deadline:
+            if proc is not None:
+                proc.kill()
             raise AssertionError(f"{what}: not within {timeout:g} s (a hang)")
         time.sleep(every)
 

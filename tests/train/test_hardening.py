@@ -18,7 +18,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tests.helpers.waiting import HANG_SECONDS  # noqa: E402
+from tests.helpers.waiting import HANG_SECONDS, wait_for  # noqa: E402
 from lbs_pz.cli import main  # noqa: E402
 from lbs_pz.models.checkpoint import load_checkpoint  # noqa: E402
 from lbs_pz.optional import (RAY_TIMEOUT_VARIABLE, ray_available, ray_session,  # noqa: E402
@@ -78,15 +78,9 @@ def _run(argv, cwd, **kwargs):
 
 
 def _wait_for(condition, proc, what):
-    """Wait until `condition()` holds while `proc` runs; fail if it ends first or hangs."""
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        if proc.poll() is not None:
-            pytest.fail(f"{what}: the run ended first ({_finish(proc)})")
-        if time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"{what}: not within {WAIT} s")
-        time.sleep(0.05)
+    """Wait until `condition()` holds while `proc` (from `_start`) runs; fail with its
+    output if it ends first, or if it hangs."""
+    wait_for(condition, what, proc=proc, every=0.05, output=lambda: _finish(proc)[1][-3000:])
 
 
 def _nonempty(path):
