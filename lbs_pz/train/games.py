@@ -518,9 +518,9 @@ class GameSource:
     returns what `generate_games` / `generate_positions` / `teacher_games` would for those
     games (value positions come without their move numbers; a teacher's games take
     `options`: explore, conventions, world_belief (a belief spec, loaded for the
-    blueprint) and world_fraction; value positions take off_policy). backend "inline" plays them in this process; "ray" on
-    Ray workers (`workers` chunks per step, at most `ahead` steps played in advance),
-    in a `with source:` block that holds the Ray session."""
+    blueprint) and world_fraction; value positions take off_policy). backend "inline"
+    plays them in this process; "ray" on Ray workers (`workers` chunks per step, at most
+    `ahead` steps played in advance), in a `with source:` block that holds the Ray session."""
 
     def __init__(self, kind: str, spec: str, config: HanabiConfig, seed: int,
                  backend: str = "inline", workers: int = 0, address: str = "",

@@ -76,7 +76,7 @@ def test_features_agree_with_the_strong_bots_moves(game):
     config = HanabiConfig(**game)
     split = layout(config)
     bot = RuleBot("strong")
-    H, P = config.hand_size, config.players
+    H = config.hand_size
     plays = hints = 0
     for state in positions(config, 6, seed=4, every=1):
         if state.is_terminal:

@@ -15,16 +15,17 @@ import pytest
 from tests.helpers.engine import positions, sample_consistent_hand
 from tests.helpers.scripts import load_script
 from tests.helpers.waiting import HANG_SECONDS
+from lbs_pz.agents import Blueprint, RuleBot
+from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
+from lbs_pz.engine.features import private_features, public_features
+from lbs_pz.models.checkpoint import CheckpointError, save_checkpoint
 
 torch = pytest.importorskip("torch")
 
-from lbs_pz.agents import Blueprint, RuleBot
-from lbs_pz.agents.public_lstm import (PublicLSTMBlueprint, PublicLSTMNet, epsilon_greedy,
-                                       masked_greedy)
-from lbs_pz.engine import HanabiBatch, HanabiConfig, HanabiState
-from lbs_pz.engine.features import private_features, public_features
-from lbs_pz.train import blueprint as tb
-from lbs_pz.models.checkpoint import CheckpointError, save_checkpoint
+# These two import torch.
+from lbs_pz.agents.public_lstm import (PublicLSTMBlueprint, PublicLSTMNet,  # noqa: E402
+                                       epsilon_greedy, masked_greedy)
+from lbs_pz.train import blueprint as tb  # noqa: E402
 
 torch.set_num_threads(1)
 CONFIG = HanabiConfig()
@@ -225,8 +226,8 @@ def test_batched_rollout_matches_acting_one_world_at_a_time():
         made = rolled_bp.rollout(batched, depth)
         assert made.dtype == np.int32 and made.shape == (len(worlds),)
         # the states the rollout cached give the same values as replaying every history
-        assert np.allclose(rolled_bp.value(batched), PublicLSTMBlueprint(net, CONFIG).value(batched),
-                           atol=1e-4)
+        assert np.allclose(rolled_bp.value(batched),
+                           PublicLSTMBlueprint(net, CONFIG).value(batched), atol=1e-4)
         single_bp = PublicLSTMBlueprint(net, CONFIG)
         for i, (w, n) in enumerate(zip(worlds, made)):
             steps = 0
@@ -323,7 +324,8 @@ def test_train_checkpoint_resume_and_load(tmp_path):
     net.load_state_dict(ckpt["weights"])
     states = HanabiBatch.from_states(positions(CONFIG, 1, seed=2, every=10))
     assert np.allclose(full.q_values(states), PublicLSTMBlueprint(net, CONFIG).q_values(states))
-    assert np.allclose(PublicLSTMBlueprint.load(slim).q_values(states), full.q_values(states), atol=0.05)
+    assert np.allclose(PublicLSTMBlueprint.load(slim).q_values(states), full.q_values(states),
+                       atol=0.05)
     # the agents layer loads the same file itself, and through a blueprint spec
     direct = PublicLSTMBlueprint.load(out)
     assert np.allclose(direct.q_values(states), full.q_values(states), atol=1e-6)
@@ -334,11 +336,12 @@ def test_train_checkpoint_resume_and_load(tmp_path):
     assert blueprint_identity(by_spec) == {"spec": direct.spec, "fingerprint": direct.fingerprint}
     assert blueprint_identity(by_spec) != blueprint_identity(load_blueprint(f"lstm:{slim}"))
     assert os.path.getsize(slim) < os.path.getsize(out)
-    resumed = tb.train_blueprint(tb.BlueprintTrainConfig(updates=8, resume=out, **small), log=logs.append,
-                       progress_bar=False)
+    resumed = tb.train_blueprint(tb.BlueprintTrainConfig(updates=8, resume=out, **small),
+                                 log=logs.append, progress_bar=False)
     assert resumed["updates"] == 8 and any("resumed" in line for line in logs)
     with pytest.raises(ValueError, match="slim"):
-        tb.train_blueprint(tb.BlueprintTrainConfig(updates=9, resume=slim, **small), progress_bar=False)
+        tb.train_blueprint(tb.BlueprintTrainConfig(updates=9, resume=slim, **small),
+                           progress_bar=False)
 
 
 def test_bad_or_foreign_checkpoints(tmp_path):
@@ -369,7 +372,8 @@ def test_bad_or_foreign_checkpoints(tmp_path):
 
 def test_bad_arguments_are_value_errors():
     for bad in (dict(batch_size=0), dict(gamma=0.0), dict(demo_bot="nobody"),
-                dict(demo_fraction=1.5), dict(device="tpu"), dict(life_penalty=-1), dict(minutes=0, updates=0)):
+                dict(demo_fraction=1.5), dict(device="tpu"), dict(life_penalty=-1),
+                dict(minutes=0, updates=0)):
         with pytest.raises(ValueError):
             tb.BlueprintTrainConfig(**bad).check()
     from lbs_pz.cli import main

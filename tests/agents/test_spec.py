@@ -329,8 +329,10 @@ def test_own_rollout_is_checked():
             batch.step(np.argmax(batch.legal_masks(), 1))
             return np.ones(len(batch), dtype=np.int32)
 
-    cases = [(ReturnsNone, 5, "returned None"), (Lies, 5, "says world 0 made 2 moves, but it made 1"),
-             (Stuck, 5, "says world 0 made|did not advance"), (WrongShape, 5, r"returned int32 \(3,\)"),
+    cases = [(ReturnsNone, 5, "returned None"),
+             (Lies, 5, "says world 0 made 2 moves, but it made 1"),
+             (Stuck, 5, "says world 0 made|did not advance"),
+             (WrongShape, 5, r"returned int32 \(3,\)"),
              (Short, 5, "stopped world 0 after 1 moves, before 5 moves"),
              (Short, -1, "before the end of the game")]
     for cls, depth, message in cases:
@@ -421,7 +423,7 @@ def test_generic_counterfactual_mask_matches_acting_in_each_world():
     assert np.array_equal(fast, generic) and generic.any()
 
 
-# --- the README example ------------------------------------------------------------------------------
+# --- the README example -----------------------------------------------------------------------
 
 def test_example_blueprint_loads_by_spec_and_plays_well():
     bp = load_blueprint(f"py:{EXAMPLE}:HintPlayDiscard")

@@ -59,7 +59,8 @@ def hle_game(config):
 def test_standard_two_player_sizes():
     # Known HLE numbers for the standard 2-player game.
     config = HanabiConfig(players=2)
-    assert (config.hand_size, config.num_moves, config.deck_size, config.encoding_size) == (5, 20, 50, 658)
+    assert ((config.hand_size, config.num_moves, config.deck_size, config.encoding_size)
+            == (5, 20, 50, 658))
     assert HanabiConfig(players=4).hand_size == 4 and HanabiConfig(players=3).hand_size == 5
 
 
@@ -178,7 +179,8 @@ def test_player_view_hides_own_cards_only(config, seed):
         for q in range(config.players):
             for know, (colors, ranks, hc, hr) in zip(view.knowledge[q], state.card_knowledge(q)):
                 if config.observation_type == "minimal":
-                    assert (know.colors, know.ranks) == (tuple(range(config.colors)), tuple(range(config.ranks)))
+                    assert (know.colors, know.ranks) == (tuple(range(config.colors)),
+                                                         tuple(range(config.ranks)))
                 else:
                     assert (know.colors, know.ranks) == (colors, ranks)
                     assert know.hinted_color == (None if hc < 0 else hc)
@@ -231,7 +233,7 @@ def test_view_does_not_depend_on_hidden_cards():
 # --- rendering -----------------------------------------------------------------------------
 
 def _hand_line(text, player):
-    line = next(l for l in text.splitlines() if l.lstrip("* ").startswith(f"P{player}"))
+    line = next(row for row in text.splitlines() if row.lstrip("* ").startswith(f"P{player}"))
     return line.split("knows:")[0]
 
 
@@ -245,7 +247,8 @@ def test_render_shows_fireworks_and_hides_the_viewers_cards(seed):
         if state.is_terminal:
             break
         hand = state.hand(state.current_player)
-        good = [i for i, c in enumerate(hand) if state.fireworks[c // config.ranks] == c % config.ranks]
+        good = [i for i, c in enumerate(hand)
+                if state.fireworks[c // config.ranks] == c % config.ranks]
         state.apply(config.hand_size + good[0] if good else rng.choice(state.legal_moves()))
     assert sum(state.fireworks) > 0
     expected = " ".join(f"{COLOR_CHARS[c]}{n}" for c, n in enumerate(state.fireworks))
@@ -327,9 +330,11 @@ def test_batch_bookkeeping_agrees_with_get_state():
         states = _batch_states(batch)
         scores, terminals, players = batch.scores(), batch.terminals(), batch.current_players()
         masks, enc = batch.legal_masks(), batch.encode()
-        assert scores.dtype == np.int32 and terminals.dtype == np.bool_ and players.dtype == np.int32
+        assert (scores.dtype == np.int32 and terminals.dtype == np.bool_
+                and players.dtype == np.int32)
         for i, s in enumerate(states):
-            assert (scores[i], terminals[i], players[i]) == (s.score, s.is_terminal, s.current_player)
+            assert ((scores[i], terminals[i], players[i])
+                    == (s.score, s.is_terminal, s.current_player))
             assert np.array_equal(masks[i], s.legal_mask())
             assert np.array_equal(enc[i], s.encode(s.current_player))
         actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else -1 for m in masks])

@@ -22,7 +22,8 @@ STD = HanabiConfig(players=2)
 
 def raises_value_error(*words):
     """pytest.raises(ValueError) whose message contains every word (escaped)."""
-    return pytest.raises(ValueError, match="(?s)" + "".join(f"(?=.*{re.escape(str(w))})" for w in words))
+    lookaheads = "".join(f"(?=.*{re.escape(str(w))})" for w in words)
+    return pytest.raises(ValueError, match="(?s)" + lookaheads)
 
 
 def finished_game(config=STD, seed=0):
@@ -412,7 +413,8 @@ def test_batch_bad_indices():
     with raises_value_error("at least one"):
         HanabiBatch.from_states([])
     with raises_value_error("config"):
-        HanabiBatch.from_states([HanabiState(STD, seed=1), HanabiState(HanabiConfig(players=3), seed=1)])
+        HanabiBatch.from_states([HanabiState(STD, seed=1),
+                                 HanabiState(HanabiConfig(players=3), seed=1)])
 
 
 # --- nothing crashes the interpreter -----------------------------------------------------

@@ -54,7 +54,8 @@ def test_out_arrays_that_are_read_only_or_malformed_are_refused():
     got = _run("""
     N = 4
     b = HanabiBatch(cfg, N, seeds=3)
-    specs = {"legal_masks": ((N, cfg.num_moves), np.int8), "encode": ((N, cfg.encoding_size), np.float32),
+    specs = {"legal_masks": ((N, cfg.num_moves), np.int8),
+             "encode": ((N, cfg.encoding_size), np.float32),
              "terminals": ((N,), np.bool_), "scores": ((N,), np.int32),
              "current_players": ((N,), np.int32), "hands": ((N, cfg.hand_size), np.int8)}
     folder = tempfile.mkdtemp()
@@ -65,12 +66,16 @@ def test_out_arrays_that_are_read_only_or_malformed_are_refused():
         path = os.path.join(folder, method + ".bin")
         open(path, "wb").write(bytes(size))
         mapped = np.memmap(path, dtype=dtype, mode="r", shape=shape)  # read-only memmap
-        wide = np.zeros(shape[:-1] + (2 * shape[-1],), dtype) if len(shape) > 1 else np.zeros(2 * shape[0], dtype)
+        wide = (np.zeros(shape[:-1] + (2 * shape[-1],), dtype) if len(shape) > 1
+                else np.zeros(2 * shape[0], dtype))
         strided = wide[..., ::2]
         unaligned = np.frombuffer(bytearray(size + 1), np.uint8)[1:].view(dtype).reshape(shape)
-        swapped = np.zeros(shape, np.dtype(dtype).newbyteorder()) if np.dtype(dtype).itemsize > 1 else None
-        cases = {"bytes": frozen, "memmap": mapped, "strided": strided, "list": np.zeros(shape, dtype).tolist(),
-                 "shape": np.zeros((N + 1,) + shape[1:], dtype), "dtype": np.zeros(shape, np.float64)}
+        swapped = (np.zeros(shape, np.dtype(dtype).newbyteorder())
+                   if np.dtype(dtype).itemsize > 1 else None)
+        cases = {"bytes": frozen, "memmap": mapped, "strided": strided,
+                 "list": np.zeros(shape, dtype).tolist(),
+                 "shape": np.zeros((N + 1,) + shape[1:], dtype),
+                 "dtype": np.zeros(shape, np.float64)}
         if np.dtype(dtype).itemsize > 1:
             cases["unaligned"] = unaligned
             cases["swapped"] = swapped
@@ -79,7 +84,8 @@ def test_out_arrays_that_are_read_only_or_malformed_are_refused():
         assert raw == bytes(size), f"{method} wrote into an immutable bytes object"
         assert not np.asarray(mapped).any(), f"{method} wrote into a read-only memmap"
     frozen_rewards = np.frombuffer(bytes(4 * N), np.float32)
-    attempt("step-rewards-bytes", lambda: b.step(b.legal_masks().argmax(axis=1), rewards=frozen_rewards))
+    attempt("step-rewards-bytes",
+            lambda: b.step(b.legal_masks().argmax(axis=1), rewards=frozen_rewards))
     assert not frozen_rewards.any()
     """)
     assert len(got) >= 6 * 6 + 1
@@ -97,7 +103,8 @@ def test_out_check_message_names_the_argument_and_the_problem():
 
 def test_valid_out_arrays_are_filled_in_place():
     b = HanabiBatch(HanabiConfig(), 5, seeds=2)
-    for method, shape, dtype in [("legal_masks", (5, 20), np.int8), ("encode", (5, 658), np.float32),
+    for method, shape, dtype in [("legal_masks", (5, 20), np.int8),
+                                 ("encode", (5, 658), np.float32),
                                  ("terminals", (5,), np.bool_), ("scores", (5,), np.int32),
                                  ("current_players", (5,), np.int32), ("hands", (5, 5), np.int8)]:
         out = np.full(shape, 7, dtype)
@@ -137,7 +144,8 @@ def test_corrupted_state_pickles_raise_value_error():
     version, config, deck, start, moves, seed = s.__reduce__()[1]
     # Format 1 (the raw struct): random blobs of the old struct size, and an honest one.
     for i in range(50):
-        attempt(f"raw-random-{i}", lambda: _state_from_bytes(cfg, bytes(rng.getrandbits(8) for _ in range(1928))))
+        attempt(f"raw-random-{i}",
+                lambda: _state_from_bytes(cfg, bytes(rng.getrandbits(8) for _ in range(1928))))
     attempt("raw-empty", lambda: _state_from_bytes(cfg, b""))
     bad = {
         "version-old": (1, config, deck, start, moves, seed),
@@ -145,7 +153,8 @@ def test_corrupted_state_pickles_raise_value_error():
         "config-dict": (version, {"players": 2}, deck, start, moves, seed),
         "deck-short": (version, config, deck[:-1], start, moves, seed),
         "deck-card-127": (version, config, bytes([127]) + deck[1:], start, moves, seed),
-        "deck-counts": (version, config, bytes([(deck[0] + 1) % 25]) + deck[1:], start, moves, seed),
+        "deck-counts": (version, config, bytes([(deck[0] + 1) % 25]) + deck[1:], start, moves,
+                        seed),
         "deck-list": (version, config, list(deck), start, moves, seed),
         "start-5": (version, config, deck, 5, moves, seed),
         "start-negative": (version, config, deck, -1, moves, seed),
@@ -197,7 +206,8 @@ def test_config_pickles_are_validated():
     attempt("colors-0", lambda: load(colors=0))
     attempt("obs-7", lambda: load(observation_type=7))
     attempt("unknown-field", lambda: load(extra=1))
-    attempt("not-a-dict", lambda: copyreg._reconstructor(HanabiConfig, object, None).__setstate__([1]))
+    attempt("not-a-dict",
+            lambda: copyreg._reconstructor(HanabiConfig, object, None).__setstate__([1]))
     # An unvalidated config object (made without __init__, or altered after it) is re-checked
     # by the engine before it sizes anything with it.
     empty = copyreg._reconstructor(HanabiConfig, object, None)
@@ -267,7 +277,8 @@ def test_config_pickle_round_trip_and_old_layout():
     # Pickles written before the fields-only state carried the derived sizes too.
     old = HanabiConfig.__new__(HanabiConfig)
     old.__setstate__(dict(HanabiConfig(players=3).__dict__))
-    assert old == HanabiConfig(players=3) and old.encoding_size == HanabiConfig(players=3).encoding_size
+    assert (old == HanabiConfig(players=3)
+            and old.encoding_size == HanabiConfig(players=3).encoding_size)
 
 
 # --- 4. objects made with __new__, and __init__ called twice --------------------------------------
@@ -502,7 +513,8 @@ def test_out_of_range_seeds_raise_everywhere():
 
 def test_seed_range_boundaries_are_accepted_and_distinct():
     top = 2**64 - 1
-    assert HanabiState(HanabiConfig(), seed=top).deck == HanabiState(HanabiConfig(), seed=np.uint64(top)).deck
+    assert (HanabiState(HanabiConfig(), seed=top).deck
+            == HanabiState(HanabiConfig(), seed=np.uint64(top)).deck)
     assert HanabiState(HanabiConfig(), seed=0).deck != HanabiState(HanabiConfig(), seed=top).deck
     b = HanabiBatch(HanabiConfig(), 2, seeds=np.array([0, top], dtype=np.uint64))
     assert b.get_state(1).deck == HanabiState(HanabiConfig(), seed=top).deck

@@ -84,7 +84,8 @@ def _variants():
         v[f"standard-{p}p"] = HanabiConfig(players=p)
         v[f"small-{p}p"] = HanabiConfig(players=p, colors=2, ranks=3, hand_size=2)
         v[f"few-tokens-{p}p"] = HanabiConfig(players=p, max_information_tokens=3, max_life_tokens=1)
-        v[f"many-tokens-{p}p"] = HanabiConfig(players=p, max_information_tokens=12, max_life_tokens=5)
+        v[f"many-tokens-{p}p"] = HanabiConfig(players=p, max_information_tokens=12,
+                                              max_life_tokens=5)
         v[f"minimal-{p}p"] = HanabiConfig(players=p, observation_type="minimal")
         v[f"seer-{p}p"] = HanabiConfig(players=p, observation_type="seer")
         v[f"random-start-{p}p"] = HanabiConfig(players=p, random_start_player=True)
@@ -136,7 +137,8 @@ def replay_state(rec):
             assert ours.dtype == np.float32 and ours.shape == (config.encoding_size,)
             if not np.array_equal(ours, snap.encodings[p]):
                 diff = np.flatnonzero(ours != snap.encodings[p])
-                pytest.fail(f"encoding differs at indices {diff[:20].tolist()}: {_where(rec, t, p)}")
+                pytest.fail(f"encoding differs at indices {diff[:20].tolist()}: "
+                            f"{_where(rec, t, p)}")
         if t < len(rec.moves):
             state.apply(rec.moves[t])
     assert state.move_history == rec.moves

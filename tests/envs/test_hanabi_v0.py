@@ -35,7 +35,8 @@ def test_registered_with_pettingzoo():
     env = pettingzoo.make("aec", "lbs_pz/Hanabi-v0", players=3)
     env.reset(seed=0)
     assert env.agents == ["player_0", "player_1", "player_2"]
-    assert env.observation_space("player_0")["observation"].shape == (HanabiConfig(players=3).encoding_size,)
+    assert (env.observation_space("player_0")["observation"].shape
+            == (HanabiConfig(players=3).encoding_size,))
 
 
 def test_spaces_match_hanabi_v5_layout():
@@ -131,5 +132,6 @@ def test_performance_benchmark_runs_fast(capsys):
 
     performance_benchmark(hanabi_v0.env())
     out = capsys.readouterr().out
-    turns_per_second = float(next(line for line in out.splitlines() if "turns per second" in line).split()[0])
+    line = next(row for row in out.splitlines() if "turns per second" in row)
+    turns_per_second = float(line.split()[0])
     assert turns_per_second > 2_000  # hanabi_v5 manages ~1,800-4,800 here

@@ -77,7 +77,8 @@ for kind in KINDS + ("gym.make",):
     for kind in ("raw", "env", "gym", "vec", "gym.make"):
         where = "game 0: " if kind == "vec" else ""
         for name, shown in [("True", "True (bool)"), ("5.7", "5.7 (float)"), ("'a'", "'a' (str)"),
-                            ("None", "None (NoneType)"), ("np.float64(5.0)", "np.float64(5.0) (float64)"),
+                            ("None", "None (NoneType)"),
+                            ("np.float64(5.0)", "np.float64(5.0) (float64)"),
                             ("np.bool_(True)", "np.True_ (bool)"), ("[5]", "[5] (list)")]:
             assert results[f"{kind} {name}"] == (
                 f"ValueError: {where}action must be an integer move id in [0, 20), got {shown}"
@@ -120,7 +121,8 @@ for kind in KINDS:
             print(kind, mode, "=>", "ended", reward, None, terminated, info.get("illegal_action"))
         else:
             _, rewards, dones, infos = result
-            print(kind, mode, "=>", "ended", rewards[0], None, dones[0], infos[0].get("illegal_action"))
+            print(kind, mode, "=>", "ended", rewards[0], None, dones[0],
+                  infos[0].get("illegal_action"))
 """)
     results = _lines(out)
     for kind in ("raw", "env", "gym", "vec"):
@@ -203,11 +205,13 @@ masks = lazy.batch.legal_masks()
 wrong = masks.argmax(axis=1)
 wrong[1] = int(np.flatnonzero(masks[1] == 0)[0])
 _, rewards, dones, infos = lazy.step(wrong)
-assert rewards[1] == -1 and dones[1] and infos[1]["illegal_action"] and "illegal_action" not in infos[0]
+assert (rewards[1] == -1 and dones[1] and infos[1]["illegal_action"]
+        and "illegal_action" not in infos[0])
 for actions, fragment in [(np.zeros(3, np.int64), "must hold 4 move ids"),
                           (np.full(4, 5.0), "integer array"), (np.ones(4, bool), "integer array"),
                           (5, "4 move ids"), ("abcd", "4 move ids"),
-                          (np.array([5, 5, 5, -1], np.int32), "game 3: illegal action -1: out of range"),
+                          (np.array([5, 5, 5, -1], np.int32),
+                           "game 3: illegal action -1: out of range"),
                           (np.array([5, 5, 2**40, 5], np.uint64), "game 2: illegal action"),
                           ([5, 5, True, 5], "game 2: action must be an integer")]:
     try:

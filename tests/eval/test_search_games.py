@@ -207,9 +207,11 @@ def test_distill_learns_the_recorded_moves(tmp_path):
 def test_cli_records_and_checks_its_input(tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     out = tmp_path / "g.jsonl"
-    run = lambda *a: subprocess.run([sys.executable, "-m", "lbs_pz.cli", "search-games", *a],
-                                    capture_output=True, text=True, env=env,
-                                    timeout=HANG_SECONDS)
+
+    def run(*a):
+        return subprocess.run([sys.executable, "-m", "lbs_pz.cli", "search-games", *a],
+                              capture_output=True, text=True, env=env, timeout=HANG_SECONDS)
+
     r = run("--method", "sparta", "--blueprint", "strong", "--rollouts", "8", "--games", "2",
             "--players", "2", "--colors", "3", "--ranks", "3", "--hand-size", "3",
             "--out", str(out))

@@ -1,5 +1,6 @@
-"""The package is linted and type-checked: `ruff check lbs_pz` and `mypy lbs_pz` pass, and
-every public function and method of lbs_pz says what it returns.
+"""The package and its tests are linted and the package type-checked: `ruff check lbs_pz
+tests` and `mypy lbs_pz` pass, and every public function and method of lbs_pz says what it
+returns.
 
 Both read their settings from pyproject.toml ([tool.ruff]: E, F, W at 100 columns;
 [tool.mypy]: Python 3.11, the package lbs_pz, the stubs of the compiled modules). The
@@ -35,7 +36,7 @@ def _check(tool: str, *args: str) -> None:
 
 
 def test_ruff_passes():
-    _check("ruff", "check", "lbs_pz")
+    _check("ruff", "check", "lbs_pz", "tests")
 
 
 def test_mypy_passes():

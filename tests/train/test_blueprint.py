@@ -244,5 +244,6 @@ def test_cli_init(tmp_path, start):
     assert r.returncode == 2 and "mean-centred" in r.stderr and not out.exists()
     r = _cli("--init", f"lstm:{start}", *common)
     assert r.returncode == 0, r.stderr
-    assert out.exists() and (tmp_path / "c.curve.csv").exists() and (tmp_path / "c.curve.png").exists()
+    assert (out.exists() and (tmp_path / "c.curve.csv").exists()
+            and (tmp_path / "c.curve.png").exists())
     assert "greedy self-play" in r.stdout

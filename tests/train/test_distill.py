@@ -51,8 +51,13 @@ def test_card_features_match_the_engine(game):
     checked = 0
     for state in _states(config):
         fw = state.fireworks
-        playable = lambda c, r: fw[c] == r
-        useless = lambda c, r: fw[c] > r
+
+        def playable(c, r):
+            return fw[c] == r
+
+        def useless(c, r):
+            return fw[c] > r
+
         for seat in range(P):
             f = cf(torch.from_numpy(state.encode(seat))).numpy()
             table_p, table_u = f[:C * R], f[C * R:2 * C * R]
@@ -89,7 +94,10 @@ def test_card_features_match_the_engine(game):
                 target = (seat + rel) % P
                 hand, kn = state.hands[target], state.card_knowledge(target)
                 touched, chop = touched_chop(target)
-                flag = lambda j, which: float((playable, useless)[which](*divmod(hand[j], R)))
+
+                def flag(j, which):
+                    return float((playable, useless)[which](*divmod(hand[j], R)))
+
                 for table, K, part, slot in ((color_hints, C, 0, 2), (rank_hints, R, 1, 3)):
                     for k in range(K):
                         hit = [j for j, card in enumerate(hand) if divmod(card, R)[part] == k]
@@ -570,10 +578,10 @@ def test_value_only_keeps_every_move_and_fits_the_nets_own_returns(tmp_path, sta
     """--value-only --init A --teacher lstm:A: policy evaluation of A (a net of the preset
     `start`) on its own games. The moves (argmax of the advantage head) are unchanged;
     the value then predicts A's own self-play score, on average over every position of
-    A's games (A's value was never trained: value_weight 0). Without --arch the head is A's; --arch conventions_maxq re-centres
-    the same weights, so the value is score + the seats' V; --arch conventions_value
-    replaces the linear head by a new MLP on a public LSTM of its own, trained with it,
-    every other weight A's."""
+    A's games (A's value was never trained: value_weight 0). Without --arch the head is A's;
+    --arch conventions_maxq re-centres the same weights, so the value is score + the seats'
+    V; --arch conventions_value replaces the linear head by a new MLP on a public LSTM of its
+    own, trained with it, every other weight A's."""
     a_path, _ = _run(tmp_path, teacher="simple", arch=start, updates=300, minutes=0,
                      hidden=32, eval_every=0, value_weight=0.0, num_actors=64, act_steps=4,
                      buffer_games=512)

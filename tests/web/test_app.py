@@ -508,7 +508,8 @@ def test_serve_command(monkeypatch, capsys):
     assert kw["host"] == "127.0.0.1" and kw["port"] > 0
     assert f"http://127.0.0.1:{kw['port']}/" in out.out and "warning" not in out.err
     local = TestClient(app, base_url="http://127.0.0.1:8000")
-    assert local.get("/api/options").json()["server_search"] == "blueprint"   # "none": the older name
+    # --search "none" is the older name of "blueprint"
+    assert local.get("/api/options").json()["server_search"] == "blueprint"
     # On localhost, a request naming another host (a DNS-rebinding page) is refused.
     assert TestClient(app, base_url="http://evil.example").get("/api/options").status_code == 400
     assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 0

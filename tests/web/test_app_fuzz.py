@@ -86,8 +86,8 @@ def _body(value) -> bytes:
     return json.dumps(value).encode("utf-8", "surrogatepass")
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
-          database=None)
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck),
+          derandomize=True, database=None)
 @given(route=st.sampled_from(["create", "replay", "advance", "move", "get", "decision",
                               "export"]),
        create=CREATE, replay=REPLAY, step=STEP, query=QUERY, k=SCALARS)
