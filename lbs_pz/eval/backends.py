@@ -68,6 +68,8 @@ def play_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int) -> di
     # a search method: every searching seat has its searcher
     searchers = {seat: cast(SearchAgent, built_agents(spec, config, seat)[1])
                  for seat in searching}
+    for agent in searchers.values():        # the seats that do not search play the blueprint
+        agent.blueprint_seats = frozenset(range(config.players)) - set(searching)
     state = HanabiState(config, seed=int(deal_seeds(EVAL, seed, game, 1)[0]))
     before = {seat: len(s.history) for seat, s in searchers.items()}
     start = time.perf_counter()

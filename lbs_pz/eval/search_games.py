@@ -52,6 +52,9 @@ def play_search_game(spec: MethodSpec, config_kwargs: dict, game: int, seed: int
     searchers = {seat: built_agents(spec, config, seat)[1] for seat in seats}
     if searchers[seats[0]] is None:
         raise ValueError(f"{spec.method!r} does not search: give sparta or lbs-K")
+    for agent in searchers.values():        # the seats that do not search play the blueprint
+        if agent is not None:
+            agent.blueprint_seats = frozenset(range(config.players)) - set(seats)
     deal = int(deal_seeds(TRAIN, seed, game, 1)[0])
     state = HanabiState(config, seed=deal)
     searched, deviated = [], []

@@ -25,7 +25,7 @@ move whatever the true hidden cards are.
 from __future__ import annotations
 
 import warnings
-from typing import Dict, List, Optional
+from typing import Dict, FrozenSet, List, Optional
 
 import numpy as np
 
@@ -100,6 +100,11 @@ class SearchAgent:
         value: bootstrap value at depth (default: the blueprint's, when it has one),
             computed in the rollouts' precision.
 
+    `blueprint_seats` (attribute, default empty): the partner seats known to play the
+    blueprint exactly, as in an evaluation where the seats that do not search play it; a
+    counterfactually filtered belief then rules out the sampled hands their moves
+    contradict even when none explains a move (`FilteredBelief.blueprint_seats`).
+
     `config.precision` "bfloat16" runs the blueprint's rollouts and its value inside the
     search in bf16 (a blueprint with `with_precision`: a public-LSTM net); the
     blueprint's own move, the reference every gain is measured from, stays exact.
@@ -119,6 +124,8 @@ class SearchAgent:
         depth = _check_depth(depth)
         self.blueprint = blueprint
         self.history: List[SearchResult] = []
+        # partner seats known to play the blueprint exactly (FilteredBelief.blueprint_seats)
+        self.blueprint_seats: FrozenSet[int] = frozenset()
         self._use(belief, config, depth, value)
 
     def _use(self, belief, config: SearchConfig, depth: int, value) -> None:
@@ -182,6 +189,8 @@ class SearchAgent:
         first): observe the new moves, or restart on a new game / seat. A new
         game is recognised by `seat`'s view (see `_view_of`): a reused agent that meets
         another deal, even at its first move, starts from a fresh belief."""
+        if hasattr(self.belief, "blueprint_seats"):
+            self.belief.blueprint_seats = frozenset(self.blueprint_seats) - {seat}
         game, history = self._view_of(state, seat)
         if self._tracked_seat == seat and self._tracked_view is not None:
             old_game, old_history = self._tracked_view

@@ -59,10 +59,9 @@ def train_value(tc: ValueTrainConfig, log=print) -> dict:
     torch.manual_seed(tc.seed)
     config = game_config(tc)
     blueprint, identity = load_training_blueprint(tc.blueprint)
-    positions = generate_positions(config, blueprint, tc.val_games, seed=tc.seed,
-                                   first_game=MAX_GAMES - tc.val_games,
-                                   off_policy=tc.off_policy)
-    val_x, val_y = torch.from_numpy(positions[0]), torch.from_numpy(positions[1])
+    val_x, val_y = map(torch.from_numpy, generate_positions(
+        config, blueprint, tc.val_games, seed=tc.seed, first_game=MAX_GAMES - tc.val_games,
+        off_policy=tc.off_policy))
     net_cfg = ValueNetConfig(inputs=val_x.shape[1], hidden=tc.hidden)
     ckpt = read_resume(tc.resume, KIND, "train-value") if tc.resume else None
     if ckpt is not None:

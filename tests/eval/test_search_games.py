@@ -16,8 +16,10 @@ from tests.helpers.waiting import HANG_SECONDS
 from lbs_pz.agents import RuleBot, blueprint_identity
 from lbs_pz.engine import HanabiConfig, HanabiState
 from lbs_pz.engine.seeds import EVAL, TRAIN, deal_seeds
-from lbs_pz.eval.search_games import record_search_games
+from lbs_pz.eval.backends import play_game
+from lbs_pz.eval.search_games import play_search_game, record_search_games
 from lbs_pz.files import MAX_LINE_BYTES, open_locked
+from lbs_pz.search.build import built_agents
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import check_recorded_for, read_search_games
 from lbs_pz.models.checkpoint import load_checkpoint
@@ -88,6 +90,22 @@ def test_search_seats_turn_with_the_game_and_all_makes_every_move_the_searchs(re
     with pytest.raises(ValueError, match="recorded with blueprint 'strong'"):
         check_recorded_for(recorded, read_search_games(recorded), HanabiConfig(**SMALL), simple,
                            moves_only=True)
+
+
+def test_searchers_know_that_the_seats_that_do_not_search_play_the_blueprint():
+    """An evaluation's game and a recorded game tell each searcher the seats that play the
+    blueprint (its belief then holds their moves as evidence): at 3 players with seats
+    0 and 1 searching, seat 2; a recorded game i turns the seats, so game 1's are 1 and
+    2, and seat 0 plays the blueprint."""
+    spec = dataclasses.replace(SPARTA, search_seats=(0, 1), rollouts=4)
+    kwargs = dict(SMALL, players=3)
+    config = HanabiConfig(**kwargs)
+    play_game(spec, kwargs, 0, 0)
+    assert [built_agents(spec, config, s)[1].blueprint_seats for s in (0, 1)] == \
+        [frozenset({2})] * 2
+    play_search_game(spec, kwargs, 1, 0)
+    assert [built_agents(spec, config, s)[1].blueprint_seats for s in (1, 2)] == \
+        [frozenset({0})] * 2
 
 
 def test_recording_again_plays_only_missing_games_and_refuses_another_search(recorded, tmp_path):

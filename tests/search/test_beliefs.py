@@ -12,6 +12,8 @@ from lbs_pz.agents.rule_bots import _bots as bots
 from lbs_pz.agents import RuleBot
 from lbs_pz.search.beliefs import (BeliefMemoryError, ExactBelief, FilteredBelief,
                                    GroundedBelief, SeatInfo, importance_weights, make_belief)
+from lbs_pz.search.agents import LBSAgent
+from lbs_pz.search.config import SearchConfig
 
 SMALL = HanabiConfig(players=2, colors=3, ranks=5, hand_size=4)
 TINY = HanabiConfig(players=2, colors=3, ranks=3, hand_size=3)
@@ -157,6 +159,51 @@ def test_filtered_belief_keeps_a_contradicted_hand_at_the_partner_deviation_rate
                        ("0.1", TypeError)):
         with pytest.raises(error, match="partner_deviation"):
             FilteredBelief(GroundedBelief(), "strong", partner_deviation=bad)
+
+class _Proposes(GroundedBelief):
+    """A proposal that draws only the given hands (cycled)."""
+
+    def __init__(self, hands):
+        super().__init__()
+        self.hands = np.asarray(hands, dtype=np.int64)
+
+    def sample_weighted(self, n, rng):
+        self.last_proposed = n
+        rows = np.arange(n) % len(self.hands)
+        return self.hands[rows], np.zeros(n)
+
+
+def test_a_blueprint_partners_unexplained_move_rules_the_sampled_hands_out():
+    """A partner move that no sampled hand explains is ignored (a partner that is not the
+    blueprint: no evidence), unless the partner's seat is among `blueprint_seats`: then
+    every hand it contradicts is ruled out, and a proposal that also draws the true hand
+    keeps only that one. The searching agent hands its blueprint seats, less its own, to
+    its belief."""
+    state = HanabiState(HanabiConfig(players=2), seed=0)
+    state.apply(bots.act("strong", state))          # seat 0's move
+    state.apply(bots.act("strong", state))          # seat 1's: one partner decision
+    rng = np.random.default_rng(0)
+    strict = make_belief("grounded+cf", blueprint="strong").reset(state, 0)
+    proposals = strict.base.sample(2000, rng)
+    wrong = proposals[~strict.consistent_with_partners(proposals)][:20]
+    assert len(wrong) == 20
+    ignoring = FilteredBelief(_Proposes(wrong), "strong").reset(state, 0)
+    assert len(ignoring.sample(50, rng)) == 50       # the move is ignored
+    ruling = FilteredBelief(_Proposes(wrong), "strong")
+    ruling.blueprint_seats = frozenset({1})
+    ruling.reset(state, 0)
+    assert len(ruling.sample(50, rng)) == 0          # too few worlds: a search falls back
+    truth = np.array(state.hand(0))
+    both = FilteredBelief(_Proposes(np.vstack([wrong, truth])), "strong")
+    both.blueprint_seats = frozenset({1})
+    both.reset(state, 0)
+    kept = both.sample(50, rng)
+    assert len(kept) and (kept == truth).all()
+    agent = LBSAgent(RuleBot("strong"), config=SearchConfig(rollouts=16), depth=1)
+    agent.blueprint_seats = frozenset({0, 1})
+    agent.sync_belief(state, 0)
+    assert agent.belief.blueprint_seats == frozenset({1})
+
 
 def _brute_force(state, seat, bot="strong"):
     """P(own hand) by enumerating every type assignment of the seat's current hand

@@ -56,6 +56,15 @@ class FilteredBelief(Belief):
             deviation cannot rule out the true hand. Sampling only: `log_prob` and
             `consistent_with_partners` stay strict.
 
+    `blueprint_seats` (attribute, default empty): the partner seats known to play the
+    blueprint exactly, set by whoever knows (an evaluation whose seats that do not search
+    play the blueprint: `SearchAgent.blueprint_seats`). A move of theirs that no sampled
+    hand explains rules the sampled hands out, as it rules the hands out of the exact
+    posterior, instead of being ignored: a proposal that cannot reach the hands their
+    moves leave yields too few worlds (the search falls back to the blueprint's move)
+    rather than worlds their moves contradict. Another seat's unexplained move (a human,
+    a searching partner) carries no evidence, as in ExactBelief.
+
     `card_probabilities` is estimated from filtered samples; `log_prob` is the base's
     log-probability for a consistent hand (not renormalised over the filter) and -inf
     for a hand the filter rules out.
@@ -78,6 +87,7 @@ class FilteredBelief(Belief):
         self.oversample, self.max_oversample = int(oversample), int(max_oversample)
         self.partner_deviation = as_real(partner_deviation, "partner_deviation", 0.0, 1.0)
         self.name = f"{base.name}+cf"
+        self.blueprint_seats: FrozenSet[int] = frozenset()
 
     # The base tracks the game itself; this class records what the filter needs: every
     # partner decision (the position before it and the move) and the seat's own plays
@@ -153,8 +163,10 @@ class FilteredBelief(Belief):
                 agree = self._agree(index, cast(HanabiState, before), move,
                                     np.ascontiguousarray(past[rows]))
                 # A move no remaining hand explains was not the blueprint's (a searching
-                # partner deviated): it carries no evidence, as in ExactBelief.
-                if agree.any() or ignore is not None:
+                # partner deviated): it carries no evidence, as in ExactBelief; unless
+                # the partner is known to play the blueprint (the hands are wrong).
+                if (agree.any() or ignore is not None
+                        or cast(HanabiState, before).current_player in self.blueprint_seats):
                     if rng is not None and self.partner_deviation > 0:
                         agree = agree | (rng.random(len(rows)) < self.partner_deviation)
                     keep[rows] = agree
