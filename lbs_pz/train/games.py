@@ -193,10 +193,13 @@ def generate_positions(config, blueprint, num_games: int, seed: int, first_game:
         owners.append(open_games)
         moves_made.append(np.full(len(open_games), t, dtype=np.int64))
         moves = np.asarray(blueprint.act_batch(batch), dtype=np.int64)
-        for i in open_games[deviate_at[open_games] == t]:
-            legal = np.flatnonzero(batch.legal_masks()[i])
-            moves[i] = legal[int(picks[i] * len(legal))]
-            deviated[i] = True
+        now = open_games[deviate_at[open_games] == t]
+        if len(now):
+            masks = batch.legal_masks()                      # once per step, not per game
+            for i in now:
+                legal = np.flatnonzero(masks[i])
+                moves[i] = legal[int(picks[i] * len(legal))]
+            deviated[now] = True
         moves[batch.terminals()] = -1
         batch.step(moves)
         t += 1
@@ -219,7 +222,6 @@ def join_positions(chunks: Sequence[Tuple[np.ndarray, ...]],
 
 
 # --- a teacher's games, for distillation -----------------------------------------------------
-
 
 
 class _MoveRecord:
