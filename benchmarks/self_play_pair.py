@@ -22,19 +22,17 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from lbs_pz.agents import load_blueprint  # noqa: E402
-from lbs_pz.engine import HanabiBatch, HanabiConfig  # noqa: E402
-from lbs_pz.engine.seeds import EVAL, deal_seeds  # noqa: E402
+from lbs_pz.engine import HanabiConfig  # noqa: E402
+from lbs_pz.eval.evaluate import played_chunks  # noqa: E402
 from lbs_pz.search.stats import mean_sem  # noqa: E402
 
 
 def self_play_scores(spec: str, games: int, seed: int = 0) -> np.ndarray:
     """Final scores of `spec`'s self-play on evaluation deals 0 .. games-1 of run
     `seed`, int (games,)."""
-    blueprint = load_blueprint(spec)
-    batch = HanabiBatch(HanabiConfig(), games, seeds=deal_seeds(EVAL, seed, 0, games))
-    while not batch.terminals().all():
-        batch.step(blueprint.act_batch(batch))
-    return batch.scores().astype(np.int64)
+    return np.concatenate([batch.scores() for batch, _ in
+                           played_chunks(load_blueprint(spec), HanabiConfig(), games, seed)]
+                          ).astype(np.int64)
 
 
 def main(argv=None) -> int:
