@@ -130,7 +130,7 @@ def test_two_rounds_then_a_run_killed_in_its_teacher_games_resumes_the_same(
     # the run's command names what it teaches even where that is a default
     assert all(f"--{o} " in s["command"] for o in ("student", "teacher", "teacher-blueprint",
                                                      "search-seats", "rollouts",
-                                                     "games-per-round", "out"))
+                                                     "games-per-round", "eval-games", "out"))
     # the round table from improve.json alone, no other option
     rc, out = cli(["improve", "--out", str(a), "--report-only"], capsys)
     assert rc == 0 and out.out == (a / "rounds.md").read_text()
