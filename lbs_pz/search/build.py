@@ -23,7 +23,7 @@ from lbs_pz.models import find_model, path as model_path, recommended_settings
 from lbs_pz.optional import torch_available
 from lbs_pz.search.agents import LBSAgent, SearchAgent, SpartaAgent
 from lbs_pz.search.methods import MethodSpec, method_depth
-from lbs_pz.search.resolve import applied_speed_defaults, recommended_for
+from lbs_pz.search.resolve import applied_speed_defaults, measured_margin, recommended_for
 
 # (spec, game, seat, file stamps) -> (blueprint, searcher)
 _BUILT: Dict[tuple, Tuple[Blueprint, Optional[SearchAgent]]] = {}
@@ -99,11 +99,12 @@ def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
     """What the games of `spec` in `config` depend on beyond the spec itself, as JSON:
     the blueprint's fingerprint and, for a search, the settings the manifest recommends
     for its method (`recommended_for`), the speed settings chosen for the blueprint's
-    kind (`applied_speed_defaults`, omitted when none) and the sha256 of each model file
-    it can load: a checkpoint the spec names, else the belief and the value that ship
-    for the blueprint and variant (the ones `resolve` picks when the spec leaves them
-    unset). The same spec made with other files (a model shipped or retrained since, a
-    blueprint file overwritten) or other speed defaults plays other games: a compare log
+    kind (`applied_speed_defaults`, omitted when none), SPARTA's margin where a measured
+    rule sets it (`measured_margin`), and the sha256 of each model file it can load: a
+    checkpoint the spec names, else the belief and the value that ship for the blueprint
+    and variant (the ones `resolve` picks when the spec leaves them unset). The same spec
+    made with other files (a model shipped or retrained since, a blueprint file
+    overwritten), other speed defaults or another margin rule plays other games: a compare log
     stores this with each game and reuses a game only under the same value. Takes the
     blueprint `built_agents` loaded for the spec's first searching seat, if it did (else
     loads it, building nothing more); reads the manifest and hashes files."""
@@ -118,6 +119,12 @@ def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
     if speed:
         out["speed"] = speed
     if spec.method == "sparta":
+        # SPARTA's games depend on no model file, but its margin on a measured rule; a
+        # game played before the rule held none, so it is stale and played again
+        margin, _ = measured_margin("sparta", spec.search, weighted=False)
+        if margin is not None and spec.search.margin_worlds is None \
+                and "margin_worlds" not in out["recommended"].get("sparta", {}):
+            out["margin_worlds"] = margin
         return out
     search = spec.search
     if search.belief_checkpoint:

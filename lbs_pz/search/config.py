@@ -62,7 +62,8 @@ PRUNING_RULES = ("means", "paired", "threshold", "off")
 # The general default of each knob that `resolve` chooses (a None in SearchConfig).
 # margin_worlds 32: the deviation test never loosens past 32 worlds' standard error, so more
 # worlds cannot let a deviation through on the belief's or the value's bias
-# (docs/experiments/margin_worlds.md, chosen on run seed 1's deals).
+# (docs/experiments/margin_worlds.md, chosen on run seed 1's deals); the searches without
+# either bias, SPARTA and the weighted LBS-inf, follow the noise (resolve.measured_margin).
 # pruning "threshold": a move stops being rolled out once it cannot clear that margin; on
 # the strong bot 3.3x fewer rollouts at the same score (docs/experiments/importance_weights.md).
 # importance off: weighting the worlds toward the exact posterior did not raise LBS-16's

@@ -418,6 +418,36 @@ def test_games_played_under_other_speed_settings_are_played_again(tmp_path):
     assert said == [] and "speed" not in entries[-1]["made_with"]
 
 
+def test_sparta_games_played_under_the_capped_margin_are_played_again(tmp_path):
+    """SPARTA at 256 worlds or more resolves its margin to 0 (no cap) by a measured rule
+    and records it with each game; a line without it, as a log wrote while the margin was
+    capped, is played again with a warning naming the margin rule. Below 256 worlds, or
+    with the margin set, nothing is recorded."""
+    small = dict(players=2, colors=2, ranks=2, hand_size=2)
+    log = tmp_path / "g.jsonl"
+
+    def run(spec):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            collect([spec], small, games=1, seed=0, backend="inline", show_progress=False,
+                    jsonl=str(log))
+        return [json.loads(line) for line in log.read_text().splitlines()], \
+            [str(w.message) for w in caught if "played again" in str(w.message)]
+
+    default = MethodSpec("sparta", blueprint="simple", rollouts=256)
+    entries, said = run(default)
+    assert said == [] and entries[0]["made_with"]["margin_worlds"] == 0
+    del entries[0]["made_with"]["margin_worlds"]
+    log.write_text(json.dumps(entries[0]) + "\n")
+    entries, said = run(default)
+    assert len(entries) == 2 and len(said) == 1 and "before its margin rule changed" in said[0]
+    assert run(default) == (entries, [])              # now in the log: nothing again
+    for spec in (MethodSpec("sparta", blueprint="simple", rollouts=64),
+                 MethodSpec("sparta", blueprint="simple", rollouts=256, margin_worlds=0)):
+        entries, said = run(spec)
+        assert said == [] and "margin_worlds" not in entries[-1]["made_with"]
+
+
 def test_games_made_with_other_files_are_played_again(tmp_path):
     """A log keeps with each game the files its spec resolved to (`made_with`): after a
     user's blueprint file or a value checkpoint changes under the same spec, its games

@@ -286,6 +286,25 @@ def test_an_importance_weighted_search_resolves_its_own_margin():
     assert any(n.startswith("margin_worlds: 128") for n in notes)
 
 
+def test_sparta_margin_follows_the_noise_from_256_worlds_up():
+    """By the rule of docs/experiments/sparta_margin.md: SPARTA (the exact belief, rollouts
+    to the end: no bias) resolves its margin to 0 (no cap) from 256 worlds per decision
+    up, with a note saying why; below 256 worlds, under a budget, or with the margin set,
+    the general default or the setting stands. LBS keeps its cap."""
+    bot = RuleBot("strong")
+    chosen = lambda method, **knobs: resolve(   # noqa: E731
+        bot, None, SearchConfig(**knobs), method)
+    uncapped = chosen("sparta", rollouts=256)
+    assert uncapped.config.margin_worlds == 0
+    assert any(n.startswith("margin_worlds: 0 (SPARTA") and "sparta_margin.md" in n
+               for n in uncapped.notes)
+    assert chosen("sparta", rollouts=10_000).config.margin_worlds == 0
+    assert chosen("sparta", rollouts=255).config.margin_worlds == DEFAULTS["margin_worlds"]
+    assert chosen("sparta", budget=10**6).config.margin_worlds == DEFAULTS["margin_worlds"]
+    assert chosen("sparta", rollouts=1024, margin_worlds=32).config.margin_worlds == 32
+    assert chosen("lbs-16", rollouts=1024).config.margin_worlds == DEFAULTS["margin_worlds"]
+
+
 def test_lbs_inf_weights_its_worlds_from_1024_worlds_up():
     """With `importance` unset, LBS-inf weights its worlds (and drops the margin cap) from
     1,024 worlds per decision up; below, other depths and SPARTA do not; set, it is kept."""
