@@ -233,10 +233,12 @@ class SearchAgent:
         # n, verification the rest.
         search_hands, verify_hands = hands[:n], hands[n:]
         weights = verify_weights = None
-        if config.importance and len(hands) and np.ptp(log_w) > 0:
+        if len(hands) and np.ptp(log_w) > 0:
             # (equal weights, e.g. the exact belief's: the plain estimates, unchanged)
-            weights = importance_weights(log_w[:n])
-            verify_weights = importance_weights(log_w[n:]) if config.verify else None
+            weights = importance_weights(log_w[:n]) if config.importance else None
+            # verification is weighted whatever `importance`: its rollouts to the end and
+            # uncapped margin are unbiased only under the exact posterior
+            verify_weights = importance_weights(log_w[n:]) if len(hands) > n else None
         result = search_move(
             state, seat, self.blueprint, search_hands, config, depth=self.depth,
             value=self.value, rollout_blueprint=self.rollout_blueprint,

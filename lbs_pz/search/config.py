@@ -114,8 +114,8 @@ class SearchConfig:
     delta: Optional[float] = None
     # standard errors of the paired gain a deviation must also exceed (0: the paper's rule)
     confidence: Optional[float] = None
-    # extra worlds on which a proposed deviation is re-measured against the blueprint's move
-    # (0: off)
+    # extra worlds on which a proposed deviation is re-measured against the blueprint's move,
+    # rolled out to the end and importance-weighted, the margin uncapped (0: off)
     verify: Optional[int] = None
     # the confidence test uses the standard error of at most this many worlds, so more worlds never
     # loosen the margin against the belief's and the value's bias (0: off)

@@ -217,9 +217,12 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray,
     The call's own inputs:
     verify_hands: optional second sample of own hands (v, hand_len). The best move is
         then chosen on `hands` and its gain over the blueprint's move is measured again
-        on these fresh worlds, where it is unbiased; delta and confidence apply to that
-        second estimate (`verify_gain`, `verify_sem`). Only the two moves are rolled out,
-        so a large second sample is cheap (the agent samples `SearchConfig.verify` of them).
+        on these fresh worlds, rolled out to the end of the game whatever `depth` (so
+        neither the value's bias nor the winner's curse of the choice is in it); delta
+        and confidence apply to that second estimate (`verify_gain`, `verify_sem`), its
+        margin uncapped (`margin_worlds` guards against biases it does not have; weighted
+        by `verify_weights`, the belief's neither). Only the two moves are rolled out, so a
+        large second sample is cheap (the agent samples `SearchConfig.verify` of them).
     min_worlds: fewer sampled hands than this (with `weights`: a smaller effective sample
         size) -> fall back to the blueprint's move (`fallback_reason` FEW_WORLDS).
     min_samples: worlds every candidate must have before pruning may drop one.
@@ -263,7 +266,9 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray,
         if verified is None:
             return decision.result(decision.blueprint_move, fallback=True, reason=NON_FINITE)
         gain, gain_sem, n = verified
-    margin = _margin(config, gain_sem, n)
+        margin = _margin(config.replace(margin_worlds=0), gain_sem, n)
+    else:
+        margin = _margin(config, gain_sem, n)
     decision.tested = (int(decision.legal[best]), float(gain), float(margin))
     deviate = gain > config.delta and gain > margin
     return decision.result(decision.legal[best] if deviate else decision.blueprint_move,
@@ -421,14 +426,15 @@ class _Decision:
 
     def verify(self, best: int, verify_hands, verify_weights
                ) -> Optional[Tuple[float, float, float]]:
-        """The best move's gain over the blueprint's move re-measured on fresh worlds:
-        (gain, s.e., effective worlds); None: a return was not finite."""
+        """The best move's gain over the blueprint's move re-measured on fresh worlds,
+        rolled out to the end of the game: (gain, s.e., effective worlds); None: a return
+        was not finite."""
         verify_hands = np.asarray(verify_hands, dtype=np.int64).reshape(len(verify_hands), -1)
         verify_weights = _check_weights(verify_weights, len(verify_hands), "verify_weights")
         pair, over = move_returns(self.state, self.seat, [self.legal[best], self.blueprint_move],
                                   verify_hands,
                                   self.seeds.integers(0, 2**63, size=len(verify_hands)),
-                                  self.rollout_blueprint, self.depth, self.value)
+                                  self.rollout_blueprint, -1, None)
         self.clipped += over
         if not np.isfinite(pair).all():
             return None

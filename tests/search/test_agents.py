@@ -60,11 +60,11 @@ def test_search_plays_legal_moves_and_deviates_only_beyond_delta():
 @pytest.mark.parametrize("margin", [0, 32])
 def test_verification_decides_deviations_on_fresh_worlds(margin):
     """With `verify`, a deviation needs its gain re-measured on the extra worlds to pass
-    delta and the confidence bound (with margin_worlds, that of at most so many worlds);
-    without a proposal no verification rollouts run."""
+    delta and the confidence bound, uncapped whatever margin_worlds (the re-measure goes
+    to the end of the game: no value's bias for the cap to guard against); without a
+    proposal no verification rollouts run."""
     agent = LBSAgent(BOT, GroundedBelief(), rollouts=32, verify=64, depth=-1, seed=4,
                      margin_worlds=margin)
-    widen = np.sqrt(64 / margin) if margin else 1.0
     verified = 0
     for state in _positions(12, seed=1):
         result = agent.search(state)
@@ -74,8 +74,7 @@ def test_verification_decides_deviations_on_fresh_worlds(margin):
             continue
         verified += 1
         assert result.rollouts == result.counts.sum() + 2 * 64
-        passes = result.verify_gain > 0.05 and \
-            result.verify_gain > 2.0 * result.verify_sem * widen
+        passes = result.verify_gain > 0.05 and result.verify_gain > 2.0 * result.verify_sem
         assert result.deviated == passes
     assert verified > 0
 
@@ -244,6 +243,35 @@ def test_batched_worlds_decide_exactly_as_world_by_world_search(monkeypatch, dep
             np.testing.assert_array_equal(fast.gains, slow.gains)
             assert fast.verify_gain == slow.verify_gain or \
                 (np.isnan(fast.verify_gain) and np.isnan(slow.verify_gain))
+
+
+def test_verification_rolls_out_to_the_end_whatever_the_depth():
+    """A proposed deviation is re-measured on the fresh worlds to the end of the game:
+    the value is asked about the search's worlds only (one estimate per rollout: no game
+    can end within its 3 moves), never about the verification's."""
+    calls = []
+
+    def value(batch):
+        calls.append(len(batch))
+        return batch.scores().astype(np.float64) + 0.3 * batch.legal_masks().sum(axis=1)
+
+    verified = 0
+    for i, state in enumerate(_positions(12, seed=5, every=5)):
+        if state.deck_size <= 3 or state.life_tokens < 3:
+            continue
+        seat = state.current_player
+        hands = GroundedBelief().reset(state, seat).sample(32, np.random.default_rng(i))
+        verify = GroundedBelief().reset(state, seat).sample(40, np.random.default_rng(50 + i))
+        calls.clear()
+        config = PLAIN.replace(delta=0.0, confidence=0.0)
+        deep = search_move(state, seat, BOT, hands, config, depth=2, value=value,
+                           verify_hands=verify, seed=i)
+        assert sum(calls) == deep.counts.sum()
+        if np.isnan(deep.verify_gain):
+            continue
+        verified += 1
+        assert deep.rollouts == deep.counts.sum() + 2 * len(verify)
+    assert verified > 0
 
 
 def test_world_returns_check_what_a_value_returns():
