@@ -389,6 +389,17 @@ def test_a_setting_recommended_for_one_depth_replays_only_that_depths_games(tmp_
     assert "before its recommended settings changed" in said[0]
 
 
+def _play_one_logged(spec: MethodSpec, game: dict, log) -> tuple:
+    """Game 0 of `spec` in `game` through a compare log: (the log's lines, the warnings
+    that said a logged game is played again)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        collect([spec], game, games=1, seed=0, backend="inline", show_progress=False,
+                jsonl=str(log))
+    return [json.loads(line) for line in log.read_text().splitlines()], \
+        [str(w.message) for w in caught if "played again" in str(w.message)]
+
+
 def test_games_played_under_other_speed_settings_are_played_again(tmp_path):
     """A search over a blueprint whose kind picks its own speed settings (a user's class,
     one Python call per position: threshold pruning) records them with each game; a line
@@ -399,12 +410,7 @@ def test_games_played_under_other_speed_settings_are_played_again(tmp_path):
     bot = "py:examples/my_blueprint.py:HintPlayDiscard"
 
     def run(spec):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            collect([spec], small, games=1, seed=0, backend="inline", show_progress=False,
-                    jsonl=str(log))
-        return [json.loads(line) for line in log.read_text().splitlines()], \
-            [str(w.message) for w in caught if "played again" in str(w.message)]
+        return _play_one_logged(spec, small, log)
 
     default = MethodSpec("lbs-1", blueprint=bot, rollouts=4)
     entries, said = run(default)
@@ -427,12 +433,7 @@ def test_sparta_games_played_under_the_capped_margin_are_played_again(tmp_path):
     log = tmp_path / "g.jsonl"
 
     def run(spec):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            collect([spec], small, games=1, seed=0, backend="inline", show_progress=False,
-                    jsonl=str(log))
-        return [json.loads(line) for line in log.read_text().splitlines()], \
-            [str(w.message) for w in caught if "played again" in str(w.message)]
+        return _play_one_logged(spec, small, log)
 
     default = MethodSpec("sparta", blueprint="simple", rollouts=256)
     entries, said = run(default)
