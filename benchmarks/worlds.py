@@ -9,13 +9,14 @@
 `lbs-pz compare` run logged to results/compute_strong.jsonl (the strong bot) or
 results/compute_net.jsonl (the best neural blueprint), two worker processes, run seed 0's
 evaluation deals: the strong bot with seat 0 searching at 256, 1,024, 4,096 (300 deals)
-and 10,000 worlds (200), SPARTA at 256 and 1,024 worlds (300), LBS-inf at 1,024 and
-4,096 (200: importance-weighted, its default there, the search with neither the value's
-bias nor the belief's, whose margin follows the noise), every seat searching at 256, 1,024
-and 4,096 (200), the neural blueprint at 32, 256 and 1,024 (200). The strong bot's
-one-seat curves come first, so a run stopped part way has their points; a stopped run
-continues where it stopped (gzipped in the repository, results/compute_*.jsonl.gz; `play` continues from them). `--quick`: 2 deals each, to
-logs ending in _quick.
+and 10,000 worlds (200), SPARTA at 256 and 1,024 worlds (300; no bias, so its margin
+follows the noise), LBS-inf at 1,024 and 4,096 (200: importance-weighted, its default
+there, the search with neither the value's bias nor the belief's, whose margin follows
+the noise), every seat searching at 256, 1,024 and 4,096 (200), the neural blueprint at
+32, 256 and 1,024 (200). The strong bot's one-seat curves come first, so a run stopped
+part way has their points; a stopped run continues where it stopped (gzipped in the
+repository, results/compute_*.jsonl.gz; `play` continues from them). `--quick`: 2 deals
+each, to logs ending in _quick.
 
 `curve LOG`: from a `lbs-pz compare --jsonl` log holding one blueprint's games at several
 world counts (same run seed, same deals), one row per search (its label names the seats
