@@ -66,7 +66,8 @@ class SearchResult:
     # The deviation test as it ran: the move whose gain was tested (the best candidate
     # still alive; -1: no test), that gain (`verify_gain` where verified), the margin it had
     # to clear besides `delta` (`confidence` standard errors of that gain, the s.e. of at
-    # most `margin_worlds` worlds), and the bar max(delta, margin). Per candidate: the
+    # most `margin_worlds` worlds: 0, no cap, for a verified gain), and the bar
+    # max(delta, margin). Per candidate: the
     # margin of its own search gain and whether that gain clears both (`clears`).
     delta: float = float("nan")
     confidence: float = float("nan")
@@ -266,10 +267,11 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray,
         if verified is None:
             return decision.result(decision.blueprint_move, fallback=True, reason=NON_FINITE)
         gain, gain_sem, n = verified
-        margin = _margin(config.replace(margin_worlds=0), gain_sem, n)
+        cap = 0
     else:
-        margin = _margin(config, gain_sem, n)
-    decision.tested = (int(decision.legal[best]), float(gain), float(margin))
+        cap = int(config.margin_worlds)
+    margin = _margin(config.replace(margin_worlds=cap), gain_sem, n)
+    decision.tested = (int(decision.legal[best]), float(gain), float(margin), cap)
     deviate = gain > config.delta and gain > margin
     return decision.result(decision.legal[best] if deviate else decision.blueprint_move,
                            fallback=False, ess=n)
@@ -307,7 +309,7 @@ class _Decision:
         self.moves_tally = _Tally(self.k, weights is not None)
         self.gains_tally = _Tally(self.k, weights is not None)
         self.verified = [np.nan, np.nan, 0]                 # gain, its s.e., rollouts
-        self.tested = (-1, np.nan, np.nan)                  # move, gain, margin
+        self.tested = (-1, np.nan, np.nan, 0)               # move, gain, margin, its cap
         self.clipped = 0
         self.used = 0                                       # worlds rolled out
         self.seeds = np.random.default_rng(seed)
@@ -339,9 +341,10 @@ class _Decision:
         margins = _margin(config, gain_sems, self.gains_tally.ess())
         with np.errstate(invalid="ignore"):
             clears = (gains > config.delta) & (gains > margins)
-        move, gain, margin = self.tested
+        move, gain, margin, cap = self.tested
         return dict(delta=float(config.delta), confidence=float(config.confidence),
-                    margin_worlds=int(config.margin_worlds), tested_move=move,
+                    margin_worlds=cap if move >= 0 else int(config.margin_worlds),
+                    tested_move=move,
                     tested_gain=gain, margin=margin,
                     bar=max(config.delta, margin) if move >= 0 else float("nan"),
                     margins=margins, clears=clears)

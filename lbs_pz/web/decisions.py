@@ -37,7 +37,8 @@ def why(d: dict) -> str:
     tested = d.get("tested_move_text")
     if tested is None:
         return f"Kept the blueprint's move {blueprint}: the only legal move, nothing to test."
-    verified = " (re-measured on fresh worlds)" if d.get("verify_gain") is not None else ""
+    verified = " (re-measured to the end on fresh worlds)" if d.get("verify_gain") is not None \
+        else ""
     gain = f"{_num(d.get('tested_gain'), sign=True)}{verified}"
     if d.get("deviated"):
         return (f"Deviated to {tested}: its gain {gain} over the blueprint's move "

@@ -78,8 +78,11 @@ def _check_test_shown(page, d):
     assert _text(page, "#decision-delta") == f"{d['delta']:.3f}"
     margin = _text(page, "#decision-margin")
     assert margin.startswith(f"{d['margin']:.3f} ")
-    assert f"{d['tested_worlds']:.0f} worlds counted" in margin
-    assert f"capped at {d['margin_worlds']} worlds" in margin
+    worlds = d["tested_worlds"]
+    counted = f"{worlds:.0f}" if float(worlds).is_integer() else f"{worlds:.1f}"
+    assert f"{counted} worlds counted" in margin
+    assert (f"capped at {d['margin_worlds']} worlds" if d["margin_worlds"] else "no cap") \
+        in margin
     assert _text(page, "#decision-bar") == f"{d['bar']:.3f}"
     assert _text(page, "#decision-tested-gain") == f"{d['tested_gain']:+.3f}"
     assert _text(page, "#decision-why") == " ".join(d["why"].split())
@@ -144,6 +147,7 @@ def test_a_verified_decision_shows_the_verifications_gain(watched):
         shown = _text(page, "#decision-verify-gain")
         assert shown == f"{d['verify_gain']:+.3f} \u00b1 {d['verify_sem']:.3f} on fresh worlds"
         assert d["tested_gain"] == d["verify_gain"] and "re-measured" in d["why"]
+        assert d["margin_worlds"] == 0          # a verified gain's margin has no cap
         _check_test_shown(page, d)
 
 
