@@ -270,20 +270,21 @@ def search_move(state: HanabiState, seat: int, blueprint, hands: np.ndarray,
         cap = 0
     else:
         cap = int(config.margin_worlds)
-    margin = _margin(config.replace(margin_worlds=cap), gain_sem, n)
+    margin = _margin(config, gain_sem, n, cap)
     decision.tested = (int(decision.legal[best]), float(gain), float(margin), cap)
     deviate = gain > config.delta and gain > margin
     return decision.result(decision.legal[best] if deviate else decision.blueprint_move,
                            fallback=False, ess=n)
 
 
-def _margin(config: SearchConfig, gain_sem, n):
+def _margin(config: SearchConfig, gain_sem, n, cap: Optional[int] = None):
     """`confidence` standard errors of a gain measured on n (effective) worlds, the s.e.
-    scaled to that of at most `margin_worlds` worlds (0: no cap): what the gain must
-    clear besides delta (scalars or per-candidate arrays)."""
+    scaled to that of at most `cap` worlds (default `margin_worlds`; 0: no cap): what
+    the gain must clear besides delta (scalars or per-candidate arrays)."""
     assert config.confidence is not None and config.margin_worlds is not None
-    if config.margin_worlds > 0:
-        gain_sem = gain_sem * np.sqrt(np.maximum(n / config.margin_worlds, 1.0))
+    cap = config.margin_worlds if cap is None else cap
+    if cap > 0:
+        gain_sem = gain_sem * np.sqrt(np.maximum(n / cap, 1.0))
     return config.confidence * gain_sem
 
 
