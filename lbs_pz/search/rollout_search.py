@@ -67,8 +67,8 @@ class SearchResult:
     # still alive; -1: no test), that gain (`verify_gain` where verified), the margin it had
     # to clear besides `delta` (`confidence` standard errors of that gain, the s.e. of at
     # most `margin_worlds` worlds: 0, no cap, for a verified gain), and the bar
-    # max(delta, margin). Per candidate: the
-    # margin of its own search gain and whether that gain clears both (`clears`).
+    # max(delta, margin). Per candidate: the margin of its own search gain and whether that
+    # gain clears both (`clears`).
     delta: float = float("nan")
     confidence: float = float("nan")
     margin_worlds: int = 0
