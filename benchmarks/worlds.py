@@ -6,17 +6,20 @@
     python benchmarks/worlds.py cost --worlds 256 1024 4096 10000
 
 `play [--quick]`: LBS with no flags at more and more worlds per decision, every
-`lbs-pz compare` run logged to results/compute_strong.jsonl (the strong bot) or
-results/compute_net.jsonl (the best neural blueprint), two worker processes, run seed 0's
-evaluation deals: the strong bot with seat 0 searching at 256, 1,024, 4,096 (300 deals)
-and 10,000 worlds (200), SPARTA at 256 and 1,024 worlds (300; no bias, so its margin
-follows the noise), LBS-inf at 1,024 and 4,096 (200: importance-weighted, its default
-there, the search with neither the value's bias nor the belief's, whose margin follows
-the noise), every seat searching at 256, 1,024 and 4,096 (200), the neural blueprint at
-32, 256 and 1,024 (200). The strong bot's one-seat curves come first, so a run stopped
-part way has their points; a stopped run continues where it stopped (gzipped in the
-repository, results/compute_*.jsonl.gz; `play` continues from them). `--quick`: 2 deals
-each, to logs ending in _quick.
+`lbs-pz compare` run logged to results/compute_strong.jsonl (the strong bot),
+results/compute_budget.jsonl (the strong bot under a budget) or results/compute_net.jsonl
+(the best neural blueprint), two worker processes, run seed 0's evaluation deals: the
+strong bot with seat 0 searching at 256, 1,024, 4,096 (300 deals) and 10,000 worlds
+(200), SPARTA at 256 and 1,024 worlds (300; no bias, so its margin follows the noise),
+LBS-inf at 1,024 and 4,096 (200: importance-weighted, its default there, the search with
+neither the value's bias nor the belief's, whose margin follows the noise), LBS-16 under
+a budget of the moves of 256, 1,024, 4,096 (300 deals) and 10,000 (200) depth-16 worlds
+(`WORLD_MOVES` each; a decision that the budget affords enough worlds to the end rolls
+out to the end: docs/experiments/budget_depth.md), every seat searching at 256, 1,024 and
+4,096 (200), the neural blueprint at 32, 256 and 1,024 (200). The strong bot's one-seat
+curves come first, so a run stopped part way has their points; a stopped run continues
+where it stopped (gzipped in the repository, results/compute_*.jsonl.gz; `play`
+continues from them). `--quick`: 2 deals each, to logs ending in _quick.
 
 `curve LOG`: from a `lbs-pz compare --jsonl` log holding one blueprint's games at several
 world counts (same run seed, same deals), one row per search (its label names the seats
@@ -36,6 +39,7 @@ a flat cost per world and flat memory is what lets the search take 10,000 worlds
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -74,15 +78,19 @@ def curve(log: str) -> int:
             blueprint[entry["game"]] = entry["result"]
             continue
         method = MethodSpec.from_dict(spec)
-        searches.setdefault(method.label(), {}).setdefault(method.rollouts, {})[entry["game"]] = \
-            entry["result"]
+        budget = method.search.budget
+        if budget is not None:      # a budget's curve: one search, a point per budget
+            method = dataclasses.replace(method, search=method.search.replace(budget=None))
+        label = method.label() + (" under a budget" if budget is not None else "")
+        point = budget if budget is not None else method.rollouts
+        searches.setdefault(label, {}).setdefault(point, {})[entry["game"]] = entry["result"]
     if not searches:
         print(f"{log}: no search games yet (`python benchmarks/worlds.py play` plays them)")
         return 0
     sparta = {w: games for label, by in searches.items() if label == "sparta"
               for w, games in by.items()}
-    print("| search | worlds | deals | score | vs blueprint | step from fewer worlds "
-          "| % of SPARTA's gain | s/game | deviations |")
+    print("| search | worlds (budget: moves per decision) | deals | score | vs blueprint "
+          "| step from fewer worlds | % of SPARTA's gain | s/game | deviations |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, by in searches.items():
         previous = None
@@ -92,7 +100,8 @@ def curve(log: str) -> int:
             gain = _paired(games, blueprint)
             step = _mean_sem(_paired(games, by[previous]), "+") if previous else ""
             share = ""
-            if worlds in sparta and label != "sparta" and "seats" not in label:   # like for like
+            if worlds in sparta and label != "sparta" and "seats" not in label \
+                    and "budget" not in label:                                   # like for like
                 shared = sorted(set(games) & set(sparta[worlds]) & set(blueprint))
                 ours = np.mean([games[g]["score"] - blueprint[g]["score"] for g in shared])
                 theirs = np.mean([sparta[worlds][g]["score"] - blueprint[g]["score"]
@@ -109,7 +118,8 @@ def curve(log: str) -> int:
         lo = min(by)
         for hi in sorted(by)[1:]:
             d = _paired(by[hi], by[lo])
-            print(f"{label}: {hi:,} worlds minus {lo:,}, paired over {len(d)} deals: "
+            unit = "moves" if "budget" in label else "worlds"
+            print(f"{label}: {hi:,} {unit} minus {lo:,}, paired over {len(d)} deals: "
                   f"{_mean_sem(d, '+')}")
     return 0
 
@@ -161,6 +171,12 @@ def cost(worlds, games: int) -> int:
     return 0
 
 
+# The budget of one depth-16 world at the strong bot's median decision: 17 legal moves x 17
+# moves per rollout (docs/experiments/budget_depth.md), so a budget of WORLD_MOVES * W is
+# the budget's counterpart of W worlds.
+WORLD_MOVES = 289
+
+
 def runs(quick: bool) -> list:
     """The compare runs of `play`, as argument lists."""
     deals, few, tail = (2, 2, "_quick") if quick else (300, 200, "")
@@ -170,6 +186,10 @@ def runs(quick: bool) -> list:
                      "--jsonl", f"results/compute_net{tail}.jsonl"]
     play = lambda base, methods, worlds, games, *more: base + [   # noqa: E731
         "--methods", methods, "--rollouts", str(worlds), "--games", str(games), *more]
+    budgeted = compare + ["--blueprint", "strong", "--jsonl", f"results/compute_budget{tail}.jsonl"]
+    budget = lambda worlds, games: budgeted + [                   # noqa: E731
+        "--methods", "blueprint,lbs-16", "--budget", str(WORLD_MOVES * worlds),
+        "--games", str(games)]
     return [play(strong, "blueprint,lbs-16,sparta", 256, deals),
             play(strong, "lbs-16", 1024, deals),
             play(strong, "lbs-16", 4096, deals),
@@ -177,6 +197,7 @@ def runs(quick: bool) -> list:
             play(strong, "lbs-inf", 4096, few, "--importance"),
             play(strong, "sparta", 1024, deals),
             play(strong, "lbs-16", 10000, few),
+            *(budget(w, deals) for w in (256, 1024, 4096)), budget(10000, few),
             *(play(strong, "lbs-16", w, few, "--search-seats", "all") for w in (256, 1024, 4096)),
             play(net, "blueprint,lbs-16", 32, few),
             *(play(net, "lbs-16", w, few) for w in (256, 1024))]

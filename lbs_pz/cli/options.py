@@ -340,7 +340,8 @@ def add_trainer_command(subparsers, name: str, description: str, config_cls, run
 _SEARCH_FLAGS = {"precision": "--search-precision"}
 _SEARCH_TYPES = {"rollouts": int_at_least(1), "budget": int_at_least(1),
                  "batch_size": int_at_least(1), "verify": int_at_least(0),
-                 "margin_worlds": int_at_least(0), "delta": finite_float_at_least(0),
+                 "margin_worlds": int_at_least(0), "deep_worlds": int_at_least(0),
+                 "delta": finite_float_at_least(0),
                  "confidence": finite_float_at_least(0),
                  "min_legal_fraction": finite_float_at_least(0),
                  "time_budget": finite_float_at_least(0)}

@@ -294,6 +294,7 @@ def _canonical_key(key: str, cache: Dict[str, str], folder: Optional[str] = None
 
 MADE_WITH_NAMES = {"blueprint": "blueprint file", "recommended": "recommended settings",
                    "speed": "speed settings", "margin_worlds": "margin rule",
+                   "deep_worlds": "budget's depth rule",
                    "belief": "belief file", "value": "value file"}
 _COUNTS = ("score", "moves", "decisions", "rollouts", "fallbacks", "deviations")
 

@@ -25,7 +25,7 @@ move whatever the true hidden cards are.
 from __future__ import annotations
 
 import warnings
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import numpy as np
 
@@ -223,10 +223,10 @@ class SearchAgent:
                              f"{state.current_player}'s turn, not seat {seat}'s")
         self.sync_belief(state, seat)
         # One seed per (agent seed, position): reproducible, independent across moves.
-        config = self.config
+        depth, config = self.depth_for(state)
         key = [config.seed, seat, state.num_moves_played] + state.move_history
         rng = np.random.default_rng(np.random.SeedSequence(key))
-        n = self.worlds_for(state)
+        n = self.worlds_for(state, depth)
         assert config.verify is not None            # resolved: every setting chosen
         hands, log_w = self.belief.sample_weighted(n + config.verify, rng)
         # A belief may return fewer (consistent) hands than asked: search gets the first
@@ -240,7 +240,7 @@ class SearchAgent:
             # uncapped margin are unbiased only under the exact posterior
             verify_weights = importance_weights(log_w[n:]) if len(hands) > n else None
         result = search_move(
-            state, seat, self.blueprint, search_hands, config, depth=self.depth,
+            state, seat, self.blueprint, search_hands, config, depth=depth,
             value=self.value, rollout_blueprint=self.rollout_blueprint,
             verify_hands=verify_hands if config.verify else None, weights=weights,
             verify_weights=verify_weights,
@@ -255,12 +255,27 @@ class SearchAgent:
                           stacklevel=2)
         return result
 
-    def worlds_for(self, state: HanabiState) -> int:
+    def depth_for(self, state: HanabiState) -> Tuple[int, SearchConfig]:
+        """(depth, config) of the decision at `state`: the agent's own, except that under
+        a budget a decision where it affords `deep_worlds` worlds to the end of the game
+        (public facts only) rolls out to the end, importance-weighted, its margin
+        following the noise: with no value to bias the returns and the weights removing
+        the belief's bias, nothing is left for the margin's cap to guard against
+        (docs/experiments/budget_depth.md)."""
+        config = self.config
+        if config.budget is None or not config.deep_worlds or self.depth < 0 \
+                or worlds_for_budget(config.budget, state, -1) < config.deep_worlds:
+            return self.depth, config
+        return -1, config.replace(importance=True, margin_worlds=0)
+
+    def worlds_for(self, state: HanabiState, depth: Optional[int] = None) -> int:
         """Worlds the decision at `state` samples: `rollouts`, or what `budget` affords
-        there (`lbs_pz.search.config.worlds_for_budget`; public facts only)."""
+        there at `depth` (default: the agent's; `lbs_pz.search.config.worlds_for_budget`;
+        public facts only)."""
         if self.config.budget is None:
             return self.config.rollouts
-        return worlds_for_budget(self.config.budget, state, self.depth)
+        return worlds_for_budget(self.config.budget, state,
+                                 self.depth if depth is None else depth)
 
     def act(self, state: HanabiState, seat: Optional[int] = None) -> int:
         return self.search(state, seat).move

@@ -22,6 +22,7 @@ from lbs_pz.engine import HanabiConfig
 from lbs_pz.models import find_model, path as model_path, recommended_settings
 from lbs_pz.optional import torch_available
 from lbs_pz.search.agents import LBSAgent, SearchAgent, SpartaAgent
+from lbs_pz.search.config import DEFAULTS
 from lbs_pz.search.methods import MethodSpec, method_depth
 from lbs_pz.search.resolve import applied_speed_defaults, measured_margin, recommended_for
 
@@ -127,6 +128,11 @@ def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
             out["margin_worlds"] = margin
         return out
     search = spec.search
+    recommended = {**out["recommended"].get("lbs", {}), **out["recommended"].get(spec.method, {})}
+    if search.budget is not None and search.deep_worlds is None and DEFAULTS["deep_worlds"] \
+            and method_depth(spec.method) > 0 and "deep_worlds" not in recommended:
+        # a budget's games depend on its depth rule (docs/experiments/budget_depth.md)
+        out["deep_worlds"] = DEFAULTS["deep_worlds"]
     if search.belief_checkpoint:
         out["belief"] = _file_digest(search.belief_checkpoint)
     elif search.belief is None:

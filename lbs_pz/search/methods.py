@@ -121,8 +121,9 @@ class MethodSpec:
                 details.append(f"value {s.value_checkpoint}")
         if self.search_seats != (0,):
             details.append(f"seats {','.join(str(p) for p in self.search_seats)}")
-        for name, text in (("budget", "budget {:,} moves"), ("pruning", "pruning {}"),
-                           ("precision", "{}"),
+        for name, text in (("budget", "budget {:,} moves"),
+                           ("deep_worlds", "to the end from {:,} worlds"),
+                           ("pruning", "pruning {}"), ("precision", "{}"),
                            ("delta", "delta {:g}"), ("confidence", "confidence {:g}"),
                            ("verify", "verify {}"), ("margin_worlds", "margin {} worlds"),
                            ("importance", "importance {}")):

@@ -78,6 +78,7 @@ class SearchResult:
     bar: float = float("nan")
     margins: Optional[np.ndarray] = None
     clears: Optional[np.ndarray] = None
+    depth: int = -1                # blueprint moves after each candidate (-1: to the end)
 
 
 # Why a search fell back to the blueprint's move (`SearchResult.fallback_reason`).
@@ -332,7 +333,7 @@ class _Decision:
             seconds=time.perf_counter() - self.start,
             verify_gain=self.verified[0], verify_sem=self.verified[1],
             fallback_reason=reason if fallback else "", ess=float(ess),
-            value_clipped=self.clipped, **self._test_record(gains, gain_sems))
+            value_clipped=self.clipped, depth=self.depth, **self._test_record(gains, gain_sems))
 
     def _test_record(self, gains: np.ndarray, gain_sems: np.ndarray) -> dict:
         """The deviation test's fields of a `SearchResult` (its docstring)."""

@@ -10,7 +10,7 @@ decision stores its `SearchResult` and the searching seat's belief over its own 
 that decision as a DECISION dict (`Game.decision(k)`), with "max_score", the most the
 position can still score (`HanabiState.max_score`: an estimate above it is flagged on the
 page). It also holds the search's deviation test as the search ran it (`SearchResult`:
-"delta", "margin", its world cap "margin_worlds" and the worlds it counted
+its rollouts' "depth", "delta", "margin", its world cap "margin_worlds" and the worlds it counted
 "tested_worlds", the "bar", the tested move and gain; per candidate its "margin" and
 whether it "clears") and "why", that test in one line (`lbs_pz.web.decisions`). Moves and
 candidates carry "text": seats named absolutely, as the history names them, and a clue's
@@ -311,10 +311,12 @@ def _move_text(config: HanabiConfig, state: HanabiState, move_id: int) -> str:
 
 def _test_fields(config: HanabiConfig, state: HanabiState, result) -> dict:
     """A DECISION's account of the search's deviation test, from its `SearchResult`:
-    delta, confidence, margin_worlds, the tested move, its gain, the margin, the bar and
-    the effective worlds behind the gain (`tested_worlds`), and the moves in words."""
+    the rollouts' depth (-1: to the end), delta, confidence, margin_worlds, the tested
+    move, its gain, the margin, the bar and the effective worlds behind the gain
+    (`tested_worlds`), and the moves in words."""
     tested = int(result.tested_move)
     return {
+        "depth": int(result.depth),
         "delta": _finite(result.delta), "confidence": _finite(result.confidence),
         "margin_worlds": int(result.margin_worlds),
         "tested_move": tested if tested >= 0 else None,

@@ -20,6 +20,7 @@ from lbs_pz.eval.report import summarize
 from lbs_pz.search.methods import MethodSpec, parse_method
 from lbs_pz.models import path as model_path
 from lbs_pz.search.agents import LBSAgent
+from lbs_pz.search.config import DEFAULTS
 
 CONFIG = {"players": 2}
 SPECS = [MethodSpec("blueprint"), MethodSpec("lbs-4", belief="grounded", rollouts=8, seed=3)]
@@ -449,6 +450,31 @@ def test_sparta_games_played_under_the_capped_margin_are_played_again(tmp_path):
         assert said == [] and "margin_worlds" not in entries[-1]["made_with"]
 
 
+def test_budget_games_played_before_the_depth_rule_are_played_again(tmp_path):
+    """An LBS-k under a budget resolves `deep_worlds` (rollouts to the end where the budget
+    affords that many worlds) by a measured rule and records it with each game; a line
+    without it, as a log wrote before the rule, is played again with a warning naming
+    the rule. Without a budget, or with deep_worlds set, nothing is recorded."""
+    small = dict(players=2, colors=2, ranks=2, hand_size=2)
+    log = tmp_path / "g.jsonl"
+
+    def run(spec):
+        return _play_one_logged(spec, small, log)
+
+    default = MethodSpec("lbs-2", blueprint="simple", budget=2000)
+    entries, said = run(default)
+    assert said == [] and entries[0]["made_with"]["deep_worlds"] == DEFAULTS["deep_worlds"] > 0
+    del entries[0]["made_with"]["deep_worlds"]
+    log.write_text(json.dumps(entries[0]) + "\n")
+    entries, said = run(default)
+    assert len(entries) == 2 and len(said) == 1 and "budget's depth rule changed" in said[0]
+    assert run(default) == (entries, [])              # now in the log: nothing again
+    for spec in (MethodSpec("lbs-2", blueprint="simple", rollouts=8),
+                 MethodSpec("lbs-2", blueprint="simple", budget=2000, deep_worlds=0)):
+        entries, said = run(spec)
+        assert said == [] and "deep_worlds" not in entries[-1]["made_with"]
+
+
 def test_games_made_with_other_files_are_played_again(tmp_path):
     """A log keeps with each game the files its spec resolved to (`made_with`): after a
     user's blueprint file or a value checkpoint changes under the same spec, its games
@@ -601,7 +627,8 @@ def test_a_log_written_before_a_search_setting_existed_keeps_its_games(tmp_path)
 def test_the_worlds_report_pairs_each_world_count_with_the_one_before(tmp_path, capsys):
     """benchmarks/worlds.py curve reads a compare log holding one search at two world
     counts (and SPARTA at the first) and prints one row per count, the step between them
-    paired on the same deals, and SPARTA's share of the gain."""
+    paired on the same deals, and SPARTA's share of the gain; the same search under two
+    budgets is one curve of its own, a point per budget."""
     path = os.path.join(ROOT, "benchmarks", "worlds.py")
     spec = importlib.util.spec_from_file_location("worlds_report", path)
     worlds = importlib.util.module_from_spec(spec)
@@ -610,13 +637,22 @@ def test_the_worlds_report_pairs_each_world_count_with_the_one_before(tmp_path, 
     game = {"colors": 3, "hand_size": 3, **CONFIG}
     few, many = (MethodSpec("lbs-inf", belief="grounded+cf", rollouts=w, seed=1)
                  for w in (8, 32))
-    runs = [[MethodSpec("blueprint"), MethodSpec("sparta", rollouts=8, seed=1), few], [many]]
+    small, large = (MethodSpec("lbs-inf", belief="grounded+cf", budget=b, seed=1)
+                    for b in (2000, 8000))
+    runs = [[MethodSpec("blueprint"), MethodSpec("sparta", rollouts=8, seed=1), few], [many],
+            [small], [large]]
     scores = [collect(specs, game, games=3, seed=1, backend="inline", show_progress=False,
                       jsonl=log)[specs[-1].label()] for specs in runs]   # one compare run each
     assert worlds.curve(log) == 0
     out = capsys.readouterr().out
-    rows = [line for line in out.splitlines() if line.startswith("| lbs-inf")]
+    rows = [line for line in out.splitlines() if line.startswith("| lbs-inf (grounded+cf) |")]
     assert len(rows) == 2 and "| 8 | 3 |" in rows[0] and "| 32 | 3 |" in rows[1]
-    step = np.mean([b["score"] - a["score"] for a, b in zip(*scores)])
+    step = np.mean([b["score"] - a["score"] for a, b in zip(scores[0], scores[1])])
     assert f"{step:+.3f}" in rows[1] and "% (3 deals)" in rows[0]
     assert "32 worlds minus 8, paired over 3 deals" in out
+    budgeted = [line for line in out.splitlines()
+                if line.startswith("| lbs-inf (grounded+cf) under a budget |")]
+    assert len(budgeted) == 2 and "| 2,000 | 3 |" in budgeted[0] and "| 8,000 | 3 |" in budgeted[1]
+    step = np.mean([b["score"] - a["score"] for a, b in zip(scores[2], scores[3])])
+    assert f"{step:+.3f}" in budgeted[1] and "deals)" not in budgeted[1]   # no SPARTA share
+    assert "8,000 moves minus 2,000, paired over 3 deals" in out

@@ -270,6 +270,42 @@ def test_a_budget_buys_worlds_by_the_cost_of_a_rollout():
         SearchConfig(budget=2.5)
 
 
+def test_a_budget_rolls_to_the_end_where_it_affords_deep_worlds():
+    """With `deep_worlds` D, a budget's decision that affords D worlds to the end rolls out
+    to the end, weighted and uncapped (what its SearchResult records); one that does not
+    keeps the method's depth and margin; D = 0, no budget or a search already to the end
+    change nothing. The choice reads public facts only: the same for a re-dealt own hand."""
+    bot = RuleBot("strong")
+    late = HanabiState(HanabiConfig(), seed=4)
+    while late.deck_size > 3 and not late.is_terminal:
+        late.apply(bot.act(late))
+    early = HanabiState(HanabiConfig(), seed=4)
+    # 200 worlds to the end at the late decision, far fewer at the first
+    budget = 200 * len(late.legal_moves()) * (1 + 2 * late.deck_size + late.turns_to_play)
+    assert worlds_for_budget(budget, late, -1) >= 200 > worlds_for_budget(budget, early, -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent = LBSAgent(bot, GroundedBelief(), depth=16, budget=budget, deep_worlds=200,
+                         delta=0.05, confidence=2.0, margin_worlds=32)
+        plain = LBSAgent(bot, GroundedBelief(), depth=16, budget=budget, deep_worlds=0)
+        fixed = LBSAgent(bot, GroundedBelief(), depth=16, rollouts=64, deep_worlds=200)
+    depth, config = agent.depth_for(late)
+    assert depth == -1 and config.importance and config.margin_worlds == 0
+    result = agent.search(late)
+    assert result.depth == -1 and result.margin_worlds == 0
+    assert agent.depth_for(early) == (16, agent.config)
+    assert agent.search(early).depth == 16 and agent.history[-1].margin_worlds == 32
+    assert plain.depth_for(late)[0] == 16 and plain.search(late).depth == 16
+    assert fixed.depth_for(late)[0] == 16
+    seat = late.current_player
+    redealt = late.clone()
+    hand = GroundedBelief().reset(late, seat).sample(1, np.random.default_rng(3))[0]
+    redealt.set_hand(seat, hand)
+    assert agent.depth_for(redealt)[0] == -1
+    with pytest.raises(ValueError, match="deep_worlds"):
+        SearchConfig(deep_worlds=-1)
+
+
 def test_an_importance_weighted_search_resolves_its_own_margin():
     """By the rule of docs/experiments/importance_weights.md: from 1,024 worlds up a
     weighted LBS-k caps the margin at 128 worlds and a weighted search to the end not at

@@ -75,6 +75,8 @@ def _decisions(page):
 
 def _check_test_shown(page, d):
     """The panel of decision `d` shows the search's test as its record holds it."""
+    assert _text(page, "#decision-depth") == ("to the end of the game" if d["depth"] < 0 else
+                                              f"{d['depth']} blueprint moves, then the value")
     assert _text(page, "#decision-delta") == f"{d['delta']:.3f}"
     margin = _text(page, "#decision-margin")
     assert margin.startswith(f"{d['margin']:.3f} ")

@@ -1377,7 +1377,10 @@ function testItems(d, nameOf) {
   const cap = d.margin_worlds > 0 ? `capped at ${d.margin_worlds} worlds` : "no cap";
   const verified = d.verify_gain === null || d.verify_gain === undefined ? "no verification"
     : `${signed(d.verify_gain)} \u00b1 ${fmt(d.verify_sem, 3)} on fresh worlds`;
+  const depth = d.depth === undefined ? "-" : d.depth < 0 ? "to the end of the game"
+    : `${d.depth} blueprint moves, then the value`;
   return [
+    ["Rollout depth", depth, "depth"],
     ["Threshold (delta)", fmt(d.delta, 3), "delta"],
     ["Margin", `${fmt(d.margin, 3)} (${fmt(d.confidence, 1)} s.e. of the tested gain; ` +
       `${counted} worlds counted, ${cap})`, "margin"],
