@@ -425,54 +425,37 @@ def test_games_played_under_other_speed_settings_are_played_again(tmp_path):
     assert said == [] and "speed" not in entries[-1]["made_with"]
 
 
-def test_sparta_games_played_under_the_capped_margin_are_played_again(tmp_path):
-    """SPARTA at 256 worlds or more resolves its margin to 0 (no cap) by a measured rule
-    and records it with each game; a line without it, as a log wrote while the margin was
-    capped, is played again with a warning naming the margin rule. Below 256 worlds, or
-    with the margin set, nothing is recorded."""
+@pytest.mark.parametrize("default, key, recorded, rule, unrecorded", [
+    (MethodSpec("sparta", blueprint="simple", rollouts=256), "margin_worlds", 0, "margin rule",
+     [MethodSpec("sparta", blueprint="simple", rollouts=64),
+      MethodSpec("sparta", blueprint="simple", rollouts=256, margin_worlds=0)]),
+    (MethodSpec("lbs-2", blueprint="simple", budget=2000), "deep_worlds", DEFAULTS["deep_worlds"],
+     "budget's depth rule", [MethodSpec("lbs-2", blueprint="simple", rollouts=8),
+                             MethodSpec("lbs-2", blueprint="simple", budget=2000, deep_worlds=0)]),
+], ids=["sparta-margin", "budget-depth"])
+def test_games_played_before_a_measured_rule_are_played_again(tmp_path, default, key, recorded,
+                                                              rule, unrecorded):
+    """A setting a measured rule resolves is recorded with each game: SPARTA's margin (0,
+    no cap, from 256 worlds up) and a budget's `deep_worlds` (rollouts to the end where it
+    affords that many worlds). A line without it, as a log wrote before the rule, is played
+    again with a warning naming the rule; where the rule does not apply (fewer worlds, no
+    budget) or the spec sets the knob itself, nothing is recorded."""
     small = dict(players=2, colors=2, ranks=2, hand_size=2)
     log = tmp_path / "g.jsonl"
 
     def run(spec):
         return _play_one_logged(spec, small, log)
 
-    default = MethodSpec("sparta", blueprint="simple", rollouts=256)
     entries, said = run(default)
-    assert said == [] and entries[0]["made_with"]["margin_worlds"] == 0
-    del entries[0]["made_with"]["margin_worlds"]
+    assert said == [] and entries[0]["made_with"][key] == recorded
+    del entries[0]["made_with"][key]
     log.write_text(json.dumps(entries[0]) + "\n")
     entries, said = run(default)
-    assert len(entries) == 2 and len(said) == 1 and "before its margin rule changed" in said[0]
+    assert len(entries) == 2 and len(said) == 1 and f"before its {rule} changed" in said[0]
     assert run(default) == (entries, [])              # now in the log: nothing again
-    for spec in (MethodSpec("sparta", blueprint="simple", rollouts=64),
-                 MethodSpec("sparta", blueprint="simple", rollouts=256, margin_worlds=0)):
+    for spec in unrecorded:
         entries, said = run(spec)
-        assert said == [] and "margin_worlds" not in entries[-1]["made_with"]
-
-
-def test_budget_games_played_before_the_depth_rule_are_played_again(tmp_path):
-    """An LBS-k under a budget resolves `deep_worlds` (rollouts to the end where the budget
-    affords that many worlds) by a measured rule and records it with each game; a line
-    without it, as a log wrote before the rule, is played again with a warning naming
-    the rule. Without a budget, or with deep_worlds set, nothing is recorded."""
-    small = dict(players=2, colors=2, ranks=2, hand_size=2)
-    log = tmp_path / "g.jsonl"
-
-    def run(spec):
-        return _play_one_logged(spec, small, log)
-
-    default = MethodSpec("lbs-2", blueprint="simple", budget=2000)
-    entries, said = run(default)
-    assert said == [] and entries[0]["made_with"]["deep_worlds"] == DEFAULTS["deep_worlds"] > 0
-    del entries[0]["made_with"]["deep_worlds"]
-    log.write_text(json.dumps(entries[0]) + "\n")
-    entries, said = run(default)
-    assert len(entries) == 2 and len(said) == 1 and "budget's depth rule changed" in said[0]
-    assert run(default) == (entries, [])              # now in the log: nothing again
-    for spec in (MethodSpec("lbs-2", blueprint="simple", rollouts=8),
-                 MethodSpec("lbs-2", blueprint="simple", budget=2000, deep_worlds=0)):
-        entries, said = run(spec)
-        assert said == [] and "deep_worlds" not in entries[-1]["made_with"]
+        assert said == [] and key not in entries[-1]["made_with"]
 
 
 def test_games_made_with_other_files_are_played_again(tmp_path):
