@@ -8,7 +8,8 @@ more than `delta`. They differ in the belief and the rollout depth, as in the pa
     SpartaAgent   exact belief (every consistent hand, counterfactually filtered through
                   the blueprint), rollouts to the end of the game
     LBSAgent      any belief, rollouts of `depth` blueprint moves bootstrapped with a
-                  value, or to the end
+                  value, or to the end (under a budget, also wherever it affords
+                  `deep_worlds` worlds to the end: `SearchAgent.depth_for`)
 
 Every knob is one `SearchConfig` (`lbs_pz.search.config`), given whole (`config=`) or
 field by field (`LBSAgent(bp, rollouts=64, delta=0.5)`), and read back whole from
