@@ -32,7 +32,8 @@ smallest, paired, per search.
 
 `cost`: seconds per decision, microseconds per world used and the process's peak
 memory, for LBS-16 with no flags on the strong bot (seat 0's decisions over the first 30
-moves of `--games` evaluation deals), each world count in a fresh process on one core:
+moves of `--games` evaluation deals), each world count and each budget (`--budgets`) in a
+fresh process on one core:
 a flat cost per world and flat memory is what lets the search take 10,000 worlds.
 """
 
@@ -124,8 +125,9 @@ def curve(log: str) -> int:
     return 0
 
 
-def _cost_one(worlds: int, games: int) -> dict:
-    """Run in a fresh process: LBS-16's decisions at `worlds` worlds (see the module doc)."""
+def _cost_one(worlds: int, games: int, budget: int = 0) -> dict:
+    """Run in a fresh process: LBS-16's decisions at `worlds` worlds, or under `budget`
+    moves per decision when it is > 0 (see the module doc)."""
     import warnings
 
     from lbs_pz.agents import load_blueprint
@@ -136,7 +138,8 @@ def _cost_one(worlds: int, games: int) -> dict:
     blueprint = load_blueprint("strong")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        agent = LBSAgent(blueprint, rollouts=worlds)
+        agent = LBSAgent(blueprint, budget=budget) if budget else LBSAgent(blueprint,
+                                                                           rollouts=worlds)
     seconds, sampled, rollouts, decisions = 0.0, 0, 0, 0
     for game in range(games):
         state = HanabiState(HanabiConfig(), seed=int(deal_seeds(EVAL, 0, game, 1)[0]))
@@ -150,22 +153,25 @@ def _cost_one(worlds: int, games: int) -> dict:
                 state.apply(result.move)
             else:
                 state.apply(blueprint.act(state))
-    return {"worlds": worlds, "decisions": decisions, "s_per_decision": seconds / decisions,
+    return {"worlds": worlds, "budget": budget, "decisions": decisions,
+            "s_per_decision": seconds / decisions,
             "us_per_world": 1e6 * seconds / max(sampled, 1),
             "rollouts_per_decision": rollouts / decisions,
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def cost(worlds, games: int) -> int:
-    print("| worlds | decisions | s/decision | us per world used | rollouts per decision | "
-          "peak memory (MB) |")
+def cost(worlds, games: int, budgets=()) -> int:
+    print("| worlds (budget: moves per decision) | decisions | s/decision | us per world used "
+          "| rollouts per decision | peak memory (MB) |")
     print("|---:|---:|---:|---:|---:|---:|")
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    for w in worlds:
-        out = subprocess.run([sys.executable, __file__, "_cost_one", str(w), str(games)],
+    for w, budget in [(w, 0) for w in worlds] + [(0, b) for b in budgets]:
+        out = subprocess.run([sys.executable, __file__, "_cost_one", str(w), str(games),
+                              "--budget", str(budget)],
                              env=env, capture_output=True, text=True, check=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"| {w:,} | {r['decisions']} | {r['s_per_decision']:.3f} | "
+        point = f"budget {budget:,}" if budget else f"{w:,}"
+        print(f"| {point} | {r['decisions']} | {r['s_per_decision']:.3f} | "
               f"{r['us_per_world']:.0f} | {r['rollouts_per_decision']:,.0f} | "
               f"{r['peak_mb']:.0f} |")
     return 0
@@ -220,18 +226,22 @@ def main(argv=None) -> int:
     c.add_argument("log")
     k = sub.add_parser("cost", help="seconds and memory against worlds, one core")
     k.add_argument("--worlds", type=int, nargs="+", default=[256, 1024, 4096, 10000])
+    k.add_argument("--budgets", type=int, nargs="*",
+                   default=[WORLD_MOVES * w for w in (256, 1024, 4096, 10000)],
+                   help="budgets (moves per decision) timed after the world counts")
     k.add_argument("--games", type=int, default=2)
     one = sub.add_parser("_cost_one")
     one.add_argument("worlds", type=int)
     one.add_argument("games", type=int)
+    one.add_argument("--budget", type=int, default=0)
     args = parser.parse_args(argv)
     if args.command == "play":
         return play(args.quick)
     if args.command == "curve":
         return curve(args.log)
     if args.command == "cost":
-        return cost(args.worlds, args.games)
-    print(json.dumps(_cost_one(args.worlds, args.games)))
+        return cost(args.worlds, args.games, args.budgets)
+    print(json.dumps(_cost_one(args.worlds, args.games, args.budget)))
     return 0
 
 
