@@ -22,7 +22,7 @@ from lbs_pz.engine import HanabiConfig
 from lbs_pz.models import find_model, path as model_path, recommended_settings
 from lbs_pz.optional import torch_available
 from lbs_pz.search.agents import LBSAgent, SearchAgent, SpartaAgent
-from lbs_pz.search.config import DEFAULTS
+from lbs_pz.search.config import DEFAULTS, SearchConfig
 from lbs_pz.search.methods import MethodSpec, method_depth
 from lbs_pz.search.resolve import applied_speed_defaults, measured_margin, recommended_for
 
@@ -40,7 +40,24 @@ def build_agent(spec: MethodSpec, config: Optional[HanabiConfig] = None,
         return blueprint, None
     if spec.method == "sparta":
         return blueprint, SpartaAgent(blueprint, config=spec.search, game=config)
-    return blueprint, LBSAgent(blueprint, config=spec.search, depth=spec.depth, game=config)
+    return blueprint, LBSAgent(blueprint, config=_seats_search(spec), depth=spec.depth,
+                               game=config)
+
+
+def _several_seats(spec: MethodSpec) -> bool:
+    return spec.search_seats == ("all",) or len(spec.search_seats) > 1
+
+
+def _seats_search(spec: MethodSpec) -> SearchConfig:
+    """The spec's SearchConfig for its searchers: a budget's rollouts to the end
+    (`deep_worlds`) were measured with one seat searching; with several, each searcher's
+    partner leaves the blueprint's moves its rollouts and belief assume, and the
+    to-the-end decisions lost (docs/experiments/highest_score.md), so an unset
+    `deep_worlds` is 0 there."""
+    search = spec.search
+    if search.budget is not None and search.deep_worlds is None and _several_seats(spec):
+        return search.replace(deep_worlds=0)
+    return search
 
 
 def first_searching_seat(spec: MethodSpec) -> Optional[int]:
@@ -130,7 +147,8 @@ def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
     search = spec.search
     recommended = {**out["recommended"].get("lbs", {}), **out["recommended"].get(spec.method, {})}
     if search.budget is not None and search.deep_worlds is None and DEFAULTS["deep_worlds"] \
-            and method_depth(spec.method) > 0 and "deep_worlds" not in recommended:
+            and method_depth(spec.method) > 0 and not _several_seats(spec) \
+            and "deep_worlds" not in recommended:
         # a budget's games depend on its depth rule (docs/experiments/budget_depth.md)
         out["deep_worlds"] = DEFAULTS["deep_worlds"]
     if search.belief_checkpoint:

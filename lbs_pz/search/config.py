@@ -105,7 +105,7 @@ class SearchConfig:
     budget: Optional[int] = None
     # with a budget: a decision where it affords at least this many worlds to the end of the game
     # rolls out to the end, importance-weighted, its margin following the noise, instead of at the
-    # method's depth (0: never)
+    # method's depth (0: never; unset with several seats searching: 0)
     deep_worlds: Optional[int] = None
     # exact | grounded | learned | grounded+cf | learned+cf (default: learned+cf when a belief is
     # trained for the blueprint, else grounded+cf)

@@ -7,6 +7,7 @@ import textwrap
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.backends import collect
 from lbs_pz.search.build import build_agent, built_agents, describe, made_with
+from lbs_pz.search.config import DEFAULTS
 from lbs_pz.search.methods import MethodSpec
 
 COUNTING = textwrap.dedent('''
@@ -73,3 +74,21 @@ def test_build_agent_builds_anew_and_parses_the_depth_once():
     assert MethodSpec("sparta").depth == MethodSpec("lbs-inf").depth == -1
     a, b = build_agent(spec)[1], build_agent(spec)[1]
     assert a is not b and a.config == b.config and a.config.rollouts == 4
+
+
+def test_a_budget_goes_to_the_end_only_where_one_seat_searches():
+    """A budget's rollouts to the end (`deep_worlds`) were measured with one seat
+    searching: a spec that searches several seats builds its searchers with it at 0 (and
+    records no depth rule with its games) unless the spec sets it; one seat keeps the
+    default."""
+    game = HanabiConfig(colors=2, ranks=2, hand_size=2)
+    one = MethodSpec("lbs-2", blueprint="simple", budget=4000)
+    assert build_agent(one, game)[1].config.deep_worlds == DEFAULTS["deep_worlds"] > 0
+    assert made_with(one, game)["deep_worlds"] == DEFAULTS["deep_worlds"]
+    for seats in (("all",), (0, 1)):
+        several = MethodSpec("lbs-2", blueprint="simple", budget=4000, search_seats=seats)
+        assert build_agent(several, game)[1].config.deep_worlds == 0
+        assert "deep_worlds" not in made_with(several, game)
+    chosen = MethodSpec("lbs-2", blueprint="simple", budget=4000, search_seats=("all",),
+                        deep_worlds=512)
+    assert build_agent(chosen, game)[1].config.deep_worlds == 512
