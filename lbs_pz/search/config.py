@@ -71,7 +71,8 @@ PRUNING_RULES = ("means", "paired", "threshold", "off")
 # up turns it on (`weighted_by_default`), and `--importance` anywhere.
 # deep_worlds 1,024: a budget's decision that affords 1,024 worlds to the end rolls out to the
 # end, weighted and uncapped (tuning deals, strong bot, 720,000 moves per decision: +0.097 +-
-# 0.044 over depth 16 everywhere; docs/experiments/budget_depth.md).
+# 0.044 over depth 16 everywhere; docs/experiments/budget_depth.md), where one seat searches:
+# a spec that searches several builds its searchers with 0 (`lbs_pz.search.build`).
 DEFAULTS = {"delta": PAPER_DELTA, "confidence": 2.0, "verify": 0, "margin_worlds": 32,
             "pruning": "threshold", "precision": "float32", "importance": False,
             "deep_worlds": 1024}
