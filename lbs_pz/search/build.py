@@ -24,7 +24,8 @@ from lbs_pz.optional import torch_available
 from lbs_pz.search.agents import LBSAgent, SearchAgent, SpartaAgent
 from lbs_pz.search.config import DEFAULTS, SearchConfig
 from lbs_pz.search.methods import MethodSpec, method_depth
-from lbs_pz.search.resolve import applied_speed_defaults, measured_margin, recommended_for
+from lbs_pz.search.resolve import (applied_speed_defaults, measured_margin, recommended_for,
+                                   recommended_knobs)
 
 # (spec, game, seat, file stamps) -> (blueprint, searcher)
 _BUILT: Dict[tuple, Tuple[Blueprint, Optional[SearchAgent]]] = {}
@@ -144,11 +145,10 @@ def made_with(spec: MethodSpec, config: HanabiConfig) -> dict:
                 and "margin_worlds" not in out["recommended"].get("sparta", {}):
             out["margin_worlds"] = margin
         return out
-    search = spec.search
-    recommended = {**out["recommended"].get("lbs", {}), **out["recommended"].get(spec.method, {})}
+    search = _seats_search(spec)
     if search.budget is not None and search.deep_worlds is None and DEFAULTS["deep_worlds"] \
-            and method_depth(spec.method) > 0 and not _several_seats(spec) \
-            and "deep_worlds" not in recommended:
+            and method_depth(spec.method) > 0 \
+            and "deep_worlds" not in recommended_knobs(out["recommended"], spec.method):
         # a budget's games depend on its depth rule (docs/experiments/budget_depth.md)
         out["deep_worlds"] = DEFAULTS["deep_worlds"]
     if search.belief_checkpoint:

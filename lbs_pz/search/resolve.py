@@ -172,11 +172,16 @@ def recommended_for(recommended: dict, method: str) -> dict:
             if key == method or (key == "lbs" and method.startswith("lbs-"))}
 
 
-def _recommended_knobs(blueprint, game: HanabiConfig, method: str) -> dict:
-    """{knob: value} the manifest recommends for this blueprint's `method` in `game` (its
-    "lbs" entry first, then the method's own)."""
-    applying = recommended_for(recommended_settings(blueprint_identity(blueprint), game), method)
+def recommended_knobs(recommended: dict, method: str) -> dict:
+    """{knob: value} of a blueprint's recommended settings that apply to `method`
+    (`recommended_for`): its "lbs" entry first, then the method's own over it."""
+    applying = recommended_for(recommended, method)
     return {**applying.get("lbs", {}), **applying.get(method, {})}
+
+
+def _recommended_knobs(blueprint, game: HanabiConfig, method: str) -> dict:
+    """{knob: value} the manifest recommends for this blueprint's `method` in `game`."""
+    return recommended_knobs(recommended_settings(blueprint_identity(blueprint), game), method)
 
 
 def settings_for(blueprint, game: HanabiConfig, config: SearchConfig, method: str,
