@@ -3,12 +3,22 @@ how many hand-written argument checks remain, how much of the public API is anno
 whether ruff and mypy pass.
 
     python benchmarks/house.py            # the table (the "house" section of sections.toml)
+    python benchmarks/house.py keep results/compute_net.jsonl    # a finished log, to commit
 
 Each figure has its limit beside it; tests/repo/test_house.py asserts the limits.
+
+`keep LOG...` keeps each finished live log gzipped for the repository without rewriting a
+file kept before (git keeps every version of a file for good, so a results/ log is
+committed once): the first keep of results/X.jsonl writes results/X.jsonl.gz, a later one
+(the run went on, or played stale games again) only the lines the kept files do not hold,
+as the next segment, results/X.jsonl.2.gz, .3.gz, ... A reader of X.jsonl.gz reads its
+segments after it, as one log, and a run on a fresh clone continues from them all
+(lbs_pz/files.py). It prints each file written, for `git add`.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import os
 import re
@@ -17,6 +27,8 @@ import subprocess
 import sys
 import tokenize
 from typing import Dict, Iterator, List, Tuple
+
+from lbs_pz.files import gzip_log
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "lbs_pz")
@@ -168,7 +180,26 @@ def lint(tool: str) -> str:
     return "passes" if run.returncode == 0 else f"fails ({lines} lines of output)"
 
 
-def main() -> int:
+def keep(logs: List[str], parser: argparse.ArgumentParser) -> int:
+    """`keep LOG...`: each log kept gzipped (`gzip_log`); prints the file written or that
+    every line is kept already."""
+    for log in logs:
+        try:
+            written = gzip_log(log, "LOG")
+        except ValueError as err:
+            parser.error(str(err))
+        print(written or f"{log}: every line is kept already")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command")
+    k = sub.add_parser("keep", help="keep finished logs gzipped, each file once")
+    k.add_argument("logs", nargs="+", metavar="LOG", help="a live log, results/X.jsonl")
+    args = parser.parse_args(argv)
+    if args.command == "keep":
+        return keep(args.logs, parser)
     size = tracked_bytes()
     rewritten = {p: n for p, n in results_commits().items() if n > 1}
     longest = longest_functions()

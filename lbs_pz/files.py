@@ -18,11 +18,15 @@ resume, removed (`json_lines`), so that the lines appended after it stay valid.
 
 A log is read the same plain or gzipped (`read_lines` and `json_lines` tell them by their
 first bytes, `open_log` opens either by path): a finished run's log is kept in the
-repository once, gzipped (`gzip -9nkf results/X.jsonl`, then `git add results/X.jsonl.gz`;
-`gzip_log` does the same), and its live log (X.jsonl) stays out of git. A run that continues
-such a log makes its live log from the committed copy when it has none (`seed_log`); a
-report reads whichever is there (`readable_log`: the live log, else the committed one). A
-gzipped log is read only: a run appends to the plain one. What the repository does not ship
+repository gzipped (`python benchmarks/house.py keep results/X.jsonl`, then `git add` the
+file it names; `gzip_log` does it), and its live log (X.jsonl) stays out of git. A file
+once committed is never rewritten: the first keep writes X.jsonl.gz, a later one (the run
+went on, or played stale games again) only the lines not kept yet, as the next segment
+X.jsonl.2.gz, X.jsonl.3.gz, ..., and a reader of X.jsonl.gz reads its segments after it,
+as one log (`log_segments`). A run that continues such a log makes its live log from the
+committed copy when it has none (`seed_log`); a report reads whichever is there
+(`readable_log`: the live log, else the committed one). A gzipped log is read only: a run
+appends to the plain one. What the repository does not ship
 (a run's live logs, checkpoints, figures) is made again by the command that made it.
 
     check_output_path("results.json", "--json")     # ValueError: one line naming both
@@ -35,12 +39,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import hashlib
 import json
 import os
+import re
 import stat
 import warnings
 import zlib
-from typing import Any, BinaryIO, Iterator, Tuple, Union
+from typing import Any, BinaryIO, Iterator, List, Optional, Tuple, Union
 
 try:                    # POSIX: a log is locked while a run appends to it
     import fcntl
@@ -51,6 +57,7 @@ MAX_LINE_BYTES = 2**20      # the longest line a game log may hold (a logged gam
 READ_BYTES = 2**16          # what `read_lines` reads at a time
 GZIP_MAGIC = b"\x1f\x8b"     # the first bytes of a gzip file
 COMMITTED = ".gz"           # a finished log as the repository keeps it: X.jsonl -> X.jsonl.gz
+MAX_SEGMENTS = 1000         # the most files one committed log is kept in (X.jsonl.K.gz)
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -169,12 +176,89 @@ def is_gzipped(f: BinaryIO) -> bool:
     return head == GZIP_MAGIC
 
 
+def log_segments(path: str) -> List[str]:
+    """The files the committed log `path` (X.jsonl.gz) is kept in, in order: `path`, then
+    X.jsonl.2.gz, X.jsonl.3.gz, ... while they exist (each holds the lines kept after the
+    files before it). A path not ending in ".gz" is one file. ValueError if a segment is
+    missing before a later one (a partial checkout would otherwise lose games unseen)."""
+    if not path.endswith(COMMITTED):
+        return [path]
+    base = path[:-len(COMMITTED)]
+    found = [path]
+    while os.path.lexists(f"{base}.{len(found) + 1}{COMMITTED}"):
+        if len(found) == MAX_SEGMENTS:
+            raise ValueError(f"{path!r}: kept in more than {MAX_SEGMENTS} files "
+                             f"({base}.K{COMMITTED}); merge them into one")
+        found.append(f"{base}.{len(found) + 1}{COMMITTED}")
+    folder, name = os.path.split(base)
+    pattern = re.compile(re.escape(name) + r"\.([0-9]+)" + re.escape(COMMITTED) + "$")
+    later = sorted(int(m.group(1)) for m in map(pattern.match, os.listdir(folder or "."))
+                   if m and int(m.group(1)) > len(found))
+    if later:
+        raise ValueError(f"{path!r}: its segment {base}.{len(found) + 1}{COMMITTED} is "
+                         f"missing but {base}.{later[0]}{COMMITTED} is there; restore it")
+    return found
+
+
+class _Chained:
+    """The bytes of the open binary file `first` (the file at `paths[0]`, from its
+    current position), then of each later file of `paths` whole, read like one file
+    (`read`, `tell`, `seek` back to the start, `close`); the later files are opened when
+    reached. `current` is the path being read (what an error names)."""
+
+    def __init__(self, first: BinaryIO, paths: List[str], option: str):
+        self._files, self._paths, self._option = [first], paths, option
+        self._start, self._index, self._pos = first.tell(), 0, 0
+
+    @property
+    def current(self) -> str:
+        return self._paths[min(self._index, len(self._paths) - 1)]
+
+    def _file(self) -> BinaryIO:
+        if self._index == len(self._files):
+            self._files.append(_open_bytes(self._paths[self._index], self._option,
+                                           "log segment"))
+            if not is_gzipped(self._files[-1]):     # an empty or plain file lost its lines
+                raise ValueError(f"{self._option} {self.current!r}: not a gzip file (a "
+                                 f"segment of {self._paths[0]!r}); fetch it again")
+        return self._files[self._index]
+
+    def read(self, size: int = -1) -> bytes:
+        parts = []
+        while self._index < len(self._paths) and size != 0:
+            chunk = self._file().read(size)
+            if not chunk:
+                self._index += 1
+                continue
+            parts.append(chunk)
+            self._pos += len(chunk)
+            size = size - len(chunk) if size > 0 else size
+        return b"".join(parts)
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        if (offset, whence) != (0, os.SEEK_SET):
+            raise OSError("a log kept in segments is read from its start only")
+        self._files[0].seek(self._start)
+        for f in self._files[1:]:
+            f.seek(0)
+        self._index = self._pos = 0
+        return 0
+
+    def close(self) -> None:
+        for f in self._files:
+            f.close()
+
+
 class _Gunzipped:
     """The decompressed bytes of the gzipped binary file `f`, read like a file (`read`,
     `tell`, `seek`, `close`: closing closes `f`); a damaged or cut gzip stream is a ValueError
-    naming `path` and `option`, not a zlib or EOF error."""
+    naming `path` (or the segment being read, `_Chained`) and `option`, not a zlib or EOF
+    error."""
 
-    def __init__(self, f: BinaryIO, path: str, option: str):
+    def __init__(self, f: Union[BinaryIO, _Chained], path: str, option: str):
         self._raw, self._path, self._option = f, path, option
         self._stream = gzip.GzipFile(fileobj=f, mode="rb")
 
@@ -182,7 +266,8 @@ class _Gunzipped:
         try:
             return self._stream.read(size)
         except (OSError, EOFError, zlib.error) as err:
-            raise ValueError(f"{self._option} {self._path!r}: not a whole gzip file "
+            where = getattr(self._raw, "current", self._path)
+            raise ValueError(f"{self._option} {where!r}: not a whole gzip file "
                              f"({str(err)[:80] or type(err).__name__}); fetch it again, or "
                              f"give the plain log") from None
 
@@ -208,22 +293,32 @@ class _Gunzipped:
 
 
 def log_stream(f: BinaryIO, path: str, option: str) -> Union[BinaryIO, _Gunzipped]:
-    """The lines of the binary file `f` from its current position, plain or gzipped: `f`
-    itself, or, if it holds gzip data there (`is_gzipped`), a reader of its decompressed
-    bytes (read a bounded size at a time, like `f`). The one place that tells the two."""
-    return _Gunzipped(f, path, option) if is_gzipped(f) else f
+    """The lines of the binary file `f` (the file at `path`) from its current position,
+    plain or gzipped: `f` itself, or, if it holds gzip data there (`is_gzipped`), a reader
+    of its decompressed bytes followed by those of its later segments (`log_segments`),
+    read a bounded size at a time, like `f`. The one place that tells the two."""
+    if not is_gzipped(f):
+        return f
+    segments = log_segments(path)
+    return _Gunzipped(f if len(segments) == 1 else _Chained(f, segments, option), path, option)
 
 
 def open_log(path: str, option: str, what: str = "log") -> Union[BinaryIO, _Gunzipped]:
     """The log at `path` opened to read, binary, plain or gzipped alike (`log_stream`):
     close it, or use it in a `with` block. ValueError naming `option` if `path` is not a
     regular file (a FIFO or a device is refused unopened) or cannot be opened."""
+    return log_stream(_open_bytes(path, option, what), path, option)
+
+
+def _open_bytes(path: str, option: str, what: str = "log") -> BinaryIO:
+    """The regular file at `path` opened to read its bytes, unbuffered (`open_log`'s
+    checks and errors)."""
     check_input_path(path, option, what)
     try:
         fd = open_regular(path, os.O_RDONLY, option)
     except OSError as err:
         raise ValueError(f"{option} {path!r}: cannot read it ({err.strerror})") from None
-    return log_stream(os.fdopen(fd, "rb", buffering=0), path, option)
+    return os.fdopen(fd, "rb", buffering=0)
 
 
 def readable_log(path: str) -> str:
@@ -251,17 +346,39 @@ def seed_log(path: str, option: str) -> bool:
     return True
 
 
-def gzip_log(path: str, option: str = "--out") -> str:
-    """`path` + ".gz": the finished log `path` gzipped (level 9, no name or time in its
-    header, so the same log gives the same bytes), written whole or not at all; the
-    plain log is left as it is. How a finished run's log is kept (committed once)."""
-    out = path + COMMITTED
-    with open_log(path, option) as src, replaced(out, option) as tmp:
+def gzip_log(path: str, option: str = "--out") -> Optional[str]:
+    """Keep the finished log `path` for the repository, gzipped (level 9, no name or time
+    in a header, so the same lines give the same bytes), never rewriting a file kept
+    before: the first time, every line as `path` + ".gz"; later, the lines of `path` that
+    its kept files (`log_segments`) do not hold, in their order, as the next segment
+    (X.jsonl.2.gz, ...). Each line ends with a newline, so that segments join as lines.
+    The file written (whole or not at all), or None when every line is kept already; the
+    plain log is left as it is. Memory: a 16-byte digest per kept line."""
+    committed = path + COMMITTED
+    kept = set()
+    if os.path.lexists(committed):
+        with _open_bytes(committed, option) as f:
+            kept = {_digest(raw) for _, _, raw in read_lines(f, committed, option)}
+        out = f"{path}.{len(log_segments(committed)) + 1}{COMMITTED}"
+    else:
+        out = committed
+    wrote = False
+    with _open_bytes(path, option) as src, replaced(out, option) as tmp:
         with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
                                                    compresslevel=9, mtime=0) as dst:
-            for chunk in iter(lambda: src.read(READ_BYTES), b""):
-                dst.write(chunk)
-    return out
+            for _, _, line in read_lines(src, path, option):
+                if line.strip() and _digest(line) not in kept:
+                    kept.add(_digest(line))
+                    dst.write(line if line.endswith(b"\n") else line + b"\n")
+                    wrote = True
+        if not wrote:
+            os.remove(tmp)
+    return out if wrote else None
+
+
+def _digest(line: bytes) -> bytes:
+    """A line's identity for `gzip_log`, newline aside."""
+    return hashlib.blake2b(line.rstrip(b"\n"), digest_size=16).digest()
 
 
 def read_lines(f: BinaryIO, path: str, option: str) -> Iterator[Tuple[int, int, bytes]]:

@@ -1,7 +1,8 @@
-"""A finished run's log is kept in the repository once, gzipped (X.jsonl.gz), its live log
-(X.jsonl) out of git: every reader reads the .gz as the plain log, a run on a missing
-live log starts from the .gz, a run never appends to the .gz, and the repository holds
-no plain log under results/ and no carve-out in .gitignore."""
+"""A finished run's log is kept in the repository gzipped (X.jsonl.gz, then only what is
+new as X.jsonl.2.gz, ...: no file is rewritten), its live log (X.jsonl) out of git: every
+reader reads the .gz and its segments as the plain log, a run on a missing live log
+starts from them, a run never appends to the .gz, and the repository holds no plain log
+under results/ and no carve-out in .gitignore."""
 
 import dataclasses
 import gzip
@@ -13,11 +14,13 @@ import subprocess
 import pytest
 
 from tests.helpers.paths import ROOT
+from tests.helpers.scripts import load_script
 from lbs_pz.cli import main
 from lbs_pz.engine import HanabiConfig
 from lbs_pz.eval.backends import collect, log_contents, read_log
 from lbs_pz.eval.search_games import record_search_games
-from lbs_pz.files import gzip_log, open_log, read_lines, readable_log, seed_log
+from lbs_pz.files import (gzip_log, log_segments, open_log, read_lines, readable_log,
+                          seed_log)
 from lbs_pz.search.methods import MethodSpec
 from lbs_pz.search.recorded_games import read_search_games
 
@@ -113,6 +116,62 @@ def test_a_cut_gzipped_log_is_an_error_naming_it(logs, tmp_path):
         seed_log(live, "--jsonl")
     assert not os.path.exists(live)                         # whole or not at all
     assert gzip.decompress(data) == open(list(logs)[0], "rb").read()
+
+
+def test_a_later_keep_writes_only_the_new_lines_as_the_next_segment(logs, tmp_path):
+    """A log kept, then continued and cut down (stale lines dropped, a game played again):
+    the second keep writes the lines not kept yet, in order, as X.jsonl.2.gz, leaving
+    X.jsonl.gz as it was; every reader of X.jsonl.gz reads both as one log; a run on a
+    fresh clone continues from both; a third keep with nothing new writes nothing."""
+    compare_log = list(logs)[0]
+    live = str(tmp_path / "games.jsonl")
+    shutil.copy(compare_log, live)
+    assert gzip_log(live) == live + ".gz"
+    first = open(live + ".gz", "rb").read()
+    assert main(COMPARE + ["--games", "5", "--jsonl", live]) == 0    # the run went on
+    lines = _lines(live)
+    with open(live, "wb") as f:                                 # and the live log was cut
+        f.writelines(lines[1:])
+    assert gzip_log(live) == live + ".2.gz"
+    assert open(live + ".gz", "rb").read() == first             # never rewritten
+    assert _lines(live + ".2.gz") == lines[3:]                  # only the new ones
+    assert log_segments(live + ".gz") == [live + ".gz", live + ".2.gz"]
+    assert _lines(live + ".gz") == lines                        # read as one log
+    assert read_log(live + ".gz") == read_log(compare_log) + read_log(live)[2:]
+    assert gzip_log(live) is None and not os.path.exists(live + ".3.gz")
+    os.remove(live)
+    assert seed_log(live, "--x") and _lines(live) == lines      # a fresh clone continues
+    spec = _spec(compare_log)
+    played = collect([spec], SMALL, 5, backend="inline", show_progress=False,
+                     jsonl=live + ".gz", play=False)
+    assert len(played[spec.label()]) == 5
+
+
+def test_a_segment_missing_or_damaged_is_an_error_naming_it(logs, tmp_path):
+    base = str(tmp_path / "games.jsonl")
+    shutil.copy(list(logs.values())[0], base + ".gz")
+    shutil.copy(list(logs.values())[0], base + ".3.gz")        # .2.gz is not there
+    with pytest.raises(ValueError, match=r"games.jsonl.2.gz is missing but .*3.gz is there"):
+        read_log(base + ".gz")
+    os.rename(base + ".3.gz", base + ".2.gz")
+    data = open(base + ".2.gz", "rb").read()
+    for broken, why in ((b"", "not a gzip file"), (data[:len(data) // 2], "not a whole gzip")):
+        with open(base + ".2.gz", "wb") as f:
+            f.write(broken)
+        with pytest.raises(ValueError, match=f"games.jsonl.2.gz.*{why}"):
+            read_log(base + ".gz")
+
+
+def test_house_keep_prints_what_to_commit(logs, tmp_path, capsys):
+    house = load_script("benchmarks/house.py")
+    live = str(tmp_path / "games.jsonl")
+    shutil.copy(list(logs)[0], live)
+    assert house.main(["keep", live]) == 0 and house.main(["keep", live]) == 0
+    assert capsys.readouterr().out.splitlines() == [live + ".gz",
+                                                    f"{live}: every line is kept already"]
+    with pytest.raises(SystemExit):
+        house.main(["keep", str(tmp_path / "none.jsonl")])
+    assert "no such log" in capsys.readouterr().err
 
 
 def _tracked(*paths):
