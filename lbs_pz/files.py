@@ -192,7 +192,11 @@ def log_segments(path: str) -> List[str]:
         found.append(f"{base}.{len(found) + 1}{COMMITTED}")
     folder, name = os.path.split(base)
     pattern = re.compile(re.escape(name) + r"\.([0-9]+)" + re.escape(COMMITTED) + "$")
-    later = sorted(int(m.group(1)) for m in map(pattern.match, os.listdir(folder or "."))
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:         # a folder it may read files in but not list: no gap to see
+        names = []
+    later = sorted(int(m.group(1)) for m in map(pattern.match, names)
                    if m and int(m.group(1)) > len(found))
     if later:
         raise ValueError(f"{path!r}: its segment {base}.{len(found) + 1}{COMMITTED} is "
