@@ -60,6 +60,33 @@ def test_exact_contains_true_hand_standard_game(seed, seat):
     assert belief.inconsistent_moves == 0
 
 
+def test_exact_never_empties_when_the_partner_is_not_the_blueprint():
+    """A partner that leaves the blueprint (here at random, as a searching partner does)
+    can have its move explained by other hands only, so that a later fact rules out every
+    candidate left: the belief then starts again from the seat's hints and counts
+    (`restarts`), never empty, every candidate still fitting what the seat knows, and the
+    true hand among them right after."""
+    restarts = 0
+    for seed in range(2):
+        rng, draws = np.random.default_rng(seed), np.random.default_rng(100 + seed)
+        state = HanabiState(HanabiConfig(players=2, colors=4, ranks=5, hand_size=4), seed=seed)
+        belief = ExactBelief("strong").reset(state, 0)
+        while not state.is_terminal:
+            legal = state.legal_moves()
+            move = (int(legal[rng.integers(len(legal))])
+                    if state.current_player == 1 and rng.random() < 0.3
+                    else bots.act("strong", state))
+            state.apply(move)
+            before = belief.restarts
+            belief.observe(state)
+            assert belief.num_hands > 0
+            if belief.restarts > before:
+                assert np.isfinite(belief.log_prob(state.hand(0)))
+            assert belief.seat_info().consistent(belief.sample(50, draws)).all()
+        restarts += belief.restarts
+    assert restarts > 0         # the case this guards was met
+
+
 def test_exact_memory_cap_is_a_clear_error():
     state = HanabiState(HanabiConfig(players=2), seed=0)
     with pytest.raises(BeliefMemoryError, match="memory cap"):

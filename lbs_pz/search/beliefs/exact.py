@@ -20,7 +20,10 @@ follow from the new U. Updates, per move of the game:
   bots this runs in C over all candidates (the bot's public-history memory is computed
   once); any other Blueprint goes through `act_batch` on re-dealt copies (slower).
   If no candidate reproduces the move (the partner is not the blueprint), the filter is
-  skipped for that move and counted in `inconsistent_moves`.
+  skipped for that move and counted in `inconsistent_moves`. If a later fact (a hint, a
+  card the seat plays) rules out every candidate left (a partner's earlier deviation was
+  explained by other hands only: it searches too), the candidates are enumerated again
+  from the seat's hints and counts alone, counted in `restarts`: the set is never empty.
 
 Memory: the candidates take N * hand_len bytes (plus 8 bytes per candidate for cached
 weights and a mask). Enumerating or expanding beyond `memory_cap` bytes raises
@@ -41,7 +44,6 @@ from lbs_pz.agents.base import counterfactual_mask
 from lbs_pz.agents.spec import load_blueprint
 from lbs_pz.checks import as_int
 from lbs_pz.engine import HanabiState
-from lbs_pz.engine.moves import decode_move
 from lbs_pz.search.beliefs import _exact
 from lbs_pz.search.beliefs.base import Belief, SeatInfo, as_rng, check_hand
 
@@ -125,6 +127,7 @@ class ExactBelief(Belief):
         self._unseen = info.unseen
         self._cw = None
         self.inconsistent_moves = 0
+        self.restarts = 0
         self.update_seconds: List[float] = [time.perf_counter() - t0]
         self.sizes: List[int] = [self.num_hands]
         self.peak_memory_bytes = self.hands.nbytes
@@ -135,12 +138,10 @@ class ExactBelief(Belief):
         hands = self.hands
         info = SeatInfo.from_state(after, me)     # what this seat knows after the move
         if rec["player"] != me and self.blueprint is not None and len(hands):
-            move = decode_move(self.config, rec["move"])
-            if move.target_offset is not None and \
-                    (rec["player"] + move.target_offset) % self.config.players == me:
-                # a hint to this seat often rules out most hands: drop them before the
-                # blueprint (the costly filter) is asked about each
-                hands = hands[_exact.feasible_mask(hands, info.bits, info.unseen).astype(bool)]
+            # drop the hands the move's facts rule out (a hint to this seat, the card the
+            # mover drew) before the blueprint, the costly filter, is asked about each, so
+            # that the filter keeps only hands that are still possible
+            hands = hands[_exact.feasible_mask(hands, info.bits, info.unseen).astype(bool)]
             keep = self._counterfactual(before, rec["move"], hands)
             if keep.any():
                 hands = hands[keep]
@@ -159,6 +160,12 @@ class ExactBelief(Belief):
         hands = np.ascontiguousarray(hands)
         if len(hands):
             hands = hands[_exact.feasible_mask(hands, info.bits, info.unseen).astype(bool)]
+        if not len(hands):
+            # The true hand was filtered out: an earlier move of a partner that is not the
+            # blueprint (one that searches too) was explained by other hands only. Start
+            # again from the seat's hints and counts, which the true hand always fits.
+            hands = _exact.enumerate_hands(info.bits, info.unseen, self.initial_count(after, me))
+            self.restarts += 1
         self.hands = np.ascontiguousarray(hands)
         self._unseen = info.unseen
         self._cw = None
