@@ -406,8 +406,8 @@ class Game:
         try:
             result = seat.searcher.search(state.clone(), seat_index)
         except (RuntimeError, ValueError) as err:
-            # E.g. SPARTA's exact belief is empty once a partner left the blueprint (a
-            # human, another searcher): play the blueprint's move and say why.
+            # A search that raised (e.g. a user's blueprint failing on a re-dealt world):
+            # play the blueprint's move and say why.
             move = self._blueprint_move(seat, state, seat_index, k)
             name = move_name(self.config, move).strip("()")
             text = _move_text(self.config, state, move)

@@ -15,6 +15,7 @@ from tests.web import test_browser as shared
 from tests.web import test_browser_review as review
 from lbs_pz.agents.rule_bots import RuleBot
 from lbs_pz.search.config import SearchConfig
+from lbs_pz.search.rollout_search import FEW_WORLDS
 from lbs_pz.search.methods import MethodSpec
 from tests.web.test_browser import _idle, _no_error
 
@@ -314,13 +315,13 @@ def test_the_move_api_replies_unless_asked_not_to(watched, reply):
 
 
 def test_a_fallback_says_why_in_the_panel_and_the_summary(watched):
-    """(1, 4) SPARTA's exact belief runs out once its partner's LBS deviated: the decision
-    fell back to the blueprint's move, and the panel's line and the summary say why, as
-    the record does."""
+    """(1, 4) LBS-16 on both seats of deal 3: at move 11 too few of seat 1's sampled hands
+    survive its partner's (searched) moves, so the decision falls back to the blueprint's
+    move, and the panel's line and the summary say why, as the record does."""
     page = watched.page
     page.select_option("#mode", "watch")
     page.fill("#seed", "3")
-    for seat, search in ((0, "sparta"), (1, "lbs-16")):
+    for seat, search in ((0, "lbs-16"), (1, "lbs-16")):
         page.fill(f"#seat-{seat}-blueprint", "strong")
         page.select_option(f"#seat-{seat}-search", search)
         page.fill(f"#seat-{seat}-rollouts", "16")
@@ -333,6 +334,7 @@ def test_a_fallback_says_why_in_the_panel_and_the_summary(watched):
     summary = _api(page, "/decisions")
     assert summary["fallbacks"], summary
     first = summary["fallbacks"][0]
+    assert first["reason"] == FEW_WORLDS
     page.wait_for_selector(f"#summary-fallback-{first['k']}")
     assert first["reason"] in _text(page, f"#summary-fallback-{first['k']}")
     assert _text(page, "#summary-counts").startswith(f"{summary['decisions']} search decisions "
