@@ -527,24 +527,33 @@ def test_serve_command(monkeypatch, capsys):
         assert bad[0] in capsys.readouterr().err
 
 
-@pytest.mark.slow
-def test_a_failed_search_plays_the_blueprint_and_says_why(client):
-    # SPARTA on both seats: each one's exact belief assumes the other plays the blueprint,
-    # so it empties once the other deviates; the game goes on with the blueprint's moves.
-    seats = [{"blueprint": "strong", "search": "sparta", "rollouts": 4}] * 2
+# A user's class whose batched moves (what the search's filter of a partner's move asks)
+# fail, and whose own move (what the page asks for the blueprint's move) does not.
+BATCH_FAILS = """
+class BatchFails:
+    name = "batch-fails"
+    def act(self, state, seat=None):
+        return state.legal_moves()[0]
+    def act_batch(self, batch):
+        raise RuntimeError("no batched moves here")
+"""
+
+
+def test_a_failed_search_plays_the_blueprint_and_says_why(tmp_path):
+    (tmp_path / "bps.py").write_text(BATCH_FAILS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        client = TestClient(create_app(allow_code=True))
+    seats = [{"blueprint": f"py:{tmp_path / 'bps.py'}:BatchFails", "search": "lbs-16",
+              "rollouts": 4}, STRONG]
     gid = _new(client, seats, seed=1)["id"]
-    snap = {"moves_played": 0}
-    for _ in range(17):     # a request plays moves for its time budget: on a busy machine
-        snap = client.post(f"/api/games/{gid}/advance",      # fewer, so ask again
-                           json={"moves": 17 - snap["moves_played"]}).json()
-        if snap["moves_played"] >= 17:
-            break
-    assert snap["moves_played"] == 17
-    records = [client.get(f"/api/games/{gid}/decisions/{k}").json() for k in snap["decisions"]]
-    failed = [d for d in records if "error" in d]
-    assert failed and all(d["fallback"] and d["move"] == d["blueprint_move"] for d in failed)
-    assert all(d["candidates"] == [] and "exact belief" in d["error"] for d in failed)
-    assert [h["move"] for h in snap["history"]][failed[0]["k"]] == failed[0]["move"]
+    snap = client.post(f"/api/games/{gid}/advance", json={"moves": 3}).json()
+    assert snap["moves_played"] == 3 and snap["decisions"] == [0, 2]
+    # move 2 filters seat 0's sampled hands by its partner's move 1, a batched question
+    d = client.get(f"/api/games/{gid}/decisions/2").json()
+    assert d["fallback"] and d["move"] == d["blueprint_move"] and d["candidates"] == []
+    assert "no batched moves here" in d["error"] and "no batched moves here" in d["why"]
+    assert snap["history"][2]["move"] == d["move"]
 
 
 def test_python_blueprints_only_when_allowed(client):
