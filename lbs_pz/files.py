@@ -371,8 +371,9 @@ def gzip_log(path: str, option: str = "--out") -> Optional[str]:
         with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
                                                    compresslevel=9, mtime=0) as dst:
             for _, _, line in read_lines(src, path, option):
-                if line.strip() and _digest(line) not in kept:
-                    kept.add(_digest(line))
+                digest = _digest(line)
+                if line.strip() and digest not in kept:
+                    kept.add(digest)
                     dst.write(line if line.endswith(b"\n") else line + b"\n")
                     wrote = True
         if not wrote:
