@@ -61,12 +61,13 @@ def load_registry(path: str = REGISTRY) -> tuple:
         if unknown or not {"title", "what", "quick", "full"} <= set(entry):
             raise ValueError(f"{path}, section {name}: needs title, what, quick and full"
                              + (f"; unknown keys {sorted(unknown)}" if unknown else ""))
-        family = entry.get("each", {})
-        if len(family) > 1:
-            raise ValueError(f"{path}, section {name}: `each` names one key")
-        key, values = next(iter(family.items()), (None, [None]))
-        for value in values:
-            known = dict(variables, **({key: value} if key else {}))
+        family = entry.get("each", {})       # {key: values}, the lists taken in step
+        if len({len(values) for values in family.values()}) > 1:
+            raise ValueError(f"{path}, section {name}: `each` lists values of different "
+                             f"lengths")
+        for row in ([dict(zip(family, values)) for values in zip(*family.values())]
+                    if family else [{}]):
+            known = dict(variables, **row)
             commands = [entry[mode] if isinstance(entry[mode], str) else " && ".join(entry[mode])
                         for mode in ("quick", "full")]
             section = _fill(name, known, f"{path}, section {name}")

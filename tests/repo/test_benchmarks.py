@@ -114,21 +114,22 @@ def test_the_registry_holds_every_section_once(run_all):
 def test_a_registry_with_an_unknown_name_or_key_is_refused(tmp_path):
     run_all = _run_all()
     good = ('[vars]\nX = "python benchmarks/bots.py"\n'
-            '[sections."s-{n}"]\neach = {n = [1, 2]}\ntitle = "T {n}"\nwhat = "W"\n'
-            'quick = "{X} --quick"\nfull = ["{X}", "{X} --games {n}"]\n'
+            '[sections."s-{n}"]\neach = {n = [1, 2], g = [10, 20]}\ntitle = "T {n}"\n'
+            'what = "W"\nquick = "{X} --quick"\nfull = ["{X}", "{X} --games {n}{g}"]\n'
             '[[results]]\nsection = "s-2"\nlines = "^x"\n')
     path = tmp_path / "sections.toml"
     path.write_text(good)
     sections, headline = run_all.load_registry(str(path))
     assert sections == {
         "s-1": ("T 1", "W", "python benchmarks/bots.py --quick",
-                "python benchmarks/bots.py && python benchmarks/bots.py --games 1"),
+                "python benchmarks/bots.py && python benchmarks/bots.py --games 110"),
         "s-2": ("T 2", "W", "python benchmarks/bots.py --quick",
-                "python benchmarks/bots.py && python benchmarks/bots.py --games 2")}
+                "python benchmarks/bots.py && python benchmarks/bots.py --games 220")}
     assert headline == {"s-2": "^x"}
     for bad, words in ((good.replace('"{X} --quick"', '"{Y} --quick"'), "unknown {Y}"),
                        (good.replace('what = "W"', 'wat = "W"'), "unknown keys ['wat']"),
-                       (good.replace('section = "s-2"', 'section = "s-3"'), "s-3")):
+                       (good.replace('section = "s-2"', 'section = "s-3"'), "s-3"),
+                       (good.replace("g = [10, 20]", "g = [10]"), "different lengths")):
         path.write_text(bad)
         with pytest.raises(ValueError, match=re.escape(words)):
             run_all.load_registry(str(path))
